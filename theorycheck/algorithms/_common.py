@@ -1,0 +1,193 @@
+"""Machinery shared by the learners: seeds, input checks, the estimator base, sum-trees.
+
+Nothing here is specific to one paper. The sum-tree kernels give O(log d) sampling of an
+index with probability proportional to a non-negative weight and O(log d) weight updates;
+AERR (sampling ∝ w_j², hk12 Algorithm 1, line 8) and AELR (sampling ∝ |w_j|, hk12
+Algorithm 2, line 9) use them so that their per-example cost does not grow with d.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numba import njit
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..rng import kernel_state
+from ..validation import ParameterError, check_int, check_real
+
+# ----------------------------------------------------------------------------------------
+# random streams
+
+
+def seed_sequence(random_state) -> np.random.SeedSequence:
+    """Turn ``random_state`` into a :class:`numpy.random.SeedSequence`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.SeedSequence, numpy.random.Generator or
+        numpy.random.RandomState
+        ``None`` draws fresh OS entropy; an int ≥ 0 seeds a new sequence; a SeedSequence
+        is used as it is (it is not advanced, so reusing it reproduces a fit); a Generator
+        or RandomState is advanced to draw 128 bits of entropy.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+    """
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, bool | np.bool_):
+        raise ParameterError(f"random_state must be None, an int or a numpy seed object, got {random_state!r}")
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+        if seed < 0:
+            raise ParameterError(f"random_state must be a non-negative int, got {seed}")
+        return np.random.SeedSequence(seed)
+    if isinstance(random_state, np.random.Generator):
+        words = random_state.integers(0, 2**32, size=4, dtype=np.uint64)
+        return np.random.SeedSequence([int(w) for w in words])
+    if isinstance(random_state, np.random.RandomState):
+        words = random_state.randint(0, 2**31, size=4)
+        return np.random.SeedSequence([int(w) for w in words])
+    raise ParameterError(
+        "random_state must be None, an int, or a numpy SeedSequence / Generator / RandomState, "
+        f"got {random_state!r}"
+    )
+
+
+def state_from(random_state) -> np.ndarray:
+    """A fresh xoroshiro128+ kernel state (``uint64[2]``) for ``random_state``."""
+    return kernel_state(seed_sequence(random_state))
+
+
+# ----------------------------------------------------------------------------------------
+# input checks
+
+
+def fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Validate training data the scikit-learn way and return C-contiguous float64 arrays.
+
+    X must be 2-D, finite, with at least one row and one column; y must be 1-D (a column
+    vector is accepted with scikit-learn's ``DataConversionWarning`` and flattened), finite,
+    with as many entries as X has rows. Any violation raises :class:`ParameterError` (a
+    ``ValueError``) carrying scikit-learn's message. Sets ``n_features_in_``.
+    """
+    try:
+        X, y = validate_data(
+            estimator, X, y, dtype=np.float64, order="C", y_numeric=True, ensure_all_finite=True
+        )
+    except ParameterError:
+        raise
+    except ValueError as err:
+        raise ParameterError(str(err)) from None
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not X.flags.writeable:  # one kernel signature: never compile for read-only arrays
+        X = X.copy()
+    if not y.flags.writeable:
+        y = y.copy()
+    return X, y
+
+
+def check_lasso_budget(k, d, *, name: str = "k") -> int:
+    """hk12 budget: 1 ≤ k ≤ d (the learner then reads at most k + 1 attributes)."""
+    k = check_int(name, k, low=1)
+    if k > d:
+        raise ParameterError(f"{name}={k} exceeds the number of attributes d (n_features = {d})")
+    return k
+
+
+def check_radius(B) -> float:
+    """A norm bound B > 0, finite."""
+    return check_real("B", B, low=0.0, strict_low=True)
+
+
+def check_step(name: str, value) -> float:
+    """A step size or regularisation parameter: finite and > 0."""
+    return check_real(name, value, low=0.0, strict_low=True)
+
+
+# ----------------------------------------------------------------------------------------
+# estimator base
+
+
+class BudgetedRegressor(RegressorMixin, BaseEstimator):
+    """Linear regressor without intercept; subclasses implement ``fit``.
+
+    ``predict`` returns ``X @ coef_`` (``intercept_`` is always 0.0, as in the papers).
+    """
+
+    def predict(self, X):
+        """Predict ⟨coef_, x⟩ for each row x of X.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_samples,)
+        """
+        check_is_fitted(self, "coef_")
+        try:
+            X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        except ValueError as err:
+            raise ParameterError(str(err)) from None
+        return X @ self.coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A norm-bounded learner that reads a few attributes per example cannot be expected
+        # to reach R² > 0.5 on scikit-learn's generic test data with default settings.
+        tags.regressor_tags.poor_score = True
+        return tags
+
+
+# ----------------------------------------------------------------------------------------
+# sum-trees: tree[1] is the total, tree[size + i] is leaf i, node n has children 2n, 2n+1
+
+
+@njit(cache=True)
+def _tree_size(d):
+    size = 1
+    while size < d:
+        size *= 2
+    return size
+
+
+@njit(cache=True)
+def _tree_rebuild(tree, size):
+    """Recompute every internal node from the leaves."""
+    for node in range(size - 1, 0, -1):
+        tree[node] = tree[2 * node] + tree[2 * node + 1]
+
+
+@njit(cache=True)
+def _tree_set(tree, size, i, value):
+    """Set leaf i to ``value`` and refresh its ancestors (O(log d))."""
+    node = size + i
+    tree[node] = value
+    node //= 2
+    while node >= 1:
+        tree[node] = tree[2 * node] + tree[2 * node + 1]
+        node //= 2
+
+
+@njit(cache=True)
+def _tree_draw(tree, size, uniform):
+    """The leaf i with prefix_{<i} ≤ uniform·total < prefix_{≤i} (O(log d)); never a leaf
+    of weight 0. ``uniform`` is in [0, 1) and the total must be positive."""
+    target = uniform * tree[1]
+    node = 1
+    while node < size:
+        left = 2 * node
+        if target < tree[left] or tree[left + 1] <= 0.0:
+            node = left
+        else:
+            target -= tree[left]
+            node = left + 1
+    return node - size

@@ -1,0 +1,265 @@
+"""AELR, Attribute Efficient Lasso Regression (hk12 Algorithm 2, Theorem 3.4).
+
+EG± on the L1 ball of radius B for the loss ½(⟨w,x⟩ − y)²: w_t = B(z⁺ − z⁻)/(‖z⁺‖₁ + ‖z⁻‖₁)
+(line 3), gradient estimate g̃ = φ̃ x̃ with x̃ from k independent uniform coordinates
+(lines 4–8) and φ̃ = ‖w‖₁ sign(w[j]) x[j] − y from one coordinate j drawn with probability
+|w_j|/‖w‖₁ (lines 9–10); each coordinate of g̃ is clipped to [−1/η, 1/η] (line 13, no square
+term in the box) and z^± ← z^± exp(∓η ḡ) (lines 14–15). Output w̄ = (1/m) Σ_{t=1}^m w_t
+(line 18: the iterates *before* each update; w_1 = 0 is included).
+
+Numerics. z⁺ and z⁻ start at 𝟏 and are multiplied by reciprocal factors, so z⁻ = 1/z⁺
+coordinate-wise. The kernel stores θ = log z⁺ only: w_i = B sinh θ_i / Σ_j cosh θ_j, which
+cannot overflow however long the run. Leaves e^{|θ_i|−M}(1 − e^{−2|θ_i|}) (for |w_i|) and
+e^{|θ_i|−M}(1 + e^{−2|θ_i|}) (for the normaliser) live in two sum-trees with a common
+reference M; the common factor e^{−M} cancels in w. M is raised (an O(d) rescale) only when
+some |θ_i| exceeds M + 300 or the normaliser falls below 1e-250; since clipping bounds every
+change of θ_i by 1 per example, that happens at most once every 300 examples and in practice
+rarely. Only the ≤ k sampled coordinates of θ change per example; the average is kept lazily
+with a prefix sum of 1/(normaliser). Per-example time O(k log d), independent of d.
+
+Interpretations: w_1 = 0, where line 9 is undefined; then ⟨w_1, x_1⟩ = 0 is known without
+reading, so φ̃ = −y and no j is drawn (as ks15's supplement does for GAELR). Clipping applies
+to g̃[i] after summing repeated draws of the same coordinate, as the box clips the
+coordinates of g̃. Step size: Theorem 3.4 states η = (1/(4B²))√(2k log(2d)/(5md)); its proof
+chooses η = (1/G)√(log(2d)/(5m)) with G = 2B√(2d/k), i.e. (1/(4B))√(2k log(2d)/(5md)). The
+two agree for B = 1. ``eta=None`` uses the theorem's value, ``eta="proof"`` the proof's;
+log is natural; the theorem assumes m ≥ log 2d.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..rng import next_index, next_uniform
+from ..validation import ParameterError, check_int
+from ._common import (
+    BudgetedRegressor,
+    _tree_draw,
+    _tree_rebuild,
+    _tree_set,
+    _tree_size,
+    check_lasso_budget,
+    check_radius,
+    check_step,
+    fit_data,
+    state_from,
+)
+
+__all__ = ["AELR", "aelr_eta"]
+
+
+@njit(cache=True)
+def _aelr_leaves(theta_i, ref):
+    """(|sinh θ|, cosh θ) times 2e^{−ref}, computed without overflow or cancellation."""
+    a = abs(theta_i)
+    big = math.exp(a - ref)
+    small = math.exp(-2.0 * a)
+    return big * (-math.expm1(-2.0 * a)), big * (1.0 + small)
+
+
+@njit(cache=True)
+def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast, prefix):
+    """Flush every lazy average, move the reference to max|θ| and rebuild both trees.
+    Returns the new reference."""
+    d = theta.shape[0]
+    ref = 0.0
+    for i in range(d):
+        sgn = 1.0 if theta[i] > 0.0 else -1.0
+        acc[i] += sgn * abs_tree[size + i] * (prefix - qlast[i])
+        qlast[i] = 0.0
+        if abs(theta[i]) > ref:
+            ref = abs(theta[i])
+    for i in range(d):
+        a, c = _aelr_leaves(theta[i], ref)
+        abs_tree[size + i] = a
+        norm_tree[size + i] = c
+    _tree_rebuild(abs_tree, size)
+    _tree_rebuild(norm_tree, size)
+    return ref
+
+
+@njit(cache=True)
+def _aelr_kernel(X, y, k, eta, B, state):
+    """hk12 Algorithm 2 in log space with k-sparse updates.
+
+    Returns (w_bar, n_attributes_read, n_rescale)."""
+    m, d = X.shape
+    size = _tree_size(d)
+    theta = np.zeros(d)  # log z⁺ = −log z⁻
+    ref = 0.0
+    abs_tree = np.zeros(2 * size)
+    norm_tree = np.zeros(2 * size)
+    for i in range(d):
+        a, c = _aelr_leaves(0.0, ref)
+        abs_tree[size + i] = a
+        norm_tree[size + i] = c
+    _tree_rebuild(abs_tree, size)
+    _tree_rebuild(norm_tree, size)
+    acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to qlast[i]
+    qlast = np.zeros(d)
+    prefix = 0.0  # Σ_t 1/normaliser_t
+    stamp = np.full(d, -1, dtype=np.int64)
+    mult = np.zeros(d, dtype=np.int64)
+    distinct = np.empty(k, dtype=np.int64)
+    xs = np.empty(k)
+    clip = 1.0 / eta
+    scale = d / k
+    n_read = 0
+    n_rescale = 0
+    for t in range(m):
+        norm_total = norm_tree[1]
+        abs_total = abs_tree[1]
+        prefix += 1.0 / norm_total  # w_t enters the average
+        # lines 4-8: k uniform coordinates (repeats are summed)
+        nd = 0
+        for r in range(k):
+            i = next_index(state, d)
+            if stamp[i] != t:
+                stamp[i] = t
+                n_read += 1
+                mult[i] = 0
+                distinct[nd] = i
+                xs[nd] = X[t, i]
+                nd += 1
+            mult[i] += 1
+        # lines 9-10: j ∝ |w_j|, φ̃ = ‖w‖₁ sign(w[j]) x[j] − y
+        if abs_total > 0.0:
+            j = _tree_draw(abs_tree, size, next_uniform(state))
+            if stamp[j] != t:
+                stamp[j] = t
+                n_read += 1
+            sgn = 1.0 if theta[j] > 0.0 else -1.0
+            phi = B * abs_total / norm_total * sgn * X[t, j] - y[t]
+        else:
+            phi = -y[t]
+        # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
+        too_big = False
+        for q in range(nd):
+            i = distinct[q]
+            g = phi * scale * xs[q] * mult[i]
+            if g > clip:
+                g = clip
+            elif g < -clip:
+                g = -clip
+            sgn = 1.0 if theta[i] > 0.0 else -1.0
+            acc[i] += sgn * abs_tree[size + i] * (prefix - qlast[i])
+            qlast[i] = prefix
+            theta[i] -= eta * g
+            a, c = _aelr_leaves(theta[i], ref)
+            _tree_set(abs_tree, size, i, a)
+            _tree_set(norm_tree, size, i, c)
+            if abs(theta[i]) > ref + 300.0:
+                too_big = True
+        if too_big or norm_tree[1] < 1e-250:
+            ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast, prefix)
+            prefix = 0.0
+            n_rescale += 1
+    wbar = np.empty(d)
+    for i in range(d):
+        sgn = 1.0 if theta[i] > 0.0 else -1.0
+        wbar[i] = B * (acc[i] + sgn * abs_tree[size + i] * (prefix - qlast[i])) / m
+    return wbar, n_read, n_rescale
+
+
+def aelr_eta(d, m, k, B, which="theorem") -> float:
+    """The step size of hk12 Theorem 3.4.
+
+    Parameters
+    ----------
+    d, m, k : int
+    B : float
+    which : {"theorem", "proof"}
+        ``"theorem"``: η = (1/(4B²))√(2k log(2d)/(5 m d)) as stated;
+        ``"proof"``: η = (1/G)√(log(2d)/(5m)) with G = 2B√(2d/k), i.e. 1/(4B) in front.
+
+    Returns
+    -------
+    float
+    """
+    d = check_int("d", d, low=1)
+    m = check_int("m", m, low=1)
+    k = check_int("k", k, low=1)
+    B = check_radius(B)
+    root = math.sqrt(2.0 * k * math.log(2.0 * d) / (5.0 * m * d))
+    if which == "theorem":
+        return root / (4.0 * B * B)
+    if which == "proof":
+        return root / (4.0 * B)
+    raise ParameterError(f"which must be 'theorem' or 'proof', got {which!r}")
+
+
+class AELR(BudgetedRegressor):
+    """Attribute Efficient Lasso Regression (hk12 Algorithm 2).
+
+    Reads at most k + 1 attributes of each example: k coordinates drawn independently and
+    uniformly (lines 4–7) and one coordinate j drawn with probability |w_j|/‖w‖₁ (line 9;
+    not drawn on the first example, where w_1 = 0). ``n_attributes_seen_`` counts the
+    distinct coordinates read per example, summed over examples. Per-example time
+    O(k log d).
+
+    Parameters
+    ----------
+    k : int, default 1
+        hk12's k: 1 ≤ k ≤ d; the learner reads k + 1 attributes per example.
+    B : float, default 1.0
+        Radius of the L1 ball.
+    eta : float, "proof" or None, default None
+        Step size; None: Theorem 3.4's η = (1/(4B²))√(2k log(2d)/(5md)); "proof": the
+        proof's η = (1/(4B))√(2k log(2d)/(5md)); m = n_samples. Gradients are clipped at 1/η.
+    random_state : None, int, SeedSequence or Generator
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray, shape (d,)
+        w̄ = (1/m) Σ_{t=1}^m w_t (line 18).
+    intercept_ : float
+        Always 0.0.
+    eta_ : float
+        Step size used.
+    n_attributes_seen_ : int
+        Distinct attributes read per example, summed (≤ (k + 1)·m).
+    n_rescales_ : int
+        How many times the log-space reference was moved (O(d) each).
+    n_features_in_ : int
+    """
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        self.k = k
+        self.B = B
+        self.eta = eta
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run one pass of AELR over (X, y) in row order.
+
+        Parameters
+        ----------
+        X : array_like, shape (m, d)
+        y : array_like, shape (m,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = fit_data(self, X, y)
+        m, d = X.shape
+        k = check_lasso_budget(self.k, d)
+        B = check_radius(self.B)
+        if self.eta is None:
+            eta = aelr_eta(d, m, k, B, "theorem")
+        elif isinstance(self.eta, str):
+            if self.eta != "proof":
+                raise ParameterError(f"eta must be a positive number, 'proof' or None, got {self.eta!r}")
+            eta = aelr_eta(d, m, k, B, "proof")
+        else:
+            eta = check_step("eta", self.eta)
+        wbar, n_read, n_rescale = _aelr_kernel(X, y, k, eta, B, state_from(self.random_state))
+        self.coef_ = wbar
+        self.intercept_ = 0.0
+        self.eta_ = float(eta)
+        self.n_attributes_seen_ = int(n_read)
+        self.n_rescales_ = int(n_rescale)
+        return self

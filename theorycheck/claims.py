@@ -1,0 +1,255 @@
+"""Claim, Evidence and the registry.
+
+A claim is one statement of one paper. It is declared as a small class (the shape of
+benchopt's Objective/Solver plugins): class attributes describe it, and three methods say how
+it is checked:
+
+* :meth:`Claim.tasks` lists independent units of work (one repetition, one grid point...);
+* :meth:`Claim.measure` runs one task with its own random stream and returns a
+  :class:`Measurement` (tidy rows plus the hypotheses checked on the instance it built);
+* :meth:`Claim.decide` turns the table of all rows into :class:`Evidence` with a verdict.
+
+The runner owns seeds, caching and parallelism, so a claim never sees run order or job count.
+Claims are found by importing every module of the ``proofs`` and ``simulations`` packages.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .stats import FAIL, INCONCLUSIVE, PASS
+from .validation import ParameterError
+
+VERDICTS = (PASS, FAIL, INCONCLUSIVE)
+KINDS = ("exact", "bound", "rate", "comparison", "reproduction")
+PAPERS = {
+    "cbss11": "Cesa-Bianchi, Shalev-Shwartz, Shamir (JMLR 2011), Efficient learning with partially observed attributes",
+    "hk12": "Hazan, Koren (ICML 2012), Linear regression with limited observation",
+    "ks15": "Kukliansky, Shamir (ICML 2015), Attribute efficient linear regression with distribution-dependent sampling",
+    "reyzin11": "Reyzin (ICML 2011), Boosting on a budget",
+    "sk13": "Sabato, Kalai (ICML 2013), Feature multi-selection among subjective features",
+}
+_ID = re.compile(r"^(cbss11|hk12|ks15|reyzin11|sk13)\.[a-z0-9][a-z0-9.\-]*$")
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a theorem, checked on the instance actually built."""
+
+    statement: str
+    met: bool
+    detail: str = ""
+
+
+@dataclass
+class Measurement:
+    """What one task produced: tidy rows and the hypotheses it checked."""
+
+    rows: list[dict[str, Any]]
+    hypotheses: list[Hypothesis] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Plot:
+    """Declarative figure over the columns of :attr:`Evidence.summary`.
+
+    ``y`` is the observed value, ``theory`` the theoretical one; ``low``/``high`` give a
+    confidence band; ``hue`` separates series. ``kind`` is "line" (x numeric) or "point"
+    (x categorical).
+    """
+
+    x: str
+    y: str
+    theory: str | None = None
+    low: str | None = None
+    high: str | None = None
+    hue: str | None = None
+    logx: bool = False
+    logy: bool = False
+    kind: str = "line"
+    xlabel: str | None = None
+    ylabel: str | None = None
+
+
+@dataclass
+class Evidence:
+    """The outcome of a claim: verdict, headline numbers, tables and the decision rule."""
+
+    verdict: str
+    observed: float | None
+    theory: float | None
+    decision: str
+    delta: float | None = None
+    ratio: float | None = None
+    summary: pd.DataFrame | None = None
+    plot: Plot | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {self.verdict!r}")
+
+
+def _coerce(name: str, default: Any, text: str) -> Any:
+    """Parse ``text`` with the type of ``default`` (the profile's value fixes the type)."""
+    try:
+        if isinstance(default, bool):
+            low = text.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(default, int):
+            return int(text)
+        if isinstance(default, float):
+            value = float(text)
+            if not np.isfinite(value):
+                raise ValueError
+            return value
+        if isinstance(default, tuple):
+            return tuple(_coerce(name, default[0], part) for part in text.split(","))
+        return str(text)
+    except (ValueError, IndexError):
+        kinds = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string"}
+        kind = "a comma-separated list" if isinstance(default, tuple) else kinds.get(type(default), "a value")
+        raise ParameterError(f"parameter {name} must be {kind}, got {text!r}") from None
+
+
+class Claim:
+    """Base class of every claim. Subclasses set the class attributes and the methods."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    statement: ClassVar[str]
+    reference: ClassVar[str]
+    kind: ClassVar[str]
+    hypotheses: ClassVar[tuple[str, ...]] = ()
+    interpretation: ClassVar[str] = ""
+    subjects: ClassVar[dict[str, Any]] = {}
+    profiles: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    # ------------------------------------------------------------------ declared API
+    @property
+    def paper(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Raise :class:`ParameterError` for parameter values the claim rejects."""
+
+    def tasks(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Independent units of work; each gets its own random stream."""
+        return [{}]
+
+    def measure(self, params, task, subjects, seed: np.random.SeedSequence) -> Measurement:
+        raise NotImplementedError
+
+    def decide(self, params, table: pd.DataFrame) -> Evidence:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers
+    def params_for(self, profile: str, overrides: dict[str, str] | None = None) -> dict[str, Any]:
+        """The profile's parameters with ``overrides`` (strings from ``--set``) applied."""
+        if profile not in self.profiles:
+            raise ParameterError(f"{self.id} has no profile {profile!r} (has {sorted(self.profiles)})")
+        params = dict(self.profiles[profile])
+        try:
+            for name, text in (overrides or {}).items():
+                if name in params:
+                    params[name] = _coerce(name, params[name], text)
+            self.check_params(params)
+        except ParameterError as err:
+            raise ParameterError(f"{self.id}: {err}") from None
+        return params
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "paper": self.paper,
+            "kind": self.kind,
+            "title": self.title,
+            "reference": self.reference,
+            "statement": self.statement,
+            "hypotheses": list(self.hypotheses),
+            "interpretation": self.interpretation,
+            "subjects": {name: subject_name(obj) for name, obj in self.subjects.items()},
+            "profiles": {k: {n: _jsonable(v) for n, v in p.items()} for k, p in self.profiles.items()},
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def subject_name(obj: Any) -> str:
+    """A readable, stable name for a subject (function, class, instance or a tuple of them)."""
+    if isinstance(obj, tuple | list):
+        return "(" + ", ".join(subject_name(o) for o in obj) + ")"
+    module = getattr(obj, "__module__", None) or type(obj).__module__
+    name = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    return f"{module}.{name}"
+
+
+# ---------------------------------------------------------------------- registry
+_REGISTRY: dict[str, Claim] = {}
+_DISCOVERED = False
+
+
+def register(cls: type[Claim]) -> type[Claim]:
+    """Class decorator: validate the declaration and add one instance to the registry."""
+    if not _ID.match(getattr(cls, "id", "")):
+        raise TypeError(f"claim id {getattr(cls, 'id', None)!r} is not of the form <paper>.<item>")
+    if cls.kind not in KINDS:
+        raise TypeError(f"{cls.id}: kind must be one of {KINDS}")
+    for needed in ("quick", "full"):
+        if needed not in cls.profiles:
+            raise TypeError(f"{cls.id}: missing the {needed!r} profile")
+    if set(cls.profiles["quick"]) != set(cls.profiles["full"]):
+        raise TypeError(f"{cls.id}: quick and full profiles must declare the same parameters")
+    if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:
+        raise TypeError(f"claim id {cls.id} registered twice")
+    _REGISTRY[cls.id] = cls()
+    return cls
+
+
+def discover() -> dict[str, Claim]:
+    """Import every module of ``proofs`` and ``simulations`` and return the registry."""
+    global _DISCOVERED
+    if not _DISCOVERED:
+        for package_name in ("proofs", "simulations"):
+            package = importlib.import_module(package_name)
+            for info in pkgutil.iter_modules(package.__path__):
+                if not info.name.startswith("_"):
+                    importlib.import_module(f"{package_name}.{info.name}")
+        _DISCOVERED = True
+    return dict(sorted(_REGISTRY.items()))
+
+
+def select(patterns: list[str] | None, paper: str | None = None) -> list[Claim]:
+    """Claims whose id matches any pattern (exact id or shell glob); all when none given."""
+    registry = discover()
+    if paper is not None and paper not in PAPERS:
+        raise ParameterError(f"unknown paper {paper!r}; known papers: {', '.join(PAPERS)}")
+    chosen: list[Claim] = []
+    for pattern in patterns or ["*"]:
+        hits = [c for cid, c in registry.items() if fnmatch.fnmatchcase(cid, pattern)]
+        if not hits:
+            raise ParameterError(
+                f"no claim matches {pattern!r}; run `theorycheck list` to see the ids"
+            )
+        chosen.extend(h for h in hits if h not in chosen)
+    if paper is not None:
+        chosen = [c for c in chosen if c.paper == paper]
+    return chosen

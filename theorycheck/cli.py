@@ -1,0 +1,180 @@
+"""Command line: ``theorycheck list | verify | report | show``.
+
+Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE or ERROR,
+2 for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
+one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+from .validation import ParameterError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors in one line with exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ParameterError(message)
+
+
+def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for item in items:
+        for part in item.split():
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip() or not value.strip():
+                raise ParameterError(f"malformed {what} {part!r}: expected NAME=VALUE")
+            result[name.strip()] = value.strip()
+    return result
+
+
+def _load_subject(spec: str):
+    module_name, sep, attr = spec.partition(":")
+    if not sep:
+        raise ParameterError(f"subject {spec!r} must be given as module:attribute")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as err:
+        raise ParameterError(f"cannot load subject {spec!r}: {err}") from None
+    return obj
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("list", help="list the claims")
+    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+
+    p = sub.add_parser("verify", help="run claims and write the report")
+    p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: all)")
+    p.add_argument("--profile", default="quick", choices=("quick", "full"))
+    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    p.add_argument("--set", dest="sets", action="extend", nargs="+", default=[], metavar="NAME=VALUE",
+                   help="override a parameter of every selected claim that has it (repeatable)")
+    p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="NAME=MODULE:ATTR",
+                   help="check your own implementation: replace subject NAME by MODULE:ATTR")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    p.add_argument("--out", default="reports", help="output folder (default reports/)")
+    p.add_argument("--json", action="store_true", help="print summary.json to stdout")
+    p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("report", help="re-render the report from stored results")
+    p.add_argument("--out", default="reports")
+
+    p = sub.add_parser("show", help="describe one claim and its last verdict")
+    p.add_argument("id")
+    p.add_argument("--out", default="reports", help="where to look for the last verdict")
+    return parser
+
+
+def _cmd_list(args) -> int:
+    from .claims import select
+
+    claims = select(None, paper=args.paper)
+    if args.json:
+        print(json.dumps([{k: v for k, v in c.describe().items()} for c in claims], indent=2))
+    else:
+        for c in claims:
+            print(f"{c.id:<22} {c.kind:<12} {c.reference:<14} {c.title}")
+    return EXIT_OK
+
+
+def _cmd_verify(args) -> int:
+    from . import report
+    from .claims import select
+    from .runner import run_claims
+
+    if args.jobs == 0 or args.jobs < -1:
+        raise ParameterError(f"--jobs must be a positive number or -1, got {args.jobs}")
+    overrides = _parse_assignments(args.sets, "--set")
+    subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
+    claims = select(args.ids)
+    records = run_claims(
+        claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
+        jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
+    )
+    index = report.render(args.out)
+    summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for r in records:
+            ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
+            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:7.2f}s{ratio}")
+        print(f"report: {index}")
+    for r in records:
+        if r["verdict"] == "ERROR":
+            print(f"theorycheck: {r['id']} raised an error; see {args.out}/{r['id']}.html", file=sys.stderr)
+    return EXIT_OK if all(r["verdict"] == "PASS" for r in records) else EXIT_FAILED
+
+
+def _cmd_report(args) -> int:
+    from . import report
+
+    print(report.render(args.out))
+    return EXIT_OK
+
+
+def _cmd_show(args) -> int:
+    from .claims import select
+    from .runner import load_result
+
+    if any(ch in args.id for ch in "*?["):
+        raise ParameterError("show takes one claim id, not a glob")
+    (claim,) = select([args.id])
+    d = claim.describe()
+    wrap = lambda text: textwrap.fill(text, 92, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
+    print(f"{d['id']}  [{d['kind']}]  {d['reference']}: {d['title']}")
+    print(wrap(d["statement"]))
+    if d["interpretation"]:
+        print("Interpretation:")
+        print(wrap(d["interpretation"]))
+    print("Hypotheses:")
+    for h in d["hypotheses"]:
+        print(f"  - {h}")
+    print("Subjects:")
+    for name, obj in d["subjects"].items():
+        print(f"  {name} = {obj}")
+    print("Parameters:")
+    for profile, params in d["profiles"].items():
+        print(f"  {profile}: " + ", ".join(f"{k}={v}" for k, v in params.items()))
+    last = load_result(args.out, claim.id)
+    if last is None:
+        print(f"Last verdict: none stored in {args.out}/")
+    else:
+        print(f"Last verdict: {last['verdict']} (profile {last['profile']}, seed {last['seed']}, "
+              f"{last.get('seconds', 0):.2f}s)")
+        print(wrap(last["decision"]))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _build_parser().parse_args(argv)
+        return {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show}[
+            args.command
+        ](args)
+    except ParameterError as err:
+        print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("theorycheck: interrupted; finished tasks are stored and the next run resumes", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

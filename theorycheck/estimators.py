@@ -1,0 +1,588 @@
+"""The papers' randomized gradient estimators as stand-alone units.
+
+Three estimators of the gradient of the square loss on one example (x, y), each reading only
+a few attributes of x:
+
+* :func:`aer_gradient_estimate` — cbss11, Figure 2 and eqs. (6)–(8), Lemma 11; it estimates
+  the gradient 2(⟨w,x⟩ − y)x of cbss11's loss (⟨w,x⟩ − y)².
+* :func:`aerr_gradient_estimate` — hk12, Algorithm 1 (AERR), lines 3–10;
+* :func:`aelr_gradient_estimate` — hk12, Algorithm 2 (AELR), lines 4–11; both estimate the
+  gradient (⟨w,x⟩ − y)x of hk12's loss ½(⟨w,x⟩ − y)².
+
+Each comes in three forms:
+
+1. a private jitted kernel ``_xxx_kernel(w, x, y, k, state, out) -> int`` that draws one
+   estimate with the explicit xoroshiro128+ ``state`` of :mod:`theorycheck.rng`, writes it
+   into ``out`` (length d) and returns the number of distinct attributes of x it read. The
+   learners call these kernels from their own jitted loops; they cost O(d) per call (they
+   build the sampling table from scratch), which is what a reference unit should do;
+2. a public function ``xxx(w, x, y, k, *, rng_state) -> (estimate, n_attributes_read)``;
+3. a public function ``xxx_distribution(w, x, y, k)`` that enumerates every outcome of the
+   estimator's internal randomness and returns ``[(probability, estimate), ...]`` in exact
+   rational arithmetic (:class:`fractions.Fraction`), so unbiasedness and moment identities
+   can be checked exactly. Draws made with replacement are enumerated as multisets, with
+   the multinomial coefficient folded into the probability (the estimate depends on the
+   draws only through their multiset); outcomes of probability zero are left out; equal
+   estimates coming from different outcomes are not merged.
+
+Helpers: :func:`squared_loss_gradient` (the exact target of each estimator),
+:func:`distribution_mean`, :func:`distribution_second_moment`, and the clipping step of
+AELR (:func:`clip_estimate`, :func:`clip_distribution`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from numbers import Rational, Real
+
+import numpy as np
+from numba import njit
+
+from .rng import next_index, next_weighted_index, sample_without_replacement
+from .validation import ParameterError, check_int, check_matrix, check_real
+
+__all__ = [
+    "aelr_gradient_estimate",
+    "aelr_gradient_estimate_distribution",
+    "aer_gradient_estimate",
+    "aer_gradient_estimate_distribution",
+    "aerr_gradient_estimate",
+    "aerr_gradient_estimate_distribution",
+    "clip_distribution",
+    "clip_estimate",
+    "distribution_mean",
+    "distribution_second_moment",
+    "squared_loss_gradient",
+]
+
+#: Largest number of outcomes an exact enumeration may produce.
+MAX_OUTCOMES = 200_000
+
+# --------------------------------------------------------------------------------------------
+# jitted kernels
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _aer_gradient_kernel(w, x, y, k, state, out):
+    """One draw of cbss11's estimate 2(ŷ − y)v (Figure 2); returns the attributes read."""
+    d = x.shape[0]
+    half = k // 2
+    seen = np.zeros(d, dtype=np.bool_)
+    subset = np.empty(d, dtype=np.int64)
+    # v: a uniformly random (k/2)-subset C of [d], v_j = (2/k)·d·x_j on C (eq. (6)).
+    sample_without_replacement(state, d, half, subset)
+    for s in range(half):
+        seen[subset[s]] = True
+    n_read = half
+    # ŷ: k/2 independent draws i with P(i) = |w_i|/‖w‖₁, ŷ += (2/k)·sgn(w_i)·‖w‖₁·x_i.
+    cumulative = np.empty(d)
+    l1 = 0.0
+    for i in range(d):
+        l1 += abs(w[i])
+        cumulative[i] = l1
+    y_hat = 0.0
+    if l1 > 0.0:  # at w = 0 the box's uniform draws all add sgn(0) = 0: nothing to read
+        for _ in range(half):
+            i = next_weighted_index(state, cumulative)
+            while w[i] == 0.0:  # only reachable through rounding at the top end
+                i -= 1
+            if not seen[i]:
+                seen[i] = True
+                n_read += 1
+            sign = 1.0 if w[i] > 0.0 else -1.0
+            y_hat += (2.0 / k) * sign * l1 * x[i]
+    coef = 2.0 * (y_hat - y)
+    for i in range(d):
+        out[i] = 0.0
+    for s in range(half):
+        j = subset[s]
+        out[j] = coef * ((2.0 / k) * d * x[j])
+    return n_read
+
+
+@njit(cache=True)
+def _hk12_gradient_kernel(w, x, y, k, state, out, power):
+    """hk12's g̃ = φ̃·x̃ with the inner-product draw ∝ |w_j|**power (2: AERR, 1: AELR)."""
+    d = x.shape[0]
+    seen = np.zeros(d, dtype=np.bool_)
+    n_read = 0
+    for i in range(d):
+        out[i] = 0.0
+    # x̃ = (1/k) Σ_r d·x[i_r] e_{i_r}, i_r uniform and independent.
+    for _ in range(k):
+        i = next_index(state, d)
+        if not seen[i]:
+            seen[i] = True
+            n_read += 1
+        out[i] += d * x[i]
+    # φ̃: one draw j with p_j = |w_j|^power / Σ|w|^power.
+    cumulative = np.empty(d)
+    total = 0.0
+    for i in range(d):
+        a = abs(w[i])
+        total += a * a if power == 2 else a
+        cumulative[i] = total
+    if total > 0.0:
+        j = next_weighted_index(state, cumulative)
+        while w[j] == 0.0:  # only reachable through rounding at the top end
+            j -= 1
+        if not seen[j]:
+            n_read += 1
+        if power == 2:
+            phi = total * x[j] / w[j] - y
+        else:
+            phi = total * (1.0 if w[j] > 0.0 else -1.0) * x[j] - y
+    else:  # w = 0: ⟨w, x⟩ = 0 exactly, no draw and no attribute needed
+        phi = -y
+    for i in range(d):
+        out[i] = phi * (out[i] / k)
+    return n_read
+
+
+@njit(cache=True)
+def _aerr_gradient_kernel(w, x, y, k, state, out):
+    """One draw of hk12's AERR estimate (Algorithm 1, lines 3–10); returns attributes read."""
+    return _hk12_gradient_kernel(w, x, y, k, state, out, 2)
+
+
+@njit(cache=True)
+def _aelr_gradient_kernel(w, x, y, k, state, out):
+    """One draw of hk12's AELR estimate (Algorithm 2, lines 4–11); returns attributes read."""
+    return _hk12_gradient_kernel(w, x, y, k, state, out, 1)
+
+
+@njit(cache=True)
+def _clip_inplace(g, c):
+    """Overwrite g with clip(g, c) = max(min(g, c), −c) coordinate-wise (hk12 Alg. 2, l. 13)."""
+    for i in range(g.shape[0]):
+        if g[i] > c:
+            g[i] = c
+        elif g[i] < -c:
+            g[i] = -c
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------
+
+
+def _check_rng_state(rng_state) -> np.ndarray:
+    if (
+        not isinstance(rng_state, np.ndarray)
+        or rng_state.dtype != np.uint64
+        or rng_state.shape != (2,)
+        or not rng_state.flags.writeable
+    ):
+        raise ParameterError(
+            "rng_state must be a writable uint64 array of shape (2,), "
+            "as made by theorycheck.rng.kernel_state"
+        )
+    if rng_state[0] == 0 and rng_state[1] == 0:
+        raise ParameterError("rng_state must not be all zeros (the forbidden xoroshiro state)")
+    return rng_state
+
+
+def _vector(name: str, v) -> np.ndarray:
+    if isinstance(v, (int, float, complex, np.generic)):  # np.asarray would make it 1-D
+        raise ParameterError(f"{name} must be a 1-D array, got the scalar {v!r}")
+    return check_matrix(name, v, ndim=1)
+
+
+def _check_example(w, x, y) -> tuple[np.ndarray, np.ndarray, float]:
+    x = _vector("x", x)
+    w = _vector("w", w)
+    if x.shape[0] == 0:
+        raise ParameterError("x must have at least one attribute")
+    if w.shape != x.shape:
+        raise ParameterError(f"w and x must have the same length, got {w.shape[0]} and {x.shape[0]}")
+    y = check_real("y", y)
+    return w, x, y
+
+
+def _check_aer_budget(k, d: int) -> int:
+    k = check_int("k", k, low=2, high=2 * d)
+    if k % 2:
+        raise ParameterError(f"k must be even for AER (k/2 attributes per estimate), got {k}")
+    return k
+
+
+def _check_hk12_budget(k, d: int) -> int:
+    return check_int("k", k, low=1, high=d)
+
+
+def _exact_scalar(name: str, value) -> Fraction:
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, Rational):
+        return Fraction(value)
+    if isinstance(value, Real):
+        value = float(value)
+        if not math.isfinite(value):
+            raise ParameterError(f"{name} must be finite, got {value}")
+        return Fraction(value)  # exact binary value of the float
+    raise ParameterError(f"{name} must be an int, a Fraction or a float, got {value!r}")
+
+
+def _exact_example(w, x, y) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...], Fraction]:
+    vecs = []
+    for name, vec in (("x", x), ("w", w)):
+        if isinstance(vec, np.ndarray) and vec.ndim != 1:
+            raise ParameterError(f"{name} must have 1 dimension(s), got shape {vec.shape}")
+        try:
+            items = list(vec)
+        except TypeError:
+            raise ParameterError(f"{name} must be a sequence of numbers, got {vec!r}") from None
+        vecs.append(tuple(_exact_scalar(f"{name}[{i}]", v) for i, v in enumerate(items)))
+    xs, ws = vecs
+    if not xs:
+        raise ParameterError("x must have at least one attribute")
+    if len(ws) != len(xs):
+        raise ParameterError(f"w and x must have the same length, got {len(ws)} and {len(xs)}")
+    return ws, xs, _exact_scalar("y", y)
+
+
+def _check_outcome_count(count: int) -> None:
+    if count > MAX_OUTCOMES:
+        raise ParameterError(
+            f"exact enumeration would produce {count} outcomes (limit {MAX_OUTCOMES}); "
+            "use a smaller d or k"
+        )
+
+
+def _sign(v: Fraction) -> int:
+    return (v > 0) - (v < 0)
+
+
+# --------------------------------------------------------------------------------------------
+# exact enumeration helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _multisets(weights: tuple[Fraction, ...], n_draws: int):
+    """Yield (probability, counts) over multisets of n_draws i.i.d. draws ∝ ``weights``."""
+    total = sum(weights)
+    support = [i for i, a in enumerate(weights) if a != 0]
+    probs = {i: weights[i] / total for i in support}
+    for combo in itertools.combinations_with_replacement(support, n_draws):
+        counts: dict[int, int] = {}
+        for i in combo:
+            counts[i] = counts.get(i, 0) + 1
+        coef = math.factorial(n_draws)
+        prob = Fraction(1)
+        for i, c in counts.items():
+            coef //= math.factorial(c)
+            prob *= probs[i] ** c
+        yield coef * prob, counts
+
+
+def _hk12_distribution(ws, xs, y, k, power):
+    d = len(xs)
+    n_data = math.comb(d + k - 1, k)
+    weights = tuple(abs(a) ** power for a in ws)
+    total = sum(weights)
+    support = [j for j in range(d) if weights[j] != 0]
+    _check_outcome_count(n_data * max(len(support), 1))
+    # φ̃ outcomes (hk12 Alg. 1 l. 8–9 / Alg. 2 l. 9–10).
+    if total == 0:
+        phis = [(Fraction(1), -y)]
+    elif power == 2:
+        phis = [(weights[j] / total, total * xs[j] / ws[j] - y) for j in support]
+    else:
+        phis = [(weights[j] / total, total * _sign(ws[j]) * xs[j] - y) for j in support]
+    result = []
+    uniform = tuple(Fraction(1) for _ in range(d))
+    for p_data, counts in _multisets(uniform, k):
+        x_tilde = [Fraction(0)] * d
+        for i, c in counts.items():
+            x_tilde[i] = Fraction(c * d, k) * xs[i]
+        for p_phi, phi in phis:
+            result.append((p_data * p_phi, tuple(phi * v for v in x_tilde)))
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# public API: cbss11 AER
+# --------------------------------------------------------------------------------------------
+
+
+def aer_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+    """Draw cbss11's unbiased estimate of the gradient 2(⟨w,x⟩ − y)x of (⟨w,x⟩ − y)².
+
+    cbss11 Figure 2 (inner loops), eqs. (6)–(8), Lemma 11. With half = k/2:
+
+    * v: a uniformly random half-subset C of [d], drawn without replacement;
+      v_j = (2/k)·d·x_j for j in C, 0 elsewhere (eq. (6)).
+    * ŷ: half independent draws i (with replacement, as in the Figure 2 box) with
+      P(i) = |w_i|/‖w‖₁; ŷ = Σ (2/k)·sgn(w_i)·‖w‖₁·x_i (eq. (7)). At w = 0 the box draws i
+      uniformly but every term is sgn(0)·0 = 0, so ŷ = 0 and nothing is drawn or read.
+    * estimate 2(ŷ − y)·v (eq. (8)).
+
+    Parameters
+    ----------
+    w, x : array_like, shape (d,)
+        Current predictor and the example's attributes (finite).
+    y : float
+        The example's label.
+    k : int
+        Attribute budget, even, 2 ≤ k ≤ 2d (the subset C needs k/2 ≤ d).
+    rng_state : numpy.ndarray
+        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+
+    Returns
+    -------
+    estimate : numpy.ndarray, shape (d,)
+        The gradient estimate (non-zero only on C).
+    n_attributes_read : int
+        Distinct attributes of x read: |C ∪ {i_1, ..., i_{k/2}}| ≤ min(k, d).
+    """
+    w, x, y = _check_example(w, x, y)
+    k = _check_aer_budget(k, x.shape[0])
+    state = _check_rng_state(rng_state)
+    out = np.empty(x.shape[0])
+    n_read = _aer_gradient_kernel(w, x, y, k, state, out)
+    return out, int(n_read)
+
+
+def aer_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact distribution of :func:`aer_gradient_estimate` (cbss11 Figure 2, eqs. (6)–(8)).
+
+    Enumerates every half-subset C (probability 1/binom(d, k/2)) and every multiset of the
+    k/2 with-replacement draws of ŷ (multinomial probability under P(i) = |w_i|/‖w‖₁), in
+    exact arithmetic. Inputs may be ints, Fractions or floats (floats are taken at their
+    exact binary value). The mean of the result is 2(⟨w,x⟩ − y)x (Lemma 11).
+
+    Returns
+    -------
+    list of (Fraction, tuple of Fraction)
+        (probability, estimate) pairs; the probabilities sum to exactly 1.
+    """
+    ws, xs, y = _exact_example(w, x, y)
+    d = len(xs)
+    k = _check_aer_budget(k, d)
+    half = k // 2
+    weights = tuple(abs(a) for a in ws)
+    l1 = sum(weights)
+    support = sum(1 for a in weights if a != 0)
+    n_yhat = math.comb(support + half - 1, half) if l1 else 1
+    _check_outcome_count(math.comb(d, half) * n_yhat)
+    if l1 == 0:
+        y_hats = [(Fraction(1), Fraction(0))]
+    else:
+        y_hats = [
+            (p, Fraction(2, k) * l1 * sum(c * _sign(ws[i]) * xs[i] for i, c in counts.items()))
+            for p, counts in _multisets(weights, half)
+        ]
+    p_subset = Fraction(1, math.comb(d, half))
+    result = []
+    for subset in itertools.combinations(range(d), half):
+        v = [Fraction(0)] * d
+        for j in subset:
+            v[j] = Fraction(2, k) * d * xs[j]
+        for p_y, y_hat in y_hats:
+            coef = 2 * (y_hat - y)
+            result.append((p_subset * p_y, tuple(coef * vj for vj in v)))
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# public API: hk12 AERR and AELR
+# --------------------------------------------------------------------------------------------
+
+
+def aerr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+    """Draw hk12's AERR estimate g̃ of the gradient (⟨w,x⟩ − y)x of ½(⟨w,x⟩ − y)².
+
+    hk12 Algorithm 1, lines 3–10:
+
+    * lines 3–7: k indices i_1..i_k drawn uniformly and independently (with replacement; the
+      box says "pick uniformly" for each r), x̃ = (1/k)·Σ_r d·x[i_r]·e_{i_r};
+    * lines 8–9: one index j with probability w_j²/‖w‖₂², φ̃ = ‖w‖₂²·x_j/w_j − y;
+    * line 10: g̃ = φ̃·x̃.
+
+    Only the squared norm ‖w‖₂² appears (no square root), so the estimate is rational in
+    w, x, y and the exact distribution needs no special inputs. Line 1 requires w₁ ≠ 0 and
+    line 8 is undefined at w = 0; there we use ⟨0, x⟩ = 0 exactly, i.e. φ̃ = −y with no draw
+    and no extra attribute read, which keeps g̃ unbiased.
+
+    Parameters
+    ----------
+    w, x : array_like, shape (d,)
+        Current predictor and the example's attributes (finite).
+    y : float
+        The example's label.
+    k : int
+        Number of uniform draws for x̃, 1 ≤ k ≤ d (the estimator reads k + 1 attributes).
+    rng_state : numpy.ndarray
+        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+
+    Returns
+    -------
+    estimate : numpy.ndarray, shape (d,)
+        g̃ (line 10).
+    n_attributes_read : int
+        Distinct attributes read, |{i_1, ..., i_k, j}| ≤ min(k + 1, d) (≤ k at w = 0).
+    """
+    w, x, y = _check_example(w, x, y)
+    k = _check_hk12_budget(k, x.shape[0])
+    state = _check_rng_state(rng_state)
+    out = np.empty(x.shape[0])
+    n_read = _aerr_gradient_kernel(w, x, y, k, state, out)
+    return out, int(n_read)
+
+
+def aerr_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact distribution of :func:`aerr_gradient_estimate` (hk12 Algorithm 1, lines 3–10).
+
+    Enumerates every multiset of the k uniform draws (multinomial probability / d^k) and
+    every j with w_j ≠ 0 (probability w_j²/‖w‖₂²), in exact arithmetic; ‖w‖₂ enters only
+    squared, so everything is rational. At w = 0, φ̃ = −y (see
+    :func:`aerr_gradient_estimate`). The mean is (⟨w,x⟩ − y)x (hk12 Lemma 3.3).
+
+    Returns
+    -------
+    list of (Fraction, tuple of Fraction)
+        (probability, g̃) pairs; the probabilities sum to exactly 1.
+    """
+    ws, xs, y = _exact_example(w, x, y)
+    k = _check_hk12_budget(k, len(xs))
+    return _hk12_distribution(ws, xs, y, k, 2)
+
+
+def aelr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+    """Draw hk12's AELR estimate g̃ of the gradient (⟨w,x⟩ − y)x of ½(⟨w,x⟩ − y)².
+
+    hk12 Algorithm 2, lines 4–11:
+
+    * lines 4–8: x̃ exactly as in AERR (k uniform draws with replacement, weight d/k);
+    * lines 9–10: one index j with probability |w_j|/‖w‖₁, φ̃ = ‖w‖₁·sign(w_j)·x_j − y;
+    * line 11: g̃ = φ̃·x̃.
+
+    This function returns the *unclipped* g̃, the unbiased estimate. The algorithm then
+    updates with ḡ = clip(g̃, 1/η) coordinate-wise (line 13): apply :func:`clip_estimate`
+    (or :func:`clip_distribution` for the exact law). The squares g̃² appear only in the
+    analysis (Lemmas 3.5–3.6, bound on ‖E g̃²‖∞): see :func:`distribution_second_moment`.
+    AELR starts at w₁ = 0 (line 3 with z⁺ = z⁻ = 1), where line 9 is undefined; there we use
+    ⟨0, x⟩ = 0 exactly, i.e. φ̃ = −y with no draw and no extra attribute read.
+
+    Parameters
+    ----------
+    w, x : array_like, shape (d,)
+        Current predictor and the example's attributes (finite).
+    y : float
+        The example's label.
+    k : int
+        Number of uniform draws for x̃, 1 ≤ k ≤ d (the estimator reads k + 1 attributes).
+    rng_state : numpy.ndarray
+        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+
+    Returns
+    -------
+    estimate : numpy.ndarray, shape (d,)
+        The unclipped g̃ (line 11).
+    n_attributes_read : int
+        Distinct attributes read, |{i_1, ..., i_k, j}| ≤ min(k + 1, d) (≤ k at w = 0).
+    """
+    w, x, y = _check_example(w, x, y)
+    k = _check_hk12_budget(k, x.shape[0])
+    state = _check_rng_state(rng_state)
+    out = np.empty(x.shape[0])
+    n_read = _aelr_gradient_kernel(w, x, y, k, state, out)
+    return out, int(n_read)
+
+
+def aelr_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact distribution of :func:`aelr_gradient_estimate` (hk12 Algorithm 2, lines 4–11).
+
+    Enumerates every multiset of the k uniform draws and every j with w_j ≠ 0 (probability
+    |w_j|/‖w‖₁), in exact arithmetic. At w = 0, φ̃ = −y. The mean is (⟨w,x⟩ − y)x. The law
+    of the clipped ḡ of line 13 is ``clip_distribution(result, eta)``.
+
+    Returns
+    -------
+    list of (Fraction, tuple of Fraction)
+        (probability, unclipped g̃) pairs; the probabilities sum to exactly 1.
+    """
+    ws, xs, y = _exact_example(w, x, y)
+    k = _check_hk12_budget(k, len(xs))
+    return _hk12_distribution(ws, xs, y, k, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# clipping, targets and moments
+# --------------------------------------------------------------------------------------------
+
+
+def clip_estimate(g, eta) -> np.ndarray:
+    """AELR's clipped gradient ḡ[i] = clip(g[i], 1/η) = max(min(g[i], 1/η), −1/η).
+
+    hk12 Algorithm 2, line 13 (clip defined in Section 3.2). Returns a new array.
+
+    Parameters
+    ----------
+    g : array_like, shape (d,)
+        A gradient estimate, e.g. from :func:`aelr_gradient_estimate`.
+    eta : float
+        Step size η > 0; the clip threshold is 1/η.
+    """
+    eta = check_real("eta", eta, low=0.0, strict_low=True)
+    out = np.array(_vector("g", g), dtype=np.float64, copy=True)
+    _clip_inplace(out, 1.0 / eta)
+    return out
+
+
+def clip_distribution(distribution, eta) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact law of clip(g̃, 1/η) (hk12 Algorithm 2, line 13) given the exact law of g̃.
+
+    ``eta`` may be an int, a Fraction or a float (taken at its exact binary value); the
+    result is exact, so E[ḡ] − E[g̃] (the clipping bias of hk12 Lemma 3.7) can be computed
+    exactly.
+    """
+    eta = _exact_scalar("eta", eta)
+    if eta <= 0:
+        raise ParameterError(f"eta must be > 0, got {eta}")
+    c = 1 / eta
+    return [(p, tuple(max(min(v, c), -c) for v in g)) for p, g in distribution]
+
+
+def distribution_mean(distribution) -> tuple[Fraction, ...]:
+    """E[estimate] = Σ p·estimate for a list of (probability, estimate) pairs, exactly."""
+    if not distribution:
+        raise ParameterError("distribution must contain at least one outcome")
+    d = len(distribution[0][1])
+    mean = [Fraction(0)] * d
+    for p, g in distribution:
+        for i in range(d):
+            mean[i] += p * g[i]
+    return tuple(mean)
+
+
+def distribution_second_moment(distribution) -> tuple[Fraction, ...]:
+    """Coordinate-wise E[estimate[i]²], exactly (the vector E g̃² of hk12 Lemmas 3.6–3.7).
+
+    Its sum is E‖g̃‖₂² (hk12 Lemma 3.3) and its maximum is ‖E g̃²‖∞.
+    """
+    if not distribution:
+        raise ParameterError("distribution must contain at least one outcome")
+    d = len(distribution[0][1])
+    moment = [Fraction(0)] * d
+    for p, g in distribution:
+        for i in range(d):
+            moment[i] += p * g[i] * g[i]
+    return tuple(moment)
+
+
+def squared_loss_gradient(w, x, y, *, paper: str) -> tuple[Fraction, ...]:
+    """The exact gradient each estimator targets, in Fractions.
+
+    ``paper="cbss11"``: 2(⟨w,x⟩ − y)x, the gradient of (⟨w,x⟩ − y)² (cbss11 Section 6).
+    ``paper="hk12"``: (⟨w,x⟩ − y)x, the gradient of ½(⟨w,x⟩ − y)² (hk12 Section 3).
+    """
+    factors = {"cbss11": 2, "hk12": 1}
+    if paper not in factors:
+        raise ParameterError(f"paper must be 'cbss11' or 'hk12', got {paper!r}")
+    ws, xs, y = _exact_example(w, x, y)
+    residual = sum(a * b for a, b in zip(ws, xs, strict=True)) - y
+    return tuple(factors[paper] * residual * v for v in xs)

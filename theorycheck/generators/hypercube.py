@@ -1,0 +1,92 @@
+"""The lower-bound construction of cbss11 Theorems 2 and 3.
+
+x is uniform on {±1}^d (independent Rademacher attributes) and y = ⟨w*, x⟩ exactly, so
+L_D(w*) = 0. The population moments are exact: E[xxᵀ] = I, E[xy] = w*, E[y²] = ‖w*‖₂².
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..rng import next_sign
+from ..validation import ParameterError, check_int, check_matrix
+
+
+@njit(cache=True)
+def _sample_rademacher(state, n, d, w, X, y):
+    for t in range(n):
+        acc = 0.0
+        for j in range(d):
+            s = next_sign(state)
+            X[t, j] = s
+            acc += w[j] * s
+        y[t] = acc
+
+
+@dataclass(frozen=True)
+class HypercubeInstance:
+    """x uniform on {±1}^d, y = ⟨w*, x⟩ (noiseless)."""
+
+    w_star: np.ndarray
+
+    @property
+    def d(self) -> int:
+        return self.w_star.shape[0]
+
+    @property
+    def y_bound(self) -> float:
+        """max |y| over the support: ‖w*‖₁."""
+        return float(np.abs(self.w_star).sum())
+
+    @property
+    def second_moment(self) -> np.ndarray:
+        return np.eye(self.d)
+
+    @property
+    def cross_moment(self) -> np.ndarray:
+        return self.w_star.copy()
+
+    @property
+    def y_second_moment(self) -> float:
+        return float(self.w_star @ self.w_star)
+
+    def sample(self, n: int, rng_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Draw n examples with the jitted kernel; ``rng_state`` is advanced in place."""
+        n = check_int("n", n, low=1)
+        X = np.empty((n, self.d))
+        y = np.empty(n)
+        _sample_rademacher(rng_state, n, self.d, self.w_star, X, y)
+        return X, y
+
+    def best_k_active_risk(self, k: int) -> float:
+        """Exact risk of the best k-active predictor: the mass of w*² outside its k largest
+        entries (read those, predict their part of ⟨w*, x⟩; the rest has mean 0)."""
+        k = check_int("k", k, low=0)
+        tail = np.sort(self.w_star**2)[: max(self.d - k, 0)]
+        return float(tail.sum())
+
+
+def hypercube_instance(w_star) -> HypercubeInstance:
+    """Validated constructor from a weight vector."""
+    w = check_matrix("w_star", w_star, ndim=1)
+    if w.size < 1:
+        raise ParameterError("w_star must have at least one entry")
+    return HypercubeInstance(w)
+
+
+def uniform_l2_instance(d: int) -> HypercubeInstance:
+    """cbss11 Theorem 2: w* = (1/√d)·1, so ‖w*‖₂ = 1."""
+    d = check_int("d", d, low=1)
+    return HypercubeInstance(np.full(d, 1.0 / np.sqrt(d)))
+
+
+def sparse_l1_instance(d: int, support: int) -> HypercubeInstance:
+    """cbss11 Theorem 3: ``support`` = ck leading weights equal to 1/(ck), so ‖w*‖₁ = 1."""
+    d = check_int("d", d, low=1)
+    support = check_int("support", support, low=1, high=d)
+    w = np.zeros(d)
+    w[:support] = 1.0 / support
+    return HypercubeInstance(w)

@@ -1,0 +1,102 @@
+"""Explicit random streams for numba kernels.
+
+Kernels never use numba's global ``np.random`` state. Each kernel receives a state array
+(two ``uint64`` words of xoroshiro128+) created here from a ``numpy.random.SeedSequence``,
+so a stream is fixed by (base seed, claim id, repetition) and does not depend on threads,
+jobs or the order in which claims run.
+
+Public helpers: :func:`kernel_state` builds a state array; the jitted ``next_*`` functions are
+for use inside other kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_U64 = np.uint64
+_TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+def kernel_state(seed_sequence: np.random.SeedSequence) -> np.ndarray:
+    """Return a fresh xoroshiro128+ state (``uint64[2]``) drawn from ``seed_sequence``."""
+    state = seed_sequence.generate_state(2, dtype=np.uint64)
+    if state[0] == 0 and state[1] == 0:  # the one forbidden state
+        state[1] = _U64(0x9E3779B97F4A7C15)
+    return state
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << _U64(k)) | (x >> _U64(64 - k))
+
+
+@njit(cache=True)
+def next_u64(state):
+    """Advance ``state`` in place and return the next 64-bit output."""
+    s0 = state[0]
+    s1 = state[1]
+    result = s0 + s1
+    s1 ^= s0
+    state[0] = _rotl(s0, 24) ^ s1 ^ (s1 << _U64(16))
+    state[1] = _rotl(s1, 37)
+    return result
+
+
+@njit(cache=True)
+def next_uniform(state):
+    """A float uniform on [0, 1) with 53 random bits."""
+    return float(next_u64(state) >> _U64(11)) * _TWO_M53
+
+
+@njit(cache=True)
+def next_index(state, n):
+    """An integer uniform on {0, ..., n-1} (bias below n / 2**53)."""
+    return int(next_uniform(state) * n)
+
+
+@njit(cache=True)
+def next_sign(state):
+    """A Rademacher variable: -1.0 or +1.0 with probability 1/2 each."""
+    return 1.0 if (next_u64(state) >> _U64(63)) == _U64(1) else -1.0
+
+
+@njit(cache=True)
+def next_normal(state):
+    """A standard normal variable (Box–Muller, one of the pair)."""
+    u1 = next_uniform(state)
+    while u1 == 0.0:
+        u1 = next_uniform(state)
+    u2 = next_uniform(state)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+@njit(cache=True)
+def next_weighted_index(state, cumulative):
+    """An index i drawn with probability (cumulative[i] - cumulative[i-1]) / cumulative[-1].
+
+    ``cumulative`` is a non-decreasing array of partial sums of non-negative weights.
+    """
+    u = next_uniform(state) * cumulative[-1]
+    lo = 0
+    hi = cumulative.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumulative[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def sample_without_replacement(state, n, k, out):
+    """Fill ``out[:k]`` with a uniformly random k-subset of {0..n-1} (partial Fisher–Yates
+    on a scratch permutation kept in ``out``; ``out`` must have length n)."""
+    for i in range(n):
+        out[i] = i
+    for i in range(k):
+        j = i + next_index(state, n - i)
+        tmp = out[i]
+        out[i] = out[j]
+        out[j] = tmp

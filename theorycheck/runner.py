@@ -1,0 +1,431 @@
+"""Run claims: profiles, seeds, cache, parallel execution, progress, atomic output.
+
+Seeds. Task ``r`` of claim ``c`` under base seed ``s`` draws from
+``SeedSequence(s, spawn_key=(h(c), r))`` where ``h`` is a fixed hash of the claim id, so a
+stream never depends on run order, on ``--jobs`` or on which other claims run.
+
+Cache. Each finished task is stored as JSON under
+``<out>/.cache/<claim>/<key>/task-<r>.json``, where the key hashes the claim id, its
+parameters, the seed, the subjects (name and source) and the code version (every source file
+of theorycheck, proofs and simulations, plus the versions of the numeric libraries). The
+verdict is recomputed from the stored measurements, so nothing but raw measurements is
+cached, and a task that raised is never stored. An interrupted run resumes from the tasks
+already stored.
+
+Output. ``<out>/results/<id>.json``, ``<out>/tables/<id>.csv`` (measurements),
+``<out>/tables/<id>.summary.csv`` and ``<out>/summary.json``; every file is written to a
+temporary name in the same folder and renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import platform
+import tempfile
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from . import stats
+from .claims import Claim, Evidence, Hypothesis, Measurement, subject_name
+from .validation import ParameterError
+
+ERROR = "ERROR"
+_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "scikit-learn", "matplotlib", "seaborn")
+
+
+# ---------------------------------------------------------------------- atomic files
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    write_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------- versions and seeds
+def library_versions() -> dict[str, str]:
+    versions = {}
+    for name in ("theorycheck", *_LIBRARIES):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def environment() -> dict[str, Any]:
+    """The machine and package versions, printed on every report page."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or "unknown",
+        "cpus": os.cpu_count(),
+        "packages": library_versions(),
+    }
+
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """Hash of every source file the claims can depend on, and of the library versions."""
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        import proofs
+        import simulations
+
+        import theorycheck
+
+        digest = hashlib.sha256()
+        for package in (theorycheck, proofs, simulations):
+            root = Path(package.__file__).parent
+            for path in sorted(root.rglob("*")):
+                if path.suffix in (".py", ".html", ".css") and "__pycache__" not in path.parts:
+                    digest.update(str(path.relative_to(root.parent)).encode())
+                    digest.update(path.read_bytes())
+        digest.update(json.dumps(library_versions(), sort_keys=True).encode())
+        _CODE_VERSION = digest.hexdigest()[:16]
+    return _CODE_VERSION
+
+
+def claim_hash(claim_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(claim_id.encode()).digest()[:8], "little")
+
+
+def task_seed(base_seed: int, claim_id: str, repetition: int) -> np.random.SeedSequence:
+    """The random stream of one task: a function of (base seed, claim id, repetition) only."""
+    return np.random.SeedSequence(base_seed, spawn_key=(claim_hash(claim_id), repetition))
+
+
+def _subject_fingerprint(obj: Any) -> str:
+    """Name and source hash of a subject, so editing your own implementation invalidates
+    its cached measurements (instances are fingerprinted by their class and attributes)."""
+    if isinstance(obj, tuple | list):
+        return "[" + ",".join(_subject_fingerprint(o) for o in obj) + "]"
+    is_code = inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismethod(obj)
+    try:
+        source = inspect.getsource(obj if is_code else type(obj))
+    except (OSError, TypeError):
+        source = getattr(obj, "__name__", "") or type(obj).__qualname__
+    if not is_code:
+        source += repr(sorted((k, repr(v)) for k, v in vars(obj).items())) if hasattr(obj, "__dict__") else ""
+    return subject_name(obj) + ":" + hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+def cache_key(claim: Claim, params: dict, seed: int, subjects: dict) -> str:
+    payload = {
+        "claim": claim.id,
+        "class": subject_name(type(claim)),
+        "params": params,
+        "seed": seed,
+        "subjects": {k: _subject_fingerprint(v) for k, v in sorted(subjects.items())},
+        "code": code_version(),
+    }
+    text = json.dumps(payload, sort_keys=True, default=_json_default)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+# ---------------------------------------------------------------------- running
+@dataclass
+class Plan:
+    """One claim ready to run: its parameters, subjects and cache folder."""
+
+    claim: Claim
+    params: dict[str, Any]
+    subjects: dict[str, Any]
+    tasks: list[dict[str, Any]]
+    cache_dir: Path
+
+
+def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
+    """Run one task; never raises (a worker's exception would abort the whole pool)."""
+    start = time.perf_counter()
+    try:
+        result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
+        if not isinstance(result, Measurement):
+            raise TypeError(f"{claim.id}.measure must return a Measurement")
+        payload = {
+            "rows": result.rows,
+            "hypotheses": [asdict(h) for h in result.hypotheses],
+            "seconds": time.perf_counter() - start,
+        }
+        # Round-trip through JSON now, so a cached and a fresh run see identical values.
+        return repetition, json.loads(json.dumps(payload, default=_json_default)), None
+    except Exception:  # noqa: BLE001 - reported as the claim's ERROR, never cached
+        return repetition, None, traceback.format_exc(limit=8)
+
+
+def plan_claims(
+    claims: list[Claim],
+    *,
+    profile: str,
+    seed: int,
+    overrides: dict[str, str],
+    subjects: dict[str, Any] | None,
+    out: Path,
+) -> list[Plan]:
+    """Resolve parameters and subjects; raise ParameterError before anything runs."""
+    if profile not in ("quick", "full"):
+        raise ParameterError(f"unknown profile {profile!r}; use quick or full")
+    known = set().union(*(c.profiles[profile] for c in claims)) if claims else set()
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ParameterError(
+            f"no selected claim has a parameter named {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    plans = []
+    for claim in claims:
+        params = claim.params_for(profile, overrides)
+        chosen = dict(claim.subjects)
+        for name, obj in (subjects or {}).items():
+            if name in chosen:
+                chosen[name] = obj
+        key = cache_key(claim, params, seed, chosen)
+        plans.append(Plan(claim, params, chosen, claim.tasks(params), out / ".cache" / claim.id / key))
+    if subjects and not any(name in p.claim.subjects for p in plans for name in subjects):
+        raise ParameterError(f"no selected claim has a subject named {', '.join(sorted(subjects))}")
+    return plans
+
+
+def run_claims(
+    claims: list[Claim],
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    overrides: dict[str, str] | None = None,
+    subjects: dict[str, Any] | None = None,
+    jobs: int = 1,
+    out: Path | str = "reports",
+    use_cache: bool = True,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run ``claims`` and write their results under ``out``; return the result records."""
+    out = Path(out)
+    plans = plan_claims(
+        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out
+    )
+    stored: dict[tuple[int, int], dict] = {}
+    pending: list[tuple[int, int]] = []
+    for i, plan in enumerate(plans):
+        for r in range(len(plan.tasks)):
+            path = plan.cache_dir / f"task-{r}.json"
+            if use_cache and path.exists():
+                try:
+                    stored[(i, r)] = json.loads(path.read_text(encoding="utf-8"))
+                    continue
+                except (OSError, json.JSONDecodeError):
+                    pass  # unreadable: recompute
+            pending.append((i, r))
+
+    errors: dict[int, str] = {}
+    total = sum(len(p.tasks) for p in plans)
+    bar = tqdm(
+        total=total,
+        initial=total - len(pending),
+        desc="tasks",
+        unit="task",
+        disable=not progress,
+        mininterval=0.5,
+        dynamic_ncols=True,
+    )
+    calls = [
+        (i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
+        for i, r in pending
+    ]
+    try:
+        for i, (r, payload, error) in _execute(calls, jobs):
+            plan = plans[i]
+            bar.set_postfix_str(plan.claim.id, refresh=False)
+            bar.update(1)
+            if error is not None:
+                errors.setdefault(i, error)
+                continue
+            stored[(i, r)] = payload
+            write_json(plan.cache_dir / f"task-{r}.json", payload)
+    finally:
+        bar.close()
+
+    env = environment()
+    ran = set(pending)
+    records = []
+    for i, plan in enumerate(plans):
+        payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
+        fresh = sum((i, r) in ran for r in range(len(plan.tasks)))
+        record = _finish(plan, payloads, errors.get(i), seed=seed, profile=profile, env=env)
+        record["tasks_from_cache"] = len(plan.tasks) - fresh
+        _store_result(out, plan, record)
+        records.append(record)
+    write_summary(out, records, profile=profile, seed=seed, env=env)
+    return records
+
+
+def _execute(calls, jobs: int):
+    """Yield (plan index, task result) as tasks finish, in-process or with joblib."""
+    if jobs == 1 or len(calls) <= 1:
+        for i, args in calls:
+            yield i, _run_task(*args)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+    yield from parallel(delayed(_tagged)(i, args) for i, args in calls)
+
+
+def _tagged(i, args):
+    return i, _run_task(*args)
+
+
+def _merge_hypotheses(payloads) -> list[Hypothesis]:
+    merged: dict[str, Hypothesis] = {}
+    for payload in payloads:
+        for h in payload["hypotheses"]:
+            old = merged.get(h["statement"])
+            if old is None or (old.met and not h["met"]):
+                merged[h["statement"]] = Hypothesis(h["statement"], bool(h["met"]), h.get("detail", ""))
+    return list(merged.values())
+
+
+def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any]:
+    claim = plan.claim
+    record: dict[str, Any] = {
+        **{k: v for k, v in claim.describe().items() if k != "profiles"},
+        "subjects": {name: subject_name(obj) for name, obj in plan.subjects.items()},
+        "params": plan.params,
+        "profile": profile,
+        "seed": seed,
+        "code_version": code_version(),
+        "environment": env,
+        "observed": None,
+        "theory": None,
+        "ratio": None,
+        "delta": None,
+        "notes": [],
+        "hypothesis_checks": [],
+        "plot": None,
+        "n_tasks": len(plan.tasks),
+    }
+    if error is not None or any(p is None for p in payloads):
+        record.update(verdict=ERROR, decision="The check itself raised an exception:\n" + (error or "missing task"), seconds=0.0)
+        return record
+    start = time.perf_counter()
+    rows = [row for p in payloads for row in p["rows"]]
+    table = pd.DataFrame(rows)
+    hyps = _merge_hypotheses(payloads)
+    try:
+        evidence = claim.decide(plan.params, table)
+        if not isinstance(evidence, Evidence):
+            raise TypeError(f"{claim.id}.decide must return Evidence")
+    except Exception:  # noqa: BLE001
+        record.update(verdict=ERROR, decision="Deciding raised an exception:\n" + traceback.format_exc(limit=8), seconds=0.0)
+        return record
+    verdict, decision = evidence.verdict, evidence.decision
+    broken = [h for h in hyps if not h.met]
+    if broken:
+        verdict = stats.INCONCLUSIVE if verdict == stats.PASS else verdict
+        names = "; ".join(f"{h.statement} ({h.detail})" if h.detail else h.statement for h in broken)
+        decision = (
+            f"No PASS is given: the instance built breaks the hypotheses {names}. "
+            f"The test itself said: {decision}"
+        )
+    record.update(
+        verdict=verdict,
+        decision=decision,
+        observed=_finite_or_none(evidence.observed),
+        theory=_finite_or_none(evidence.theory),
+        ratio=_finite_or_none(evidence.ratio),
+        delta=evidence.delta,
+        notes=list(evidence.notes),
+        hypothesis_checks=[asdict(h) for h in hyps],
+        plot=asdict(evidence.plot) if evidence.plot is not None else None,
+        seconds=sum(p["seconds"] for p in payloads) + time.perf_counter() - start,
+        _table=table,
+        _summary=evidence.summary,
+    )
+    return record
+
+
+def _finite_or_none(value):
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
+    table = record.pop("_table", None)
+    summary = record.pop("_summary", None)
+    cid = plan.claim.id
+    if table is not None:
+        write_atomic(out / "tables" / f"{cid}.csv", table.to_csv(index=False))
+        record["table_file"] = f"tables/{cid}.csv"
+    if summary is not None:
+        write_atomic(out / "tables" / f"{cid}.summary.csv", summary.to_csv(index=False))
+        record["summary_file"] = f"tables/{cid}.summary.csv"
+    write_json(out / "results" / f"{cid}.json", record)
+
+
+def write_summary(out: Path, records, *, profile: str, seed: int, env) -> dict[str, Any]:
+    keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
+            "ratio", "delta", "params", "seconds", "profile", "seed", "tasks_from_cache")
+    stochastic = [r["delta"] for r in records if r.get("delta") is not None]
+    summary = {
+        "claims": [{k: r.get(k) for k in keys} for r in records],
+        "profile": profile,
+        "seed": seed,
+        "family_wise_delta": stats.union_delta(stochastic),
+        "family_wise_method": (
+            "union bound (Bonferroni) over the stochastic claims of this run: the probability "
+            "that any true claim is marked FAIL is at most the sum of their δ"
+        ),
+        "counts": {v: sum(r["verdict"] == v for r in records) for v in (*_verdicts(), ERROR)},
+        "code_version": code_version(),
+        "environment": env,
+    }
+    write_json(out / "summary.json", summary)
+    return summary
+
+
+def _verdicts():
+    return (stats.PASS, stats.FAIL, stats.INCONCLUSIVE)
+
+
+def load_result(out: Path | str, claim_id: str) -> dict[str, Any] | None:
+    path = Path(out) / "results" / f"{claim_id}.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))

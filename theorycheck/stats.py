@@ -1,0 +1,289 @@
+"""Calibrated statistics: confidence bounds with a stated error rate, and rate fits.
+
+Every function that decides something takes the error rate δ it is allowed and returns the
+interval it used, so a verdict can be traced to an inequality:
+
+* :func:`hoeffding_interval` for i.i.d. variables in a known range [a, b];
+* :func:`bernstein_interval`, the empirical Bernstein bound of Maurer & Pontil (2009,
+  Thm 4), which adapts to a small variance and still needs only the range;
+* :func:`binomial_interval`, the exact Clopper–Pearson interval for a frequency;
+* :func:`loglog_slope`, an ordinary least-squares slope of log y on log x with a Student-t
+  interval (the errors of the log means are treated as i.i.d. Gaussian; the interval is
+  approximate, and claims that gate a verdict on it say so);
+* :func:`samples_for_resolution`, how many samples a Hoeffding test needs to detect a given
+  discrepancy at level δ (the TFP ``min_num_samples`` idea).
+
+:func:`decide_at_most` / :func:`decide_at_least` turn an interval into a verdict for a claim of
+the form "E[X] ≤ bound" / "E[X] ≥ bound": FAIL only when the whole interval lies on the wrong
+side (false-FAIL rate ≤ δ when the claim holds), PASS when the interval is on the right side
+up to the declared resolution, INCONCLUSIVE otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _sps
+
+from .validation import ParameterError, check_delta
+
+PASS = "PASS"
+FAIL = "FAIL"
+INCONCLUSIVE = "INCONCLUSIVE"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval [low, high] for a mean, valid with probability ≥ 1 − delta."""
+
+    estimate: float
+    low: float
+    high: float
+    delta: float
+    method: str
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return 0.5 * (self.high - self.low)
+
+    def describe(self) -> str:
+        return (
+            f"{self.method}: mean {self.estimate:.6g} in [{self.low:.6g}, {self.high:.6g}] "
+            f"with probability ≥ 1 − {self.delta:.3g} (n = {self.n})"
+        )
+
+
+def _split(delta: float, sides: int) -> float:
+    if sides not in (1, 2):
+        raise ParameterError(f"sides must be 1 or 2, got {sides}")
+    return check_delta(delta) / sides
+
+
+def _as_sample(values) -> np.ndarray:
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size == 0:
+        raise ParameterError("a confidence interval needs at least one observation")
+    if not np.all(np.isfinite(x)):
+        raise ParameterError("observations contain NaN or infinite values")
+    return x
+
+
+def _check_range(x: np.ndarray, a: float, b: float) -> None:
+    if not b > a:
+        raise ParameterError(f"the range [a, b] must have b > a, got [{a}, {b}]")
+    if x.min() < a or x.max() > b:
+        raise ParameterError(
+            f"observations leave the declared range [{a}, {b}]: min {x.min()}, max {x.max()}"
+        )
+
+
+def hoeffding_interval(values, a: float, b: float, delta: float) -> Interval:
+    """Two-sided Hoeffding interval for the mean of i.i.d. variables in [a, b].
+
+    Each side fails with probability ≤ δ/2, so the interval fails with probability ≤ δ.
+    Half-width: (b − a)·√(ln(2/δ) / (2n)).
+    """
+    x = _as_sample(values)
+    _check_range(x, a, b)
+    n = x.size
+    eps = (b - a) * math.sqrt(math.log(1.0 / _split(delta, 2)) / (2.0 * n))
+    m = float(x.mean())
+    return Interval(m, max(a, m - eps), min(b, m + eps), delta, "Hoeffding", n)
+
+
+def bernstein_interval(values, a: float, b: float, delta: float) -> Interval:
+    """Two-sided empirical Bernstein interval (Maurer & Pontil 2009, Theorem 4).
+
+    With V the unbiased sample variance and R = b − a, each side is
+    √(2V ln(4/δ)/n) + 7R ln(4/δ)/(3(n − 1)), valid with probability ≥ 1 − δ/2 per side.
+    """
+    x = _as_sample(values)
+    _check_range(x, a, b)
+    var = float(x.var(ddof=1)) if x.size > 1 else 0.0
+    return bernstein_from_moments(x.size, float(x.mean()), var, a, b, delta)
+
+
+def bernstein_from_moments(n: int, mean: float, var: float, a: float, b: float, delta: float) -> Interval:
+    """:func:`bernstein_interval` from the count, mean and unbiased variance of the sample
+    (as pooled by :func:`pool_moments`), for samples too large to keep."""
+    if not b > a:
+        raise ParameterError(f"the range [a, b] must have b > a, got [{a}, {b}]")
+    if n < 2:
+        return Interval(mean, a, b, delta, "empirical Bernstein", n)
+    log_term = math.log(2.0 / _split(delta, 2))
+    eps = math.sqrt(2.0 * max(var, 0.0) * log_term / n) + 7.0 * (b - a) * log_term / (3.0 * (n - 1))
+    return Interval(mean, max(a, mean - eps), min(b, mean + eps), delta, "empirical Bernstein", n)
+
+
+def pool_moments(counts, means, variances) -> tuple[int, float, float]:
+    """Merge (count, mean, unbiased variance) of disjoint samples into those of their union."""
+    counts = np.asarray(counts, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    variances = np.asarray(variances, dtype=np.float64)
+    n = counts.sum()
+    mean = float((counts * means).sum() / n)
+    sq = ((counts - 1.0) * variances).sum() + (counts * (means - mean) ** 2).sum()
+    return int(n), mean, float(sq / (n - 1.0)) if n > 1 else 0.0
+
+
+def binomial_interval(successes: int, trials: int, delta: float) -> Interval:
+    """Exact two-sided Clopper–Pearson interval for a success probability."""
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ParameterError(f"need 0 ≤ successes ≤ trials and trials ≥ 1, got {successes}/{trials}")
+    half = _split(delta, 2)
+    low = 0.0 if successes == 0 else float(_sps.beta.ppf(half, successes, trials - successes + 1))
+    high = 1.0 if successes == trials else float(_sps.beta.ppf(1 - half, successes + 1, trials - successes))
+    return Interval(successes / trials, low, high, delta, "Clopper–Pearson", trials)
+
+
+def samples_for_resolution(resolution: float, value_range: float, delta: float) -> int:
+    """Samples a two-sided Hoeffding interval needs for a half-width ≤ ``resolution``.
+
+    n ≥ R² ln(2/δ) / (2ε²): with that many samples, a discrepancy larger than 2ε between the
+    mean and a bound is detected with probability ≥ 1 − δ.
+    """
+    if resolution <= 0 or value_range <= 0:
+        raise ParameterError("resolution and range must be positive")
+    return math.ceil(value_range**2 * math.log(2.0 / check_delta(delta)) / (2.0 * resolution**2))
+
+
+def bernstein_samples_needed(variance: float, value_range: float, delta: float, resolution: float) -> int:
+    """Samples for the two-sided empirical Bernstein half-width to fall below ``resolution``
+    when the variance is ``variance`` (solves √(2VL/n) + 7RL/(3n) ≤ ε for n, L = ln(4/δ))."""
+    if resolution <= 0 or value_range <= 0:
+        raise ParameterError("resolution and range must be positive")
+    log_term = math.log(4.0 / check_delta(delta))
+    a = math.sqrt(2.0 * max(variance, 0.0) * log_term)
+    c = 7.0 * value_range * log_term / 3.0
+    # ε n − a √n − c ≥ 0 is a quadratic in √n.
+    root = (a + math.sqrt(a * a + 4.0 * resolution * c)) / (2.0 * resolution)
+    return math.ceil(root * root) + 1
+
+
+def union_delta(deltas) -> float:
+    """Family-wise false-fail rate of several tests by the union bound (Bonferroni)."""
+    return float(min(1.0, sum(d for d in deltas if d is not None)))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict and the sentence that explains it."""
+
+    verdict: str
+    reason: str
+
+
+def decide_at_most(interval: Interval, bound: float, resolution: float) -> Decision:
+    """Verdict for the claim "mean ≤ bound".
+
+    FAIL if the interval lies entirely above the bound (probability ≤ δ when the claim holds);
+    PASS if its upper end is ≤ bound + resolution, so any violation larger than
+    ``resolution`` would have been seen with probability ≥ 1 − δ; INCONCLUSIVE otherwise.
+    """
+    if interval.low > bound:
+        return Decision(FAIL, f"{interval.describe()}; the whole interval exceeds the bound {bound:.6g}")
+    if interval.high <= bound + resolution:
+        return Decision(
+            PASS,
+            f"{interval.describe()}; upper end ≤ bound {bound:.6g} + resolution {resolution:.3g}",
+        )
+    return Decision(
+        INCONCLUSIVE,
+        f"{interval.describe()}; the interval straddles bound {bound:.6g} by more than the "
+        f"resolution {resolution:.3g}: more samples are needed",
+    )
+
+
+def decide_at_least(interval: Interval, bound: float, resolution: float) -> Decision:
+    """Verdict for the claim "mean ≥ bound" (mirror image of :func:`decide_at_most`)."""
+    if interval.high < bound:
+        return Decision(FAIL, f"{interval.describe()}; the whole interval is below the bound {bound:.6g}")
+    if interval.low >= bound - resolution:
+        return Decision(
+            PASS,
+            f"{interval.describe()}; lower end ≥ bound {bound:.6g} − resolution {resolution:.3g}",
+        )
+    return Decision(
+        INCONCLUSIVE,
+        f"{interval.describe()}; the interval straddles bound {bound:.6g} by more than the "
+        f"resolution {resolution:.3g}: more samples are needed",
+    )
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """Least-squares slope of log y against log x with a (1 − δ) confidence interval."""
+
+    slope: float
+    low: float
+    high: float
+    intercept: float
+    delta: float
+    n: int
+
+    def describe(self) -> str:
+        return (
+            f"log–log slope {self.slope:.3f}, {100 * (1 - self.delta):.4g}% interval "
+            f"[{self.low:.3f}, {self.high:.3f}] from {self.n} points"
+        )
+
+
+def loglog_slope(x, y, delta: float) -> SlopeFit:
+    """Fit log y = a + s·log x by least squares; Student-t interval for s at level 1 − δ.
+
+    The points should be means over repetitions at each x (the experimental order of
+    convergence of pytools' EOCRecorder). Needs at least three points with positive values.
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape or x.size < 3:
+        raise ParameterError("a slope fit needs at least three (x, y) pairs of equal length")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ParameterError("a log–log fit needs positive x and y")
+    lx, ly = np.log(x), np.log(y)
+    res = _sps.linregress(lx, ly)
+    dof = x.size - 2
+    t = float(_sps.t.ppf(1.0 - check_delta(delta) / 2.0, dof))
+    return SlopeFit(
+        float(res.slope),
+        float(res.slope - t * res.stderr),
+        float(res.slope + t * res.stderr),
+        float(res.intercept),
+        delta,
+        int(x.size),
+    )
+
+
+def bootstrap_slope(x, y, delta: float, *, n_boot: int = 2000, seed: int = 0) -> SlopeFit:
+    """Slope of log(mean y) on log x with a percentile bootstrap interval.
+
+    ``x`` and ``y`` hold every observation (several repetitions per x value). Resampling is
+    over the repetitions within each x, which keeps the design fixed; the interval holds
+    asymptotically, not at a finite-sample level, and claims that use it say so.
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    levels = np.unique(x)
+    if levels.size < 3:
+        raise ParameterError("a slope fit needs at least three distinct x values")
+    per_level = [y[x == lv] for lv in levels]
+    means = np.array([v.mean() for v in per_level])
+    point = loglog_slope(levels, means, delta)
+    rng = np.random.default_rng(seed)
+    slopes = np.empty(n_boot)
+    lx = np.log(levels)
+    lx_c = lx - lx.mean()
+    denom = float(lx_c @ lx_c)
+    for b in range(n_boot):
+        boot_means = np.array([v[rng.integers(0, v.size, v.size)].mean() for v in per_level])
+        if np.any(boot_means <= 0):
+            slopes[b] = np.nan
+            continue
+        ly = np.log(boot_means)
+        slopes[b] = float(lx_c @ (ly - ly.mean())) / denom
+    slopes = slopes[np.isfinite(slopes)]
+    low, high = np.quantile(slopes, [delta / 2, 1 - delta / 2])
+    return SlopeFit(point.slope, float(low), float(high), point.intercept, delta, int(levels.size))
