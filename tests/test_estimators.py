@@ -294,7 +294,9 @@ def _ordered_law(name, w, x, y, k, defect=None):
                     continue
                 sgn = [1 if defect == "no_sign" else (a > 0) - (a < 0) for a in w]
                 y_hat = sum(F(2, k) * sgn[i] * l1 * x[i] for i in seq)
-                g = tuple(2 * (y_hat - y) * weight * x[j] if j in subset else F(0) for j in range(d))
+                g = tuple(
+                    2 * (y_hat - y) * weight * x[j] if j in subset else F(0) for j in range(d)
+                )
                 result.append((p, g))
         return result
     power = 2 if name == "aerr" else 1
@@ -310,7 +312,11 @@ def _ordered_law(name, w, x, y, k, defect=None):
             p = F(1, d**k) * abs(w[j]) ** sample_power / sample_total
             if p == 0:
                 continue
-            phi = total * x[j] / w[j] - y if power == 2 else total * ((w[j] > 0) - (w[j] < 0)) * x[j] - y
+            phi = (
+                total * x[j] / w[j] - y
+                if power == 2
+                else total * ((w[j] > 0) - (w[j] < 0)) * x[j] - y
+            )
             result.append((p, tuple(phi * v for v in x_t)))
     return result
 

@@ -42,7 +42,7 @@ def _designs(d: int) -> list[Design]:
     return out
 
 
-ALL_D6 = _designs(6) + [sparse_lasso_design(6, 2, B=2.0, noise=0.4, x_dist="uniform")]
+ALL_D6 = [*_designs(6), sparse_lasso_design(6, 2, B=2.0, noise=0.4, x_dist="uniform")]
 
 
 def _ids(designs):
@@ -181,9 +181,12 @@ def _exact_moments(X, y, prob):
     d = X.shape[1]
     Xf = [[Fraction(float(v)) for v in row] for row in X]
     yf = [Fraction(float(v)) for v in y]
-    sigma = [[sum(p * r[i] * r[j] for p, r in zip(prob, Xf)) for j in range(d)] for i in range(d)]
-    cross = [sum(p * r[i] * t for p, r, t in zip(prob, Xf, yf)) for i in range(d)]
-    y2 = sum(p * t * t for p, t in zip(prob, yf))
+    sigma = [
+        [sum(p * r[i] * r[j] for p, r in zip(prob, Xf, strict=True)) for j in range(d)]
+        for i in range(d)
+    ]
+    cross = [sum(p * r[i] * t for p, r, t in zip(prob, Xf, yf, strict=True)) for i in range(d)]
+    y2 = sum(p * t * t for p, t in zip(prob, yf, strict=True))
     return sigma, cross, y2
 
 
@@ -220,9 +223,9 @@ def test_sampler_hits_exactly_the_support(design):
     P(some atom of probability ≥ 1/64 is missed in 5000 rows) ≤ 64·(63/64)^5000 < 1e-30.
     """
     X_atoms, y_atoms, _ = design.support()
-    atoms = {tuple(np.round(np.append(x, t), 12)) for x, t in zip(X_atoms, y_atoms)}
+    atoms = {tuple(np.round(np.append(x, t), 12)) for x, t in zip(X_atoms, y_atoms, strict=True)}
     X, y = design.sample(5000, _state(2, design.d))
-    seen = {tuple(np.round(np.append(x, t), 12)) for x, t in zip(X, y)}
+    seen = {tuple(np.round(np.append(x, t), 12)) for x, t in zip(X, y, strict=True)}
     assert seen == atoms
 
 

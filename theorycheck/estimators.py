@@ -197,7 +197,9 @@ def _check_example(w, x, y) -> tuple[np.ndarray, np.ndarray, float]:
     if x.shape[0] == 0:
         raise ParameterError("x must have at least one attribute")
     if w.shape != x.shape:
-        raise ParameterError(f"w and x must have the same length, got {w.shape[0]} and {x.shape[0]}")
+        raise ParameterError(
+            f"w and x must have the same length, got {w.shape[0]} and {x.shape[0]}"
+        )
     y = check_real("y", y)
     return w, x, y
 

@@ -21,12 +21,8 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from .projections import project_l1_ball
 from .validation import ParameterError, check_int, check_matrix, check_real
-
-try:  # the shared implementation, when present
-    from .projections import project_l1_ball as _project_l1_ball
-except ImportError:  # pragma: no cover - depends on the state of the package
-    _project_l1_ball = None
 
 __all__ = ["constrained_optimum", "excess_risk", "risk"]
 
@@ -67,9 +63,14 @@ def _moments(obj) -> tuple[np.ndarray, np.ndarray, float]:
 
 def _weights(w, d: int) -> tuple[np.ndarray, bool]:
     """w as a (r, d) array, and whether it was a single vector."""
-    arr = np.asarray(w, dtype=np.float64) if not isinstance(w, np.ndarray) else w
-    single = arr.ndim == 1
-    arr = check_matrix("w", arr, ndim=1 if single else 2)
+    try:
+        ndim = np.ndim(w)
+    except (TypeError, ValueError):  # ragged nesting
+        raise ParameterError("w must be a numeric array of shape (d,) or (r, d)") from None
+    if ndim not in (1, 2):
+        raise ParameterError(f"w must have shape (d,) or (r, d), got {ndim} dimension(s)")
+    single = ndim == 1
+    arr = check_matrix("w", w, ndim=ndim)
     if arr.shape[-1] != d:
         raise ParameterError(f"w must have d={d} entries per vector, got shape {arr.shape}")
     return (arr[None, :] if single else arr), single
@@ -180,25 +181,6 @@ def _l2_optimum(lam, Q, c_hat, pos, B):
     return w * (B / float(np.linalg.norm(w)))  # μ > 0 ⇒ the constraint is active
 
 
-def _project_l1_local(v: np.ndarray, radius: float) -> np.ndarray:
-    """Euclidean projection onto {‖w‖₁ ≤ radius} (Duchi et al. 2008, sort-based)."""
-    a = np.abs(v)
-    if a.sum() <= radius:
-        return v.copy()
-    u = np.sort(a)[::-1]
-    css = np.cumsum(u) - radius
-    k = np.arange(1, u.shape[0] + 1)
-    r = np.nonzero(u * k > css)[0][-1]
-    theta = css[r] / (r + 1)
-    return np.sign(v) * np.maximum(a - theta, 0.0)
-
-
-def _project(v: np.ndarray, radius: float) -> np.ndarray:
-    if _project_l1_ball is not None:
-        return np.asarray(_project_l1_ball(v, radius), dtype=np.float64)
-    return _project_l1_local(v, radius)
-
-
 def _l1_gap(sigma, c, w, B) -> float:
     """Frank–Wolfe duality gap ⟨g, w⟩ + B‖g‖∞ ≥ L(w) − min over the L1 ball, g = ∇L(w)."""
     g = 2.0 * (sigma @ w - c)
@@ -250,7 +232,7 @@ def _l1_optimum(sigma, c, lam, Q, c_hat, pos, B, target, max_iter):
         inner = Q @ np.where(pos, c_hat / np.where(pos, lam, 1.0), 0.0)
         if np.abs(inner).sum() <= B and _l1_gap(sigma, c, inner, B) <= target:
             return inner
-        x = _project(inner, B)
+        x = project_l1_ball(inner, B)
     else:
         x = np.zeros_like(c)
     best, best_gap = x, _l1_gap(sigma, c, x, B)
@@ -261,7 +243,7 @@ def _l1_optimum(sigma, c, lam, Q, c_hat, pos, B, target, max_iter):
     t = 1.0
     last_pattern = polished_pattern = b""
     for it in range(1, max_iter + 1):
-        x_new = _project(y - step * 2.0 * (sigma @ y - c), B)
+        x_new = project_l1_ball(y - step * 2.0 * (sigma @ y - c), B)
         # gradient-based adaptive restart (O'Donoghue & Candès 2015)
         if (y - x_new) @ (x_new - x) > 0.0:
             t = 1.0

@@ -67,11 +67,11 @@ def check_delta(delta) -> float:
 def check_matrix(name: str, X, *, ndim: int = 2) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 array of the given rank with finite entries."""
     try:
-        arr = np.ascontiguousarray(X, dtype=np.float64)
+        arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise ParameterError(f"{name} must be numeric: {err}") from None
     if arr.ndim != ndim:
         raise ParameterError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} contains NaN or infinite values")
-    return arr
+    return np.ascontiguousarray(arr)

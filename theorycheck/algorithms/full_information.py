@@ -184,7 +184,7 @@ def sklearn_baselines(random_state=0) -> dict:
     """
     return {
         "ridge": RidgeCV(alphas=np.logspace(-6, 6, 25), fit_intercept=False),
-        "lasso": LassoCV(n_alphas=50, cv=5, fit_intercept=False, random_state=random_state),
+        "lasso": LassoCV(alphas=50, cv=5, fit_intercept=False, random_state=random_state),
         "sgd": SGDRegressor(
             loss="squared_error",
             penalty=None,

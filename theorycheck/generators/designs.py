@@ -356,9 +356,18 @@ def product_sign_design(d, *, norm: str = "l2", B=1.0, noise=0.0, w=None) -> Des
     w_star = _direction(w, d, ord_) * (B * (1.0 - noise))
     own_sq = 1.0 / d if norm == "l2" else 1.0
     return _build(
-        "product_sign", d,
-        shared_sq=0.0, own_sq=own_sq, own_var=1.0, shared=0.0, own=math.sqrt(own_sq),
-        uniform=False, w=w_star, noise_amp=noise * B, B=B, norm=norm,
+        "product_sign",
+        d,
+        shared_sq=0.0,
+        own_sq=own_sq,
+        own_var=1.0,
+        shared=0.0,
+        own=math.sqrt(own_sq),
+        uniform=False,
+        w=w_star,
+        noise_amp=noise * B,
+        B=B,
+        norm=norm,
         params={"d": d, "norm": norm, "B": B, "noise": noise, "w": _listed(w)},
     )
 
@@ -398,9 +407,18 @@ def sparse_lasso_design(d, s, *, B=1.0, noise=0.0, x_dist: str = "sign") -> Desi
     w_star[:s] = B * (1.0 - noise) / s
     uniform = x_dist == "uniform"
     return _build(
-        "sparse_lasso", d,
-        shared_sq=0.0, own_sq=1.0, own_var=1.0 / 3.0 if uniform else 1.0, shared=0.0, own=1.0,
-        uniform=uniform, w=w_star, noise_amp=noise * B, B=B, norm="linf",
+        "sparse_lasso",
+        d,
+        shared_sq=0.0,
+        own_sq=1.0,
+        own_var=1.0 / 3.0 if uniform else 1.0,
+        shared=0.0,
+        own=1.0,
+        uniform=uniform,
+        w=w_star,
+        noise_amp=noise * B,
+        B=B,
+        norm="linf",
         params={"d": d, "s": s, "B": B, "noise": noise, "x_dist": x_dist},
     )
 
@@ -446,9 +464,17 @@ def correlated_design(d, *, rho, norm: str = "l2", B=1.0, noise=0.0, w=None) -> 
     ord_ = 2 if norm == "l2" else 1
     w_star = _direction(w, d, ord_) * (B * (1.0 - noise))
     return _build(
-        "correlated", d,
-        shared_sq=rho * kappa_sq, own_sq=(1.0 - rho) * kappa_sq, own_var=1.0,
-        shared=kappa * a, own=kappa * b, uniform=False, w=w_star, noise_amp=noise * B, B=B,
+        "correlated",
+        d,
+        shared_sq=rho * kappa_sq,
+        own_sq=(1.0 - rho) * kappa_sq,
+        own_var=1.0,
+        shared=kappa * a,
+        own=kappa * b,
+        uniform=False,
+        w=w_star,
+        noise_amp=noise * B,
+        B=B,
         norm=norm,
         params={"d": d, "rho": rho, "norm": norm, "B": B, "noise": noise, "w": _listed(w)},
     )

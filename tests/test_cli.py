@@ -1,0 +1,136 @@
+"""The command-line contract: outputs, exit statuses, determinism, offline report."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from theorycheck.cli import main
+
+CBSS = ["cbss11.lemma7", "cbss11.thm2", "cbss11.thm3"]
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_list_json_has_the_first_claims(capsys):
+    status, out, _ = run(capsys, "list", "--json")
+    assert status == 0
+    items = json.loads(out)
+    ids = {item["id"] for item in items}
+    assert set(CBSS) <= ids
+    for item in items:
+        assert {"id", "paper", "kind", "title", "reference"} <= set(item)
+        assert item["id"].startswith(item["paper"] + ".")
+
+
+def test_list_by_paper_and_unknown_paper(capsys):
+    status, out, _ = run(capsys, "list", "--paper", "cbss11")
+    assert status == 0 and all(line.startswith("cbss11.") for line in out.splitlines())
+    status, _, err = run(capsys, "list", "--paper", "nope")
+    assert status == 2 and "unknown paper" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["verify", "no.such.claim"], "no claim matches"),
+        (["verify", "cbss11.thm2", "--set", "k=0"], "k must be at least 1"),
+        (["verify", "cbss11.thm2", "--set", "k=21"], "must not exceed d"),
+        (["verify", "cbss11.thm2", "--set", "d=1"], "d must be at least 2"),
+        (["verify", "cbss11.thm2", "--set", "k"], "malformed --set"),
+        (["verify", "cbss11.thm2", "--set", "k=two"], "must be an integer"),
+        (["verify", "cbss11.thm2", "--set", "nonsense=3"], "no selected claim has a parameter"),
+        (["verify", "cbss11.thm3", "--set", "c=1.5", "k=5"], "c·k must be an integer"),
+        (["verify", "--profile", "huge"], "invalid choice"),
+        (["verify", "cbss11.thm2", "--jobs", "0"], "--jobs"),
+        (["verify", "cbss11.lemma7", "--subject", "subset_average=no.such:thing"], "cannot load subject"),
+        (["show", "cbss11.*"], "not a glob"),
+        (["report", "--out", "/nonexistent/place"], "no stored results"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(capsys, tmp_path, argv, message):
+    status, out, err = run(capsys, *argv, *(["--out", str(tmp_path)] if argv[0] == "verify" else []))
+    assert status == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "index.html").exists()
+
+
+def _summary_without_timings(text):
+    summary = json.loads(text)
+    for claim in summary["claims"]:
+        claim.pop("seconds")
+        claim.pop("tasks_from_cache")
+    summary.pop("environment")
+    return summary
+
+
+def test_verify_quick_passes_and_is_deterministic_across_jobs(capsys, tmp_path):
+    status1, out1, err1 = run(capsys, "verify", "cbss11.*", "--json", "--no-cache", "--out", str(tmp_path / "a"))
+    status2, out2, _ = run(capsys, "verify", "cbss11.*", "--json", "--jobs", "2", "--no-cache",
+                           "--out", str(tmp_path / "b"))
+    assert status1 == 0 and status2 == 0
+    s1, s2 = _summary_without_timings(out1), _summary_without_timings(out2)
+    assert [c["verdict"] for c in s1["claims"]] == ["PASS"] * 3
+    assert s1 == s2
+    claim = s1["claims"][1]
+    assert {"id", "verdict", "observed", "theory", "ratio", "delta", "params"} <= set(claim)
+    # Files the contract promises.
+    for name in ["index.html", "summary.json", *(f"{c}.html" for c in CBSS),
+                 *(f"tables/{c}.csv" for c in CBSS)]:
+        assert (tmp_path / "a" / name).exists(), name
+    # A different seed gives different measurements.
+    _, out3, _ = run(capsys, "verify", "cbss11.thm2", "--json", "--seed", "7", "--out", str(tmp_path / "c"))
+    assert json.loads(out3)["claims"][0]["observed"] != s1["claims"][1]["observed"]
+
+
+def test_report_is_offline_and_rerenders(capsys, tmp_path):
+    status, _, _ = run(capsys, "verify", "cbss11.*", "--quiet", "--out", str(tmp_path))
+    assert status == 0
+    (tmp_path / "index.html").unlink()
+    status, out, _ = run(capsys, "report", "--out", str(tmp_path))
+    assert status == 0 and (tmp_path / "index.html").exists()
+    pages = list(tmp_path.glob("*.html"))
+    assert len(pages) == 4
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text, page
+        # Every reference stays inside the folder.
+        for ref in re.findall(r'(?:href|src)="([^"]+)"', text):
+            if ref.startswith("#"):
+                continue
+            assert not ref.startswith(("/", "//")) and ":" not in ref, ref
+            assert (tmp_path / ref).exists(), ref
+    page = (tmp_path / "cbss11.thm2.html").read_text(encoding="utf-8")
+    for needle in ["Theorem 2", "Hypotheses", "<svg", "How the verdict was decided", "numba", "seed"]:
+        assert needle in page
+
+
+def test_show_prints_statement_and_last_verdict(capsys, tmp_path):
+    run(capsys, "verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path))
+    status, out, _ = run(capsys, "show", "cbss11.lemma7", "--out", str(tmp_path))
+    assert status == 0
+    assert "Lemma 7" in out and "quick:" in out and "Last verdict: PASS" in out
+
+
+def test_planted_defect_through_the_cli_exits_1(capsys, tmp_path):
+    status, out, _ = run(capsys, "verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path),
+                         "--subject", "subset_average=tests.defects:subset_average_wrong_normaliser")
+    assert status == 1
+    assert out.startswith("FAIL")
+    result = json.loads((tmp_path / "results" / "cbss11.lemma7.json").read_text())
+    assert result["subjects"]["subset_average"].endswith("subset_average_wrong_normaliser")
+
+
+def test_summary_states_family_wise_error(capsys, tmp_path):
+    run(capsys, "verify", "cbss11.*", "--quiet", "--out", str(tmp_path))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["family_wise_delta"] == pytest.approx(2e-3)
+    assert "union bound" in (tmp_path / "index.html").read_text()

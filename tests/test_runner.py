@@ -1,0 +1,124 @@
+"""Runner: seeds, cache, resume after an interruption, failures never cached."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from theorycheck import stats
+from theorycheck.claims import Claim, Evidence, Measurement
+from theorycheck.runner import cache_key, run_claims, task_seed
+
+CALLS: list[int] = []
+INTERRUPT_AT = [-1]
+
+
+class Counting(Claim):
+    """A toy claim: each task draws one uniform number; can be told to break at a task."""
+
+    id = "cbss11.toy"
+    title = "toy"
+    statement = "toy"
+    reference = "none"
+    kind = "bound"
+    profiles = {"quick": {"tasks": 5, "error_at": -1}, "full": {"tasks": 5, "error_at": -1}}
+
+    def tasks(self, p):
+        return [{"i": i} for i in range(p["tasks"])]
+
+    def measure(self, p, task, subjects, seed):
+        CALLS.append(task["i"])
+        if task["i"] == INTERRUPT_AT[0]:
+            raise KeyboardInterrupt
+        if task["i"] == p["error_at"]:
+            raise RuntimeError("planted crash")
+        return Measurement([{"i": task["i"], "u": float(np.random.default_rng(seed).random())}])
+
+    def decide(self, p, table):
+        return Evidence(verdict=stats.PASS, observed=float(table["u"].mean()), theory=None, decision="toy")
+
+
+def _leftovers(out):
+    return [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_task_seeds_depend_only_on_seed_claim_and_repetition():
+    a = task_seed(3, "cbss11.thm2", 4).generate_state(4)
+    assert np.array_equal(a, task_seed(3, "cbss11.thm2", 4).generate_state(4))
+    for other in [task_seed(4, "cbss11.thm2", 4), task_seed(3, "cbss11.thm3", 4), task_seed(3, "cbss11.thm2", 5)]:
+        assert not np.array_equal(a, other.generate_state(4))
+
+
+def test_interrupted_run_resumes_from_stored_tasks(tmp_path):
+    claim = Counting()
+    CALLS.clear()
+    INTERRUPT_AT[0] = 3  # outside the parameters, so both runs share one cache key
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_claims([claim], out=tmp_path, progress=False)
+    finally:
+        INTERRUPT_AT[0] = -1
+    assert CALLS == [0, 1, 2, 3]
+    assert not (tmp_path / "summary.json").exists()
+    assert not (tmp_path / "results").exists()
+    assert not _leftovers(tmp_path)
+    key_dir = tmp_path / ".cache" / claim.id / cache_key(claim, claim.params_for("quick"), 0, {})
+    assert sorted(p.name for p in key_dir.iterdir()) == ["task-0.json", "task-1.json", "task-2.json"]
+
+    CALLS.clear()
+    (record,) = run_claims([claim], out=tmp_path, progress=False)
+    assert CALLS == [3, 4]  # the stored tasks are not run again
+    assert record["tasks_from_cache"] == 3 and record["verdict"] == "PASS"
+    assert json.loads((tmp_path / "summary.json").read_text())["claims"][0]["verdict"] == "PASS"
+    CALLS.clear()
+    (fresh,) = run_claims([claim], out=tmp_path / "fresh", progress=False)
+    assert fresh["observed"] == record["observed"]  # resuming changes nothing
+
+
+def test_failures_are_never_cached(tmp_path):
+    claim = Counting()
+    CALLS.clear()
+    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False)
+    assert record["verdict"] == "ERROR" and "planted crash" in record["decision"]
+    CALLS.clear()
+    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False)
+    assert CALLS == [2]  # only the failed task is tried again
+    assert record["verdict"] == "ERROR"
+
+
+def test_cache_hit_recomputes_nothing_and_gives_the_same_result(tmp_path):
+    claim = Counting()
+    CALLS.clear()
+    (first,) = run_claims([claim], out=tmp_path, progress=False)
+    assert CALLS == [0, 1, 2, 3, 4]
+    CALLS.clear()
+    (second,) = run_claims([claim], out=tmp_path, progress=False)
+    assert CALLS == [] and second["observed"] == first["observed"]
+    CALLS.clear()
+    (third,) = run_claims([claim], out=tmp_path, progress=False, use_cache=False)
+    assert len(CALLS) == 5 and third["observed"] == first["observed"]
+    CALLS.clear()
+    (other,) = run_claims([claim], out=tmp_path, progress=False, seed=1)
+    assert len(CALLS) == 5 and other["observed"] != first["observed"]
+
+
+def test_cache_key_tracks_subject_source():
+    claim = Counting()
+
+    def a(x):
+        return x
+
+    def b(x):
+        return x + 1
+
+    p = claim.params_for("quick")
+    assert cache_key(claim, p, 0, {"f": a}) != cache_key(claim, p, 0, {"f": b})
+    assert cache_key(claim, p, 0, {"f": a}) == cache_key(claim, p, 0, {"f": a})
+    assert cache_key(claim, p, 0, {"f": a}) != cache_key(claim, dict(p, tasks=6), 0, {"f": a})
+
+
+def test_evidence_tables_are_csv(tmp_path):
+    run_claims([Counting()], out=tmp_path, progress=False)
+    table = pd.read_csv(tmp_path / "tables" / "cbss11.toy.csv")
+    assert list(table.columns) == ["i", "u"] and len(table) == 5
