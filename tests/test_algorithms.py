@@ -34,7 +34,6 @@ from theorycheck.projections import project_l1_ball
 from theorycheck.rng import (
     kernel_state,
     next_index,
-    next_uniform,
     next_weighted_index,
     sample_without_replacement,
 )
@@ -292,8 +291,14 @@ def test_baseline_minimiser_convex_matches_scipy():
         return w @ A @ w - w @ v + yb
 
     cons = [{"type": "ineq", "fun": lambda pq: 0.7 - pq.sum()}]
-    res = minimize(f, np.full(2 * d, 0.01), bounds=[(0, None)] * (2 * d), constraints=cons,
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        f,
+        np.full(2 * d, 0.01),
+        bounds=[(0, None)] * (2 * d),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert model.objective_ <= res.fun + 1e-9
     assert model.objective_ == pytest.approx(baseline_objective(model.coef_, A, v, yb))
     assert np.abs(model.coef_).sum() <= 0.7 * (1 + 1e-12)
@@ -443,9 +448,7 @@ def test_determinism(cls):
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
     ss = np.random.SeedSequence(99)
-    np.testing.assert_array_equal(
-        cls(k=k, random_state=ss).fit(X, y).coef_, cls(k=k, random_state=ss).fit(X, y).coef_
-    )
+    np.testing.assert_array_equal(cls(k=k, random_state=ss).fit(X, y).coef_, cls(k=k, random_state=ss).fit(X, y).coef_)
     g1 = cls(k=k, random_state=np.random.default_rng(3)).fit(X, y).coef_
     g2 = cls(k=k, random_state=np.random.default_rng(3)).fit(X, y).coef_
     np.testing.assert_array_equal(g1, g2)

@@ -93,7 +93,7 @@ def test_thm2_planted_dependent_attributes_fail(tmp_path):
 
 def test_thm2_predictor_reading_too_much_gets_no_pass(tmp_path):
     record = _run("cbss11.thm2", tmp_path, {"predictors": defects.PEEKER})
-    assert record["verdict"] != "PASS"
+    assert record["verdict"] == "INCONCLUSIVE"
     broken = [h for h in record["hypothesis_checks"] if not h["met"]]
     assert broken and "k-active" in broken[0]["statement"]
 

@@ -356,11 +356,11 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
     verdict, decision = evidence.verdict, evidence.decision
     broken = [h for h in hyps if not h.met]
     if broken:
-        verdict = stats.INCONCLUSIVE if verdict == stats.PASS else verdict
+        verdict = stats.INCONCLUSIVE
         names = "; ".join(f"{h.statement} ({h.detail})" if h.detail else h.statement for h in broken)
         decision = (
-            f"No PASS is given: the instance built breaks the hypotheses {names}. "
-            f"The test itself said: {decision}"
+            f"No verdict: the instance built breaks the hypotheses {names}, so the theorem "
+            f"says nothing about it. For the record, the test alone said: {decision}"
         )
     record.update(
         verdict=verdict,

@@ -55,8 +55,7 @@ def seed_sequence(random_state) -> np.random.SeedSequence:
         words = random_state.randint(0, 2**31, size=4)
         return np.random.SeedSequence([int(w) for w in words])
     raise ParameterError(
-        "random_state must be None, an int, or a numpy SeedSequence / Generator / RandomState, "
-        f"got {random_state!r}"
+        f"random_state must be None, an int, or a numpy SeedSequence / Generator / RandomState, got {random_state!r}"
     )
 
 
@@ -78,9 +77,7 @@ def fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     ``ValueError``) carrying scikit-learn's message. Sets ``n_features_in_``.
     """
     try:
-        X, y = validate_data(
-            estimator, X, y, dtype=np.float64, order="C", y_numeric=True, ensure_all_finite=True
-        )
+        X, y = validate_data(estimator, X, y, dtype=np.float64, order="C", y_numeric=True, ensure_all_finite=True)
     except ParameterError:
         raise
     except ValueError as err:
@@ -191,3 +188,24 @@ def _tree_draw(tree, size, uniform):
             target -= tree[left]
             node = left + 1
     return node - size
+
+
+# ----------------------------------------------------------------------------------------
+# lazy running averages: a prefix sum kept in double-double so that differences of two
+# prefix values are accurate even when the summands shrink by many orders of magnitude
+
+
+@njit(cache=True)
+def _two_sum(a, b):
+    """(s, e) with s = fl(a + b) and a + b = s + e exactly (Knuth)."""
+    s = a + b
+    bp = s - a
+    e = (a - (s - bp)) + (b - bp)
+    return s, e
+
+
+@njit(cache=True)
+def _prefix_add(hi, lo, value):
+    """Add ``value`` to the double-double number hi + lo."""
+    s, e = _two_sum(hi, value)
+    return s, lo + e

@@ -11,11 +11,14 @@ Numerics. z⁺ and z⁻ start at 𝟏 and are multiplied by reciprocal factors, 
 coordinate-wise. The kernel stores θ = log z⁺ only: w_i = B sinh θ_i / Σ_j cosh θ_j, which
 cannot overflow however long the run. Leaves e^{|θ_i|−M}(1 − e^{−2|θ_i|}) (for |w_i|) and
 e^{|θ_i|−M}(1 + e^{−2|θ_i|}) (for the normaliser) live in two sum-trees with a common
-reference M; the common factor e^{−M} cancels in w. M is raised (an O(d) rescale) only when
-some |θ_i| exceeds M + 300 or the normaliser falls below 1e-250; since clipping bounds every
-change of θ_i by 1 per example, that happens at most once every 300 examples and in practice
-rarely. Only the ≤ k sampled coordinates of θ change per example; the average is kept lazily
-with a prefix sum of 1/(normaliser). Per-example time O(k log d), independent of d.
+reference M; the common factor e^{−M} cancels in w. Only the ≤ k sampled coordinates of θ
+change per example; the average is kept lazily with a prefix sum of 1/(normaliser) in
+double-double arithmetic (differences of prefix values stay accurate when the normaliser
+grows). The reference is moved to max|θ| (an O(d) rescale, which also restarts the prefix
+sum) when the normaliser has grown by 10¹² since the last rescale or fallen below 1e-250;
+clipping bounds every change of θ_i by 1 per example, so this happens at most once every
+~27/k examples, and in practice only when the weights concentrate sharply. Per-example time
+O(k log d), independent of d, between rescales.
 
 Interpretations: w_1 = 0, where line 9 is undefined; then ⟨w_1, x_1⟩ = 0 is known without
 reading, so φ̃ = −y and no j is drawn (as ks15's supplement does for GAELR). Clipping applies
@@ -37,6 +40,7 @@ from ..rng import next_index, next_uniform
 from ..validation import ParameterError, check_int
 from ._common import (
     BudgetedRegressor,
+    _prefix_add,
     _tree_draw,
     _tree_rebuild,
     _tree_set,
@@ -61,15 +65,16 @@ def _aelr_leaves(theta_i, ref):
 
 
 @njit(cache=True)
-def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast, prefix):
+def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo):
     """Flush every lazy average, move the reference to max|θ| and rebuild both trees.
     Returns the new reference."""
     d = theta.shape[0]
     ref = 0.0
     for i in range(d):
         sgn = 1.0 if theta[i] > 0.0 else -1.0
-        acc[i] += sgn * abs_tree[size + i] * (prefix - qlast[i])
-        qlast[i] = 0.0
+        acc[i] += sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))
+        qlast_hi[i] = 0.0
+        qlast_lo[i] = 0.0
         if abs(theta[i]) > ref:
             ref = abs(theta[i])
     for i in range(d):
@@ -98,9 +103,12 @@ def _aelr_kernel(X, y, k, eta, B, state):
         norm_tree[size + i] = c
     _tree_rebuild(abs_tree, size)
     _tree_rebuild(norm_tree, size)
-    acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to qlast[i]
-    qlast = np.zeros(d)
-    prefix = 0.0  # Σ_t 1/normaliser_t
+    acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to (qlast_hi + qlast_lo)[i]
+    qlast_hi = np.zeros(d)
+    qlast_lo = np.zeros(d)
+    hi = 0.0  # Σ_t 1/normaliser_t as the double-double hi + lo
+    lo = 0.0
+    norm_at_rescale = norm_tree[1]
     stamp = np.full(d, -1, dtype=np.int64)
     mult = np.zeros(d, dtype=np.int64)
     distinct = np.empty(k, dtype=np.int64)
@@ -112,10 +120,10 @@ def _aelr_kernel(X, y, k, eta, B, state):
     for t in range(m):
         norm_total = norm_tree[1]
         abs_total = abs_tree[1]
-        prefix += 1.0 / norm_total  # w_t enters the average
+        hi, lo = _prefix_add(hi, lo, 1.0 / norm_total)  # w_t enters the average
         # lines 4-8: k uniform coordinates (repeats are summed)
         nd = 0
-        for r in range(k):
+        for _ in range(k):
             i = next_index(state, d)
             if stamp[i] != t:
                 stamp[i] = t
@@ -136,7 +144,6 @@ def _aelr_kernel(X, y, k, eta, B, state):
         else:
             phi = -y[t]
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
-        too_big = False
         for q in range(nd):
             i = distinct[q]
             g = phi * scale * xs[q] * mult[i]
@@ -145,22 +152,23 @@ def _aelr_kernel(X, y, k, eta, B, state):
             elif g < -clip:
                 g = -clip
             sgn = 1.0 if theta[i] > 0.0 else -1.0
-            acc[i] += sgn * abs_tree[size + i] * (prefix - qlast[i])
-            qlast[i] = prefix
+            acc[i] += sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))
+            qlast_hi[i] = hi
+            qlast_lo[i] = lo
             theta[i] -= eta * g
             a, c = _aelr_leaves(theta[i], ref)
             _tree_set(abs_tree, size, i, a)
             _tree_set(norm_tree, size, i, c)
-            if abs(theta[i]) > ref + 300.0:
-                too_big = True
-        if too_big or norm_tree[1] < 1e-250:
-            ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast, prefix)
-            prefix = 0.0
+        if norm_tree[1] > 1e12 * norm_at_rescale or norm_tree[1] < 1e-250:
+            ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo)
+            hi = 0.0
+            lo = 0.0
+            norm_at_rescale = norm_tree[1]
             n_rescale += 1
     wbar = np.empty(d)
     for i in range(d):
         sgn = 1.0 if theta[i] > 0.0 else -1.0
-        wbar[i] = B * (acc[i] + sgn * abs_tree[size + i] * (prefix - qlast[i])) / m
+        wbar[i] = B * (acc[i] + sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))) / m
     return wbar, n_read, n_rescale
 
 

@@ -59,7 +59,7 @@ def _aer_kernel(X, y, k, lam, B, state):
             l1 += abs(w[i])
             cumulative[i] = l1
         yhat = 0.0
-        for r in range(half):
+        for _ in range(half):
             if l1 > 0.0:
                 i = next_weighted_index(state, cumulative)
                 if stamp[i] != t:

@@ -12,10 +12,12 @@ Per-example cost O(k log d), independent of d:
   projection of line 12 only multiplies s;
 * a sum-tree over u_j² gives ‖w‖² = s²·(root) and draws j ∝ w_j² in O(log d);
 * the running average is lazy: Σ_t w_t[i] = Σ over the periods where u_i is constant of
-  u_i · (sum of s over that period), with a prefix sum of s and, per coordinate, the
-  prefix value at its last change;
-* when s falls below 1e-60 it is folded into u (an O(d) step that happens at most once every
-  many iterations).
+  u_i · (sum of s over that period), with a prefix sum of s (kept in double-double
+  arithmetic, so that a difference of two prefix values is accurate even after s has
+  shrunk) and, per coordinate, the prefix value at its last change;
+* when s falls below 1e-12 it is folded into u and the prefix restarts (an O(d) step). With
+  the theorem's small η the projection shrinks s by a factor close to 1, so this is rare;
+  only with very large steps (η‖g̃‖ ≫ B) can it happen every few examples.
 
 Interpretations: line 1 leaves w_1 ≠ 0 with ‖w_1‖ ≤ B arbitrary; by default
 w_1 = 10⁻³·(B/√d)·𝟏 (‖w_1‖₂ = 10⁻³ B, so the run effectively starts at the origin, where
@@ -35,6 +37,7 @@ from ..rng import next_index, next_uniform
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
+    _prefix_add,
     _tree_draw,
     _tree_rebuild,
     _tree_set,
@@ -60,16 +63,18 @@ def _aerr_kernel(X, y, k, eta, B, w1, state):
     for i in range(d):
         tree[size + i] = u[i] * u[i]
     _tree_rebuild(tree, size)
-    acc = np.zeros(d)  # Σ_t w_t[i] up to the prefix value plast[i]
-    plast = np.zeros(d)
-    prefix = 0.0  # Σ of s over the iterates so far
+    acc = np.zeros(d)  # Σ_t w_t[i] up to the prefix value (plast_hi + plast_lo)[i]
+    plast_hi = np.zeros(d)
+    plast_lo = np.zeros(d)
+    hi = 0.0  # Σ of s over the iterates so far, as the double-double hi + lo
+    lo = 0.0
     stamp = np.full(d, -1, dtype=np.int64)
     idx = np.empty(k, dtype=np.int64)
     xs = np.empty(k)
     n_read = 0
     n_renorm = 0
     for t in range(m):
-        prefix += s  # w_t = s·u enters the average
+        hi, lo = _prefix_add(hi, lo, s)  # w_t = s·u enters the average
         # lines 3-7: k uniform coordinates, x̃ = (1/k) Σ_r d x[i_r] e_{i_r}
         for r in range(k):
             i = next_index(state, d)
@@ -93,27 +98,30 @@ def _aerr_kernel(X, y, k, eta, B, w1, state):
         coef = eta * phi * d / (k * s)
         for r in range(k):
             i = idx[r]
-            acc[i] += u[i] * (prefix - plast[i])
-            plast[i] = prefix
+            acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
+            plast_hi[i] = hi
+            plast_lo[i] = lo
             u[i] -= coef * xs[r]
             _tree_set(tree, size, i, u[i] * u[i])
         # line 12: w = v·B/max(‖v‖, B)
         norm_v = s * math.sqrt(tree[1])
         if norm_v > B:
             s *= B / norm_v
-        if s < 1e-60:  # fold the scale into u before it underflows
+        if s < 1e-12:  # fold the scale into u, restart the prefix sum
             for i in range(d):
-                acc[i] += u[i] * (prefix - plast[i])
-                plast[i] = 0.0
+                acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
+                plast_hi[i] = 0.0
+                plast_lo[i] = 0.0
                 u[i] *= s
                 tree[size + i] = u[i] * u[i]
             _tree_rebuild(tree, size)
-            prefix = 0.0
+            hi = 0.0
+            lo = 0.0
             s = 1.0
             n_renorm += 1
     wbar = np.empty(d)
     for i in range(d):
-        wbar[i] = (acc[i] + u[i] * (prefix - plast[i])) / m
+        wbar[i] = (acc[i] + u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))) / m
     return wbar, n_read, n_renorm
 
 

@@ -313,8 +313,7 @@ class Baseline(BudgetedRegressor):
     n_features_in_ : int
     """
 
-    def __init__(self, k=2, B=1.0, estimator="unbiased", n_restarts=10, max_iter=10000,
-                 tol=1e-9, random_state=None):
+    def __init__(self, k=2, B=1.0, estimator="unbiased", n_restarts=10, max_iter=10000, tol=1e-9, random_state=None):
         self.k = k
         self.B = B
         self.estimator = estimator
@@ -336,7 +335,7 @@ class Baseline(BudgetedRegressor):
         self
         """
         X, y = fit_data(self, X, y)
-        m, d = X.shape
+        d = X.shape[1]
         k = _check_even_budget(self.k, d)
         B = check_radius(self.B)
         literal = _check_estimator_name(self.estimator)
@@ -353,9 +352,7 @@ class Baseline(BudgetedRegressor):
         lipschitz = max(2.0 * spectral, 1e-12 * vmax / B, 1e-300)
         tol_abs = tol * (B * vmax + B * B * 2.0 * spectral)
         n_starts = 1 if convex else 1 + n_restarts
-        w, fval, gap, n_iter, conv = _baseline_minimise(
-            A, v, B, lipschitz, n_starts, max_iter, tol_abs, state
-        )
+        w, fval, gap, n_iter, conv = _baseline_minimise(A, v, B, lipschitz, n_starts, max_iter, tol_abs, state)
         if not conv:
             warnings.warn(
                 f"Baseline: KKT gap {gap:.3g} above tolerance {tol_abs:.3g} after max_iter="
