@@ -6,7 +6,6 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 
 from theorycheck.claims import Claim, Evidence, Measurement, Plot, register
 from theorycheck.stats import FAIL, PASS

@@ -170,7 +170,7 @@ class Theorem2(_KActiveLowerBound):
 
 
 def _thm3_instance(p):
-    return sparse_l1_instance(p["d"], int(round(p["c"] * p["k"])))
+    return sparse_l1_instance(p["d"], round(p["c"] * p["k"]))
 
 
 @register
@@ -192,7 +192,9 @@ class Theorem3(_KActiveLowerBound):
     subjects = {"predictors": DEFAULT_PREDICTORS, "instance": _thm3_instance}
     profiles = {
         "quick": {"d": 30, "k": 5, "c": 2.0, "examples": 100_000, "repetitions": 4, "delta": 1e-3, "resolution": 0.02},
-        "full": {"d": 300, "k": 20, "c": 2.5, "examples": 200_000, "repetitions": 10, "delta": 1e-3, "resolution": 0.02},
+        "full": {
+            "d": 300, "k": 20, "c": 2.5, "examples": 200_000, "repetitions": 10, "delta": 1e-3, "resolution": 0.02,
+        },
     }
 
     def check_params(self, p):
@@ -212,6 +214,6 @@ class Theorem3(_KActiveLowerBound):
     def instance_hypotheses(self, inst, p):
         l1 = float(np.abs(inst.w_star).sum())
         nnz = int(np.count_nonzero(inst.w_star))
-        ck = int(round(p["c"] * p["k"]))
+        ck = round(p["c"] * p["k"])
         return [Hypothesis("‖w*‖₁ = 1", abs(l1 - 1) <= 1e-12, f"‖w*‖₁ = {l1:.15g}"),
                 Hypothesis("‖w*‖₀ = ck", nnz == ck, f"‖w*‖₀ = {nnz}, ck = {ck}")]

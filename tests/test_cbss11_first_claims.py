@@ -104,7 +104,7 @@ def test_thm3_passes_and_fails_with_planted_defect(tmp_path):
     assert record["theory"] == pytest.approx((1 - 1 / 2) / (2 * 5))
 
     def copied_sparse(p):
-        inst = defects.CopiedAttributes(sparse_l1_instance(p["d"], int(round(p["c"] * p["k"]))).w_star)
+        inst = defects.CopiedAttributes(sparse_l1_instance(p["d"], round(p["c"] * p["k"])).w_star)
         return inst
 
     record = _run("cbss11.thm3", tmp_path / "bad", {"instance": copied_sparse, "predictors": defects.SCALED_FIRST})

@@ -2,7 +2,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -55,7 +54,7 @@ def test_list_by_paper_and_unknown_paper(capsys):
     ],
 )
 def test_bad_usage_exits_2_with_one_line(capsys, tmp_path, argv, message):
-    status, out, err = run(capsys, *argv, *(["--out", str(tmp_path)] if argv[0] == "verify" else []))
+    status, _, err = run(capsys, *argv, *(["--out", str(tmp_path)] if argv[0] == "verify" else []))
     assert status == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1, err
@@ -73,7 +72,7 @@ def _summary_without_timings(text):
 
 
 def test_verify_quick_passes_and_is_deterministic_across_jobs(capsys, tmp_path):
-    status1, out1, err1 = run(capsys, "verify", "cbss11.*", "--json", "--no-cache", "--out", str(tmp_path / "a"))
+    status1, out1, _ = run(capsys, "verify", "cbss11.*", "--json", "--no-cache", "--out", str(tmp_path / "a"))
     status2, out2, _ = run(capsys, "verify", "cbss11.*", "--json", "--jobs", "2", "--no-cache",
                            "--out", str(tmp_path / "b"))
     assert status1 == 0 and status2 == 0
@@ -95,7 +94,7 @@ def test_report_is_offline_and_rerenders(capsys, tmp_path):
     status, _, _ = run(capsys, "verify", "cbss11.*", "--quiet", "--out", str(tmp_path))
     assert status == 0
     (tmp_path / "index.html").unlink()
-    status, out, _ = run(capsys, "report", "--out", str(tmp_path))
+    status, _, _ = run(capsys, "report", "--out", str(tmp_path))
     assert status == 0 and (tmp_path / "index.html").exists()
     pages = list(tmp_path.glob("*.html"))
     assert len(pages) == 4

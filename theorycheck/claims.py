@@ -31,9 +31,13 @@ from .validation import ParameterError
 VERDICTS = (PASS, FAIL, INCONCLUSIVE)
 KINDS = ("exact", "bound", "rate", "comparison", "reproduction")
 PAPERS = {
-    "cbss11": "Cesa-Bianchi, Shalev-Shwartz, Shamir (JMLR 2011), Efficient learning with partially observed attributes",
+    "cbss11": (
+        "Cesa-Bianchi, Shalev-Shwartz, Shamir (JMLR 2011), Efficient learning with partially observed attributes"
+    ),
     "hk12": "Hazan, Koren (ICML 2012), Linear regression with limited observation",
-    "ks15": "Kukliansky, Shamir (ICML 2015), Attribute efficient linear regression with distribution-dependent sampling",
+    "ks15": (
+        "Kukliansky, Shamir (ICML 2015), Attribute efficient linear regression with distribution-dependent sampling"
+    ),
     "reyzin11": "Reyzin (ICML 2011), Boosting on a budget",
     "sk13": "Sabato, Kalai (ICML 2013), Feature multi-selection among subjective features",
 }

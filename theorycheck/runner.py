@@ -107,7 +107,6 @@ def code_version() -> str:
     if _CODE_VERSION is None:
         import proofs
         import simulations
-
         import theorycheck
 
         digest = hashlib.sha256()
@@ -185,7 +184,7 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         }
         # Round-trip through JSON now, so a cached and a fresh run see identical values.
         return repetition, json.loads(json.dumps(payload, default=_json_default)), None
-    except Exception:  # noqa: BLE001 - reported as the claim's ERROR, never cached
+    except Exception:
         return repetition, None, traceback.format_exc(limit=8)
 
 
@@ -340,7 +339,8 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "n_tasks": len(plan.tasks),
     }
     if error is not None or any(p is None for p in payloads):
-        record.update(verdict=ERROR, decision="The check itself raised an exception:\n" + (error or "missing task"), seconds=0.0)
+        message = "The check itself raised an exception:\n" + (error or "missing task")
+        record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
     start = time.perf_counter()
     rows = [row for p in payloads for row in p["rows"]]
@@ -350,8 +350,9 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         evidence = claim.decide(plan.params, table)
         if not isinstance(evidence, Evidence):
             raise TypeError(f"{claim.id}.decide must return Evidence")
-    except Exception:  # noqa: BLE001
-        record.update(verdict=ERROR, decision="Deciding raised an exception:\n" + traceback.format_exc(limit=8), seconds=0.0)
+    except Exception:
+        message = "Deciding raised an exception:\n" + traceback.format_exc(limit=8)
+        record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
     verdict, decision = evidence.verdict, evidence.decision
     broken = [h for h in hyps if not h.met]

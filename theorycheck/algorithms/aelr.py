@@ -97,10 +97,10 @@ def _aelr_kernel(X, y, k, eta, B, state):
     ref = 0.0
     abs_tree = np.zeros(2 * size)
     norm_tree = np.zeros(2 * size)
+    a0, c0 = _aelr_leaves(0.0, ref)  # w_1 = 0: z⁺ = z⁻ = 𝟏
     for i in range(d):
-        a, c = _aelr_leaves(0.0, ref)
-        abs_tree[size + i] = a
-        norm_tree[size + i] = c
+        abs_tree[size + i] = a0
+        norm_tree[size + i] = c0
     _tree_rebuild(abs_tree, size)
     _tree_rebuild(norm_tree, size)
     acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to (qlast_hi + qlast_lo)[i]

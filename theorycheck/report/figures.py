@@ -8,9 +8,9 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
 
 _PALETTE = sns.color_palette("colorblind")
 
@@ -19,8 +19,7 @@ def _series(summary: pd.DataFrame, hue: str | None):
     if hue is None or hue not in summary:
         yield None, summary
     else:
-        for name, group in summary.groupby(hue, sort=False):
-            yield name, group
+        yield from summary.groupby(hue, sort=False)
 
 
 def render_svg(summary: pd.DataFrame, plot: dict) -> str:
