@@ -66,19 +66,21 @@ def _summary_without_timings(text):
     summary = json.loads(text)
     for claim in summary["claims"]:
         claim.pop("seconds")
-        claim.pop("tasks_from_cache")
     summary.pop("environment")
     return summary
 
 
 def test_verify_quick_passes_and_is_deterministic_across_jobs(capsys, tmp_path):
-    status1, out1, _ = run(capsys, "verify", "cbss11.*", "--json", "--no-cache", "--out", str(tmp_path / "a"))
-    status2, out2, _ = run(capsys, "verify", "cbss11.*", "--json", "--jobs", "2", "--no-cache",
+    status1, out1, _ = run(capsys, "verify", *CBSS, "--json", "--no-cache", "--out", str(tmp_path / "a"))
+    status2, out2, _ = run(capsys, "verify", *CBSS, "--json", "--jobs", "2", "--no-cache",
                            "--out", str(tmp_path / "b"))
     assert status1 == 0 and status2 == 0
     s1, s2 = _summary_without_timings(out1), _summary_without_timings(out2)
     assert [c["verdict"] for c in s1["claims"]] == ["PASS"] * 3
     assert s1 == s2
+    # Re-running into the same folder (now from the cache) gives the same summary too.
+    _, out3, _ = run(capsys, "verify", *CBSS, "--json", "--jobs", "2", "--out", str(tmp_path / "a"))
+    assert _summary_without_timings(out3) == s1
     claim = s1["claims"][1]
     assert {"id", "verdict", "observed", "theory", "ratio", "delta", "params"} <= set(claim)
     # Files the contract promises.
@@ -91,13 +93,13 @@ def test_verify_quick_passes_and_is_deterministic_across_jobs(capsys, tmp_path):
 
 
 def test_report_is_offline_and_rerenders(capsys, tmp_path):
-    status, _, _ = run(capsys, "verify", "cbss11.*", "--quiet", "--out", str(tmp_path))
+    status, _, _ = run(capsys, "verify", *CBSS, "--quiet", "--out", str(tmp_path))
     assert status == 0
     (tmp_path / "index.html").unlink()
     status, _, _ = run(capsys, "report", "--out", str(tmp_path))
     assert status == 0 and (tmp_path / "index.html").exists()
     pages = list(tmp_path.glob("*.html"))
-    assert len(pages) == 4
+    assert len(pages) == len(CBSS) + 1
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text, page
@@ -129,7 +131,7 @@ def test_planted_defect_through_the_cli_exits_1(capsys, tmp_path):
 
 
 def test_summary_states_family_wise_error(capsys, tmp_path):
-    run(capsys, "verify", "cbss11.*", "--quiet", "--out", str(tmp_path))
+    run(capsys, "verify", *CBSS, "--quiet", "--out", str(tmp_path))
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["family_wise_delta"] == pytest.approx(2e-3)
     assert "union bound" in (tmp_path / "index.html").read_text()

@@ -41,7 +41,7 @@ PAPERS = {
     "reyzin11": "Reyzin (ICML 2011), Boosting on a budget",
     "sk13": "Sabato, Kalai (ICML 2013), Feature multi-selection among subjective features",
 }
-_ID = re.compile(r"^(cbss11|hk12|ks15|reyzin11|sk13)\.[a-z0-9][a-z0-9.\-]*$")
+_ID = re.compile(r"^(cbss11|hk12|ks15|reyzin11|sk13)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 
 @dataclass(frozen=True)
@@ -242,13 +242,14 @@ def discover() -> dict[str, Claim]:
 
 
 def select(patterns: list[str] | None, paper: str | None = None) -> list[Claim]:
-    """Claims whose id matches any pattern (exact id or shell glob); all when none given."""
+    """Claims whose id matches any pattern (exact id or shell glob, case-insensitive); all when
+    none given."""
     registry = discover()
     if paper is not None and paper not in PAPERS:
         raise ParameterError(f"unknown paper {paper!r}; known papers: {', '.join(PAPERS)}")
     chosen: list[Claim] = []
     for pattern in patterns or ["*"]:
-        hits = [c for cid, c in registry.items() if fnmatch.fnmatchcase(cid, pattern)]
+        hits = [c for cid, c in registry.items() if fnmatch.fnmatchcase(cid.lower(), pattern.lower())]
         if not hits:
             raise ParameterError(
                 f"no claim matches {pattern!r}; run `theorycheck list` to see the ids"

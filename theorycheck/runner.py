@@ -402,7 +402,7 @@ def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
 
 def write_summary(out: Path, records, *, profile: str, seed: int, env) -> dict[str, Any]:
     keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "delta", "params", "seconds", "profile", "seed", "tasks_from_cache")
+            "ratio", "delta", "params", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{k: r.get(k) for k in keys} for r in records],
