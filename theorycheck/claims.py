@@ -238,7 +238,12 @@ def discover() -> dict[str, Claim]:
                 if not info.name.startswith("_"):
                     importlib.import_module(f"{package_name}.{info.name}")
         _DISCOVERED = True
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted(_REGISTRY.items(), key=lambda item: natural_key(item[0])))
+
+
+def natural_key(claim_id: str) -> tuple:
+    """Sort key that puts lemma7 before lemma10 and thm3.1 before thm3.10."""
+    return tuple(int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", claim_id))
 
 
 def select(patterns: list[str] | None, paper: str | None = None) -> list[Claim]:
