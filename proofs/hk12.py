@@ -23,27 +23,13 @@ from fractions import Fraction
 import numpy as np
 
 from theorycheck import estimators as est
+from theorycheck.bounds.hk12 import clipping_bias_bound, gradient_second_moment_bound
 from theorycheck.claims import Claim, Evidence, Hypothesis, Measurement, Plot, register
 from theorycheck.stats import FAIL, PASS
 from theorycheck.validation import ParameterError, check_int, check_real
 
 Vector = tuple[Fraction, ...]
 Instance = tuple[str, Vector, Vector, Fraction]  # (family, w, x, y)
-
-
-# --------------------------------------------------------------------------------------------
-# right-hand sides (the paper's constants, exactly)
-# --------------------------------------------------------------------------------------------
-
-
-def gradient_second_moment_bound(B: Fraction, d: int, k: int) -> Fraction:
-    """8B²d/k: hk12 Lemma 3.3 (bound on E‖g̃‖₂²) and Lemma 3.8 (bound on ‖E g̃²‖∞)."""
-    return 8 * B * B * d / Fraction(k)
-
-
-def clipping_bias_bound(variance: Fraction, C: Fraction) -> Fraction:
-    """2·Var[X]/C: the right-hand side of hk12 Lemma A.2 (restated in ks15's supplement)."""
-    return 2 * variance / C
 
 
 # --------------------------------------------------------------------------------------------

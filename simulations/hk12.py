@@ -7,9 +7,9 @@ randomness; the exact population excess risk of its output w̄ (½-loss, against
 over the ball) is one observation. Three parts:
 
 (a) bound: for each design, R runs at the claim's m; the mean excess risk must be at most the
-    theorem's right-hand side (calibrated interval, see :func:`mean_interval`);
+    theorem's right-hand side (calibrated interval, see :func:`theorycheck.stats.bounded_mean_interval`);
 (b) rate in m: the same over a grid of m; a slope of the log mean excess risk against log m
-    that is significantly slower than m^(−1/2) is a FAIL (see :func:`slope_box`);
+    that is significantly slower than m^(−1/2) is a FAIL (see :func:`theorycheck.stats.slope_box`);
 (c) scaling in d/k: a grid of k at fixed d and m, the fitted slope against d/k is reported
     (theory ≤ +1/2 on the bound), never decisive.
 
@@ -41,71 +41,13 @@ from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.rng import kernel_state
 from theorycheck.validation import ParameterError, check_delta, check_int, check_real
 
-__all__ = ["anderson_interval", "lasso_design", "mean_interval", "ridge_design", "slope_box"]
+__all__ = ["lasso_design", "ridge_design"]
 
 _BATCH = 25  # runs per task: one cache file and one random stream per batch
 _RATE = -0.5  # the theorems' rate in m
 _SLACK = 1e-9  # relative slack for rounding in "w̄ lies in the ball" and in the range checks
 _RIDGE_DESIGNS = ("boundary", "correlated", "product_sign")
 _LASSO_DESIGNS = ("sparse", "correlated", "product_sign")
-
-
-# ---------------------------------------------------------------------------------- statistics
-def anderson_interval(values, a: float, b: float, delta: float) -> stats.Interval:
-    """Anderson's (1969) interval for the mean of i.i.d. variables in [a, b].
-
-    With ε = √(ln(2/δ)/(2n)), the two-sided Dvoretzky–Kiefer–Wolfowitz inequality with
-    Massart's constant gives sup_t |F_n(t) − F(t)| ≤ ε with probability ≥ 1 − δ, for every
-    distribution. On that event the survival function S = 1 − F lies between S_n − ε and
-    S_n + ε (clipped to [0, 1]), and the mean a + ∫_a^b S(t) dt lies between the two
-    integrals. Unlike Bernstein's bound, the lower end needs no range term: when the values
-    concentrate well above a, it stays close to the sample mean even for a wide [a, b].
-    """
-    x = np.sort(np.asarray(values, dtype=np.float64).ravel())
-    n = x.size
-    if n == 0:
-        raise ParameterError("a confidence interval needs at least one observation")
-    if not b > a or x[0] < a or x[-1] > b:
-        raise ParameterError(f"observations leave the declared range [{a}, {b}]: min {x[0]}, max {x[-1]}")
-    eps = math.sqrt(math.log(2.0 / check_delta(delta)) / (2.0 * n))
-    edges = np.concatenate([[a], x, [b]])
-    gaps = np.diff(edges)  # gap j spans [x_(j), x_(j+1)), where n − j values exceed t
-    survival = (n - np.arange(n + 1)) / n
-    low = a + float(gaps @ np.clip(survival - eps, 0.0, 1.0))
-    high = a + float(gaps @ np.clip(survival + eps, 0.0, 1.0))
-    return stats.Interval(float(x.mean()), low, high, delta, "Anderson (DKW)", n)
-
-
-def mean_interval(values, upper: float, delta: float) -> stats.Interval:
-    """Interval for the mean of i.i.d. variables in [0, upper], valid with probability ≥ 1 − δ.
-
-    The intersection of the empirical Bernstein interval (Maurer & Pontil 2009, Thm 4) and
-    Anderson's interval, each at δ/2 (union bound): Bernstein is the tighter one for values
-    spread near 0, Anderson's lower end the tighter one for values concentrated far from 0.
-    """
-    bern = stats.bernstein_interval(values, 0.0, upper, delta / 2.0)
-    ander = anderson_interval(values, 0.0, upper, delta / 2.0)
-    low, high = max(bern.low, ander.low), min(bern.high, ander.high)
-    return stats.Interval(bern.estimate, low, high, delta, "empirical Bernstein ∩ Anderson", bern.n)
-
-
-def slope_box(x, intervals) -> tuple[float, float]:
-    """Range of the least-squares slope of log(mean) on log(x) when each mean lies in its interval.
-
-    The slope is Σ c_i·log μ_i with c_i = (log x_i − mean log x)/Σ(log x − mean log x)², linear
-    in the log-means, so over the box of intervals its extremes take each μ_i at an end of
-    its interval. If every interval holds (probability ≥ 1 − Σδ_i by the union bound), the
-    slope through the true means lies in the returned range. A lower end at 0 gives ±∞.
-    """
-    lx = np.log(np.asarray(x, dtype=np.float64))
-    c = (lx - lx.mean()) / float(((lx - lx.mean()) ** 2).sum())
-    with np.errstate(divide="ignore"):
-        log_low = np.log(np.array([max(iv.low, 0.0) for iv in intervals]))
-        log_high = np.log(np.array([iv.high for iv in intervals]))
-    lo_terms = np.where(c > 0, c * log_low, c * log_high)
-    hi_terms = np.where(c > 0, c * log_high, c * log_low)
-    with np.errstate(invalid="ignore"):
-        return float(np.sum(lo_terms)), float(np.sum(hi_terms))
 
 
 # ---------------------------------------------------------------------------------- designs
@@ -379,7 +321,7 @@ class _RiskBoundClaim(Claim):
                 rec.update(low=math.nan, high=math.nan, verdict="not tested")
                 lines.append(f"- (a) {name}: not tested (w̄ left the ball, so the excess risk has no known range).")
             else:
-                iv = mean_interval(vals, top, per_a)
+                iv = stats.bounded_mean_interval(vals, top, per_a)
                 dec = stats.decide_at_most(iv, bound, res * bound)
                 verdicts.append(dec.verdict)
                 rec.update(low=iv.low, high=iv.high, verdict=dec.verdict)
@@ -412,7 +354,7 @@ class _RiskBoundClaim(Claim):
                 if name in bad_designs:
                     rec.update(low=math.nan, high=math.nan)
                 else:
-                    iv = mean_interval(vals, top, per_b)
+                    iv = stats.bounded_mean_interval(vals, top, per_b)
                     rec.update(low=iv.low, high=iv.high)
                     if informative:
                         pts.append((m, iv))
@@ -426,7 +368,7 @@ class _RiskBoundClaim(Claim):
                     f"E0 = L(0) − L(w*) = {e0:.4g} (at least 3 are needed).")
                 continue
             ms = [m for m, _ in pts]
-            low, high = slope_box(ms, [iv for _, iv in pts])
+            low, high = stats.slope_box(ms, [iv for _, iv in pts])
             means = [iv.estimate for _, iv in pts]
             point = stats.loglog_slope(ms, means, delta) if min(means) > 0 else None
             point_text = (f"least-squares slope of the observed means {point.slope:.3f} "

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from simulations.hk12 import anderson_interval, mean_interval, ridge_design, slope_box
+from simulations.hk12 import ridge_design
 from theorycheck import stats
 from theorycheck.algorithms import AELR, AERR, aelr_eta, aerr_eta
 from theorycheck.bounds.hk12 import (
@@ -27,6 +27,8 @@ from theorycheck.generators.designs import correlated_design, sparse_lasso_desig
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.rng import kernel_state
 from theorycheck.runner import run_claims
+from theorycheck.stats import anderson_interval, slope_box
+from theorycheck.stats import bounded_mean_interval as mean_interval
 from theorycheck.validation import ParameterError
 
 # The parts (b) rate and (c) d/k scaling are switched off where a test is about part (a) or

@@ -6,7 +6,11 @@ interval it used, so a verdict can be traced to an inequality:
 * :func:`hoeffding_interval` for i.i.d. variables in a known range [a, b];
 * :func:`bernstein_interval`, the empirical Bernstein bound of Maurer & Pontil (2009,
   Thm 4), which adapts to a small variance and still needs only the range;
+* :func:`anderson_interval`, Anderson's (1969) DKW-based interval for a bounded mean, whose
+  lower end needs no range term, and :func:`bounded_mean_interval`, its intersection with
+  the empirical Bernstein interval;
 * :func:`binomial_interval`, the exact Clopper–Pearson interval for a frequency;
+* :func:`slope_box`, a calibrated interval for a log–log slope from per-point intervals;
 * :func:`loglog_slope`, an ordinary least-squares slope of log y on log x with a Student-t
   interval (the errors of the log means are treated as i.i.d. Gaussian; the interval is
   approximate, and claims that gate a verdict on it say so);
@@ -127,6 +131,63 @@ def pool_moments(counts, means, variances) -> tuple[int, float, float]:
     mean = float((counts * means).sum() / n)
     sq = ((counts - 1.0) * variances).sum() + (counts * (means - mean) ** 2).sum()
     return int(n), mean, float(sq / (n - 1.0)) if n > 1 else 0.0
+
+
+def anderson_interval(values, a: float, b: float, delta: float) -> Interval:
+    """Anderson's (1969) interval for the mean of i.i.d. variables in [a, b].
+
+    With ε = √(ln(2/δ)/(2n)), the two-sided Dvoretzky–Kiefer–Wolfowitz inequality with
+    Massart's constant gives sup_t |F_n(t) − F(t)| ≤ ε with probability ≥ 1 − δ, for every
+    distribution. On that event the survival function S = 1 − F lies between S_n − ε and
+    S_n + ε (clipped to [0, 1]), and the mean a + ∫_a^b S(t) dt lies between the two
+    integrals. Unlike Bernstein's bound, the lower end needs no range term: when the values
+    concentrate well above a, it stays close to the sample mean even for a wide [a, b].
+    """
+    x = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    n = x.size
+    if n == 0:
+        raise ParameterError("a confidence interval needs at least one observation")
+    if not b > a or x[0] < a or x[-1] > b:
+        raise ParameterError(f"observations leave the declared range [{a}, {b}]: min {x[0]}, max {x[-1]}")
+    eps = math.sqrt(math.log(2.0 / check_delta(delta)) / (2.0 * n))
+    edges = np.concatenate([[a], x, [b]])
+    gaps = np.diff(edges)  # gap j spans [x_(j), x_(j+1)), where n − j values exceed t
+    survival = (n - np.arange(n + 1)) / n
+    low = a + float(gaps @ np.clip(survival - eps, 0.0, 1.0))
+    high = a + float(gaps @ np.clip(survival + eps, 0.0, 1.0))
+    return Interval(float(x.mean()), low, high, delta, "Anderson (DKW)", n)
+
+
+def bounded_mean_interval(values, upper: float, delta: float) -> Interval:
+    """Interval for the mean of i.i.d. variables in [0, upper], valid with probability ≥ 1 − δ.
+
+    The intersection of the empirical Bernstein interval (Maurer & Pontil 2009, Thm 4) and
+    Anderson's interval, each at δ/2 (union bound): Bernstein is the tighter one for values
+    spread near 0, Anderson's lower end the tighter one for values concentrated far from 0.
+    """
+    bern = bernstein_interval(values, 0.0, upper, delta / 2.0)
+    ander = anderson_interval(values, 0.0, upper, delta / 2.0)
+    low, high = max(bern.low, ander.low), min(bern.high, ander.high)
+    return Interval(bern.estimate, low, high, delta, "empirical Bernstein ∩ Anderson", bern.n)
+
+
+def slope_box(x, intervals) -> tuple[float, float]:
+    """Range of the least-squares slope of log(mean) on log(x) when each mean lies in its interval.
+
+    The slope is Σ c_i·log μ_i with c_i = (log x_i − mean log x)/Σ(log x − mean log x)², linear
+    in the log-means, so over the box of intervals its extremes take each μ_i at an end of
+    its interval. If every interval holds (probability ≥ 1 − Σδ_i by the union bound), the
+    slope through the true means lies in the returned range. A lower end at 0 gives ±∞.
+    """
+    lx = np.log(np.asarray(x, dtype=np.float64))
+    c = (lx - lx.mean()) / float(((lx - lx.mean()) ** 2).sum())
+    with np.errstate(divide="ignore"):
+        log_low = np.log(np.array([max(iv.low, 0.0) for iv in intervals]))
+        log_high = np.log(np.array([iv.high for iv in intervals]))
+    lo_terms = np.where(c > 0, c * log_low, c * log_high)
+    hi_terms = np.where(c > 0, c * log_high, c * log_low)
+    with np.errstate(invalid="ignore"):
+        return float(np.sum(lo_terms)), float(np.sum(hi_terms))
 
 
 def binomial_interval(successes: int, trials: int, delta: float) -> Interval:

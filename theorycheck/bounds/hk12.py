@@ -23,6 +23,7 @@ Both proofs go through a bound for a general step size, which is what a run with
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from ..validation import ParameterError, check_int, check_real
 
@@ -122,3 +123,14 @@ def thm34_bound_for_eta(d, k, m, B, eta) -> float:
     if eta > 1.0 / (2.0 * math.sqrt(g2)):
         return math.inf
     return B * (math.log(2.0 * d) / (eta * m) + 5.0 * eta * g2)
+
+
+# Exact right-hand sides: with Fraction inputs they return Fractions, for the exact claims.
+def gradient_second_moment_bound(B: Fraction, d: int, k: int) -> Fraction:
+    """8B²d/k: hk12 Lemma 3.3 (bound on E‖g̃‖₂²) and Lemma 3.8 (bound on ‖E g̃²‖∞)."""
+    return 8 * B * B * d / Fraction(k)
+
+
+def clipping_bias_bound(variance: Fraction, C: Fraction) -> Fraction:
+    """2·Var[X]/C: the right-hand side of hk12 Lemma A.2 (restated in ks15's supplement)."""
+    return 2 * variance / C
