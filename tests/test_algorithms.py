@@ -22,14 +22,13 @@ from theorycheck.algorithms import (
     Baseline,
     ExponentiatedGradient,
     OnlineGradientDescent,
-    aelr_eta,
     aer_lambda,
-    aerr_eta,
     baseline_estimates,
     baseline_objective,
     sklearn_baselines,
 )
 from theorycheck.algorithms._common import seed_sequence
+from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
 from theorycheck.projections import project_l1_ball
 from theorycheck.rng import (
     kernel_state,
@@ -478,8 +477,8 @@ def test_default_step_sizes():
     assert AELR(k=3, B=2.0).fit(X, y).eta_ == pytest.approx(root / 16)
     assert AELR(k=3, B=2.0, eta="proof").fit(X, y).eta_ == pytest.approx(root / 8)
     assert aer_lambda(10, 400, 4) == pytest.approx(12 * 10 * np.sqrt(np.log(400) / 1600))
-    assert aerr_eta(10, 400, 3) == pytest.approx(np.sqrt(3 / 8000))
-    assert aelr_eta(10, 400, 3, 1.0) == aelr_eta(10, 400, 3, 1.0, "proof")
+    assert thm31_eta(10, 3, 400) == pytest.approx(np.sqrt(3 / 8000))
+    assert thm34_eta(10, 3, 400, 1.0) == thm34_eta(10, 3, 400, 1.0, "proof")
     assert OnlineGradientDescent().fit(X, y).eta_ == pytest.approx(1 / 20)
     assert ExponentiatedGradient(B=2.0).fit(X, y).eta_ == pytest.approx(np.sqrt(np.log(20) / 400) / 4)
 
@@ -550,7 +549,7 @@ def test_bad_inputs_functions_and_predict():
     with pytest.raises(ParameterError):
         aer_lambda(4, 1, 2)
     with pytest.raises(ParameterError):
-        aelr_eta(4, 10, 2, 1.0, which="other")
+        thm34_eta(4, 2, 10, 1.0, which="other")
     model = AERR(random_state=0).fit(_X, _Y)
     with pytest.raises(ParameterError):
         model.predict(_X[:, :3])

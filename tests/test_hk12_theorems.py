@@ -11,7 +11,7 @@ from scipy import stats as sps
 
 from simulations.hk12 import ridge_design
 from theorycheck import stats
-from theorycheck.algorithms import AELR, AERR, aelr_eta, aerr_eta
+from theorycheck.algorithms import AELR, AERR
 from theorycheck.bounds.hk12 import (
     lemma33_second_moment,
     thm31_bound_for_eta,
@@ -63,7 +63,7 @@ def _fit_with(model, fit, X, y, **params):
 def _aelr_base_eta(model, m, d):
     if isinstance(model.eta, int | float):
         return float(model.eta)
-    return aelr_eta(d, m, model.k, model.B, "theorem" if model.eta is None else model.eta)
+    return thm34_eta(d, model.k, m, model.B, "theorem" if model.eta is None else model.eta)
 
 
 class TenfoldEtaAERR(AERR):
@@ -71,7 +71,7 @@ class TenfoldEtaAERR(AERR):
 
     def fit(self, X, y):
         m, d = np.shape(X)
-        base = aerr_eta(d, m, self.k) if self.eta is None else self.eta
+        base = thm31_eta(d, self.k, m) if self.eta is None else self.eta
         return _fit_with(self, super().fit, X, y, eta=10.0 * base)
 
 
@@ -91,7 +91,7 @@ class MissingScaleAERR(AERR):
 
     def fit(self, X, y):
         m, d = np.shape(X)
-        base = aerr_eta(d, m, self.k) if self.eta is None else self.eta
+        base = thm31_eta(d, self.k, m) if self.eta is None else self.eta
         return _fit_with(self, super().fit, X, y, eta=base * self.k / d)
 
 
@@ -114,7 +114,7 @@ class NoProjectionAERR(AERR):
     def fit(self, X, y):
         m, d = np.shape(X)
         w1 = np.full(d, 1e-3 * self.B / math.sqrt(d)) if self.w_init is None else self.w_init
-        eta = aerr_eta(d, m, self.k) if self.eta is None else self.eta
+        eta = thm31_eta(d, self.k, m) if self.eta is None else self.eta
         return _fit_with(self, super().fit, X, y, B=1e300, w_init=w1, eta=eta)
 
 
@@ -151,10 +151,6 @@ def test_bound_values_and_step_sizes():
     assert thm34_excess_risk(d, k, m, B) == pytest.approx(
         4 * B * B * math.sqrt(10 * d * math.log(2 * d) / (k * m)), rel=1e-15)
     assert lemma33_second_moment(d, k, B) == pytest.approx(8 * B * B * d / k)
-    # the library's learners use the same step sizes
-    assert thm31_eta(d, k, m) == pytest.approx(aerr_eta(d, m, k), rel=1e-15)
-    for which in ("theorem", "proof"):
-        assert thm34_eta(d, k, m, B, which) == pytest.approx(aelr_eta(d, m, k, B, which), rel=1e-15)
     # the proofs' general-η bounds meet the stated ones at the proofs' η
     assert thm31_bound_for_eta(d, k, m, B, thm31_eta(d, k, m)) == pytest.approx(thm31_excess_risk(d, k, m, B))
     stated = thm34_excess_risk(d, k, m, B)

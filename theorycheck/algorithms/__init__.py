@@ -15,9 +15,9 @@ Every estimator sets ``coef_`` (the averaged predictor w̄), ``intercept_ = 0.0`
 ``n_attributes_seen_`` (counted inside the kernel) and ``n_features_in_``.
 """
 
-from .aelr import AELR, aelr_eta
+from .aelr import AELR
 from .aer import AER, aer_lambda
-from .aerr import AERR, aerr_eta
+from .aerr import AERR
 from .baseline import Baseline, baseline_estimates, baseline_objective
 from .full_information import ExponentiatedGradient, OnlineGradientDescent, sklearn_baselines
 
@@ -28,9 +28,7 @@ __all__ = [
     "Baseline",
     "ExponentiatedGradient",
     "OnlineGradientDescent",
-    "aelr_eta",
     "aer_lambda",
-    "aerr_eta",
     "baseline_estimates",
     "baseline_objective",
     "sklearn_baselines",

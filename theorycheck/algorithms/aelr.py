@@ -36,8 +36,9 @@ import math
 import numpy as np
 from numba import njit
 
+from ..bounds.hk12 import thm34_eta
 from ..rng import next_index, next_uniform
-from ..validation import ParameterError, check_int
+from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
     _prefix_add,
@@ -52,7 +53,7 @@ from ._common import (
     state_from,
 )
 
-__all__ = ["AELR", "aelr_eta"]
+__all__ = ["AELR"]
 
 
 @njit(cache=True)
@@ -172,33 +173,6 @@ def _aelr_kernel(X, y, k, eta, B, state):
     return wbar, n_read, n_rescale
 
 
-def aelr_eta(d, m, k, B, which="theorem") -> float:
-    """The step size of hk12 Theorem 3.4.
-
-    Parameters
-    ----------
-    d, m, k : int
-    B : float
-    which : {"theorem", "proof"}
-        ``"theorem"``: η = (1/(4B²))√(2k log(2d)/(5 m d)) as stated;
-        ``"proof"``: η = (1/G)√(log(2d)/(5m)) with G = 2B√(2d/k), i.e. 1/(4B) in front.
-
-    Returns
-    -------
-    float
-    """
-    d = check_int("d", d, low=1)
-    m = check_int("m", m, low=1)
-    k = check_int("k", k, low=1)
-    B = check_radius(B)
-    root = math.sqrt(2.0 * k * math.log(2.0 * d) / (5.0 * m * d))
-    if which == "theorem":
-        return root / (4.0 * B * B)
-    if which == "proof":
-        return root / (4.0 * B)
-    raise ParameterError(f"which must be 'theorem' or 'proof', got {which!r}")
-
-
 class AELR(BudgetedRegressor):
     """Attribute Efficient Lasso Regression (hk12 Algorithm 2).
 
@@ -257,11 +231,11 @@ class AELR(BudgetedRegressor):
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)
         if self.eta is None:
-            eta = aelr_eta(d, m, k, B, "theorem")
+            eta = thm34_eta(d, k, m, B, "theorem")
         elif isinstance(self.eta, str):
             if self.eta != "proof":
                 raise ParameterError(f"eta must be a positive number, 'proof' or None, got {self.eta!r}")
-            eta = aelr_eta(d, m, k, B, "proof")
+            eta = thm34_eta(d, k, m, B, "proof")
         else:
             eta = check_step("eta", self.eta)
         wbar, n_read, n_rescale = _aelr_kernel(X, y, k, eta, B, state_from(self.random_state))

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..bounds.hk12 import thm31_eta
 from ..rng import next_index, next_uniform
 from ..validation import ParameterError, check_matrix
 from ._common import (
@@ -49,7 +50,7 @@ from ._common import (
     state_from,
 )
 
-__all__ = ["AERR", "aerr_eta"]
+__all__ = ["AERR"]
 
 
 @njit(cache=True)
@@ -125,15 +126,6 @@ def _aerr_kernel(X, y, k, eta, B, w1, state):
     return wbar, n_read, n_renorm
 
 
-def aerr_eta(d, m, k) -> float:
-    """The step size of hk12 Theorem 3.1: η = √(k/(2 d m)).
-
-    It equals the proof's choice η = 2B/(G√m) with G = 2B√(2d/k) (Lemma 3.3), so it does not
-    depend on B.
-    """
-    return math.sqrt(k / (2.0 * d * m))
-
-
 class AERR(BudgetedRegressor):
     """Attribute Efficient Ridge Regression (hk12 Algorithm 1).
 
@@ -193,7 +185,7 @@ class AERR(BudgetedRegressor):
         m, d = X.shape
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)
-        eta = aerr_eta(d, m, k) if self.eta is None else check_step("eta", self.eta)
+        eta = thm31_eta(d, k, m) if self.eta is None else check_step("eta", self.eta)
         if self.w_init is None:
             w1 = np.full(d, 1e-3 * B / math.sqrt(d))
         else:
