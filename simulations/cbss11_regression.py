@@ -747,6 +747,9 @@ class Theorem6(Claim):
         ]
         if lift_m or lift_p:
             notes.append(f"{lift_m + lift_p} runs had excess risk ≤ 1e-300 and were lifted to it for the log fit.")
+        notes.insert(0, "Loss convention: cbss11's (⟨w, x⟩ − y)². Under hk12's ½(⟨w, x⟩ − y)² every excess "
+                     "risk halves: the log–log slopes, and so the verdict, are unchanged; the measured "
+                     "constant c halves.")
         notes.append(_ball_note(table, p["B"]))
         unconverged = int((~table["converged"].astype(bool)).sum())
         if unconverged:
@@ -893,6 +896,14 @@ class Theorem12(Claim):
             f"{thm12_regret_constant(12.0):.4g} instead of 16 (proof's λ: {thm12_regret_constant(16.0):.4g}).",
         ]
         notes.append(_ball_note(table, p["B"]))
+        halved = main["excess"] / 2 > main["bound"]
+        v_half = _frequency_decision(int(halved.sum()), int(halved.sum()), n, p["delta_bound"], p["delta"],
+                                     p["resolution"], "repetitions exceed the bound")[0]
+        notes.insert(0, (
+            f"Loss convention: cbss11's (⟨w, x⟩ − y)². Under hk12's ½(⟨w, x⟩ − y)², against the same "
+            f"right-hand side, every excess risk halves: {int(halved.sum())}/{n} violations, verdict {v_half} "
+            f"(" + ("the same" if v_half == verdict else "a DIFFERENT") + " verdict)."
+        ))
         if hint:
             notes.append(hint)
         return Evidence(verdict=verdict, observed=observed, theory=bound, ratio=observed / bound,

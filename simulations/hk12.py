@@ -114,6 +114,10 @@ def _excess_range(norm: str, moments, B: float, w_opt: np.ndarray) -> float:
     return min(top, 2.0 * B * B)
 
 
+def _ratio_text(ratio) -> str:
+    return "—" if ratio is None else f"{ratio:.3g}"
+
+
 def _moments(design):
     return (
         np.asarray(design.second_moment, dtype=np.float64),
@@ -275,6 +279,19 @@ class _RiskBoundClaim(Claim):
 
     # -- verdict
     def decide(self, p, table):
+        evidence = self._decide_half_loss(p, table)
+        # cbss11's convention has no ½: every excess risk, its range and L(0) − L(w*) double.
+        doubled = table.assign(excess=2 * table["excess"], range=2 * table["range"], e0=2 * table["e0"])
+        other = self._decide_half_loss(p, doubled)
+        same = "the same verdict" if other.verdict == evidence.verdict else "a DIFFERENT verdict"
+        evidence.notes.insert(0, (
+            f"Loss convention: hk12's ½(⟨w, x⟩ − y)². Under cbss11's (⟨w, x⟩ − y)², against the same "
+            f"right-hand side, every excess risk doubles: the verdict would be {other.verdict} ({same}), "
+            f"worst observed/bound {_ratio_text(other.ratio)} instead of {_ratio_text(evidence.ratio)}."
+        ))
+        return evidence
+
+    def _decide_half_loss(self, p, table):
         designs = list(dict.fromkeys(table["design"]))
         n_designs = len(designs)
         delta = float(p["delta"])

@@ -1,0 +1,22 @@
+"""Each regression bound states its loss convention and what the other convention would give."""
+
+import re
+
+import pytest
+
+from theorycheck.claims import discover
+from theorycheck.runner import run_claims
+
+
+@pytest.mark.parametrize(("claim_id", "factor"), [("hk12.thm3.1", 2.0), ("hk12.thm3.4", 2.0)])
+def test_hk12_bounds_report_the_doubled_convention(claim_id, factor, tmp_path):
+    (record,) = run_claims([discover()[claim_id]], out=tmp_path, progress=False)
+    note = record["notes"][0]
+    assert note.startswith("Loss convention: hk12's ½")
+    other, ours = map(float, re.search(r"observed/bound ([\d.e+-]+) instead of ([\d.e+-]+)", note).groups())
+    assert other == pytest.approx(factor * ours, rel=1e-2)
+
+
+def test_cbss11_thm12_reports_the_halved_convention(tmp_path):
+    (record,) = run_claims([discover()["cbss11.thm12"]], out=tmp_path, progress=False)
+    assert record["notes"][0].startswith("Loss convention: cbss11's (⟨w, x⟩ − y)²")
