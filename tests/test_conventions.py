@@ -13,7 +13,7 @@ def test_hk12_bounds_report_the_doubled_convention(claim_id, factor, tmp_path):
     (record,) = run_claims([discover()[claim_id]], out=tmp_path, progress=False)
     note = record["notes"][0]
     assert note.startswith("Loss convention: hk12's ½")
-    other, ours = map(float, re.search(r"observed/bound ([\d.e+-]+) instead of ([\d.e+-]+)", note).groups())
+    other, ours = map(float, re.search(r"observed/bound ([\d.e+-]+) instead of ([\d.e+-]+?)\.?$", note).groups())
     assert other == pytest.approx(factor * ours, rel=1e-2)
 
 
