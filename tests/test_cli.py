@@ -135,3 +135,14 @@ def test_summary_states_family_wise_error(capsys, tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["family_wise_delta"] == pytest.approx(2e-3)
     assert "union bound" in (tmp_path / "index.html").read_text()
+
+
+def test_every_claim_is_deterministic_across_jobs(capsys, tmp_path):
+    outs = {}
+    for jobs in ("1", "2"):
+        status, out, _ = run(capsys, "verify", "--json", "--quiet", "--jobs", jobs, "--out", str(tmp_path / jobs))
+        assert status == 0
+        outs[jobs] = _summary_without_timings(out)
+    assert outs["1"] == outs["2"]
+    for table in (tmp_path / "1" / "tables").glob("*.csv"):
+        assert table.read_bytes() == (tmp_path / "2" / "tables" / table.name).read_bytes(), table.name
