@@ -44,6 +44,8 @@ from theorycheck.validation import ParameterError, check_delta, check_int, check
 __all__ = ["lasso_design", "ridge_design"]
 
 _BATCH = 25  # runs per task: one cache file and one random stream per batch
+# The instance on which Theorem 3.4's printed step size visibly breaks the stated bound.
+_ERRATUM = {"d": 8, "k": 4, "s": 1, "B": 16.0, "m": 100_000}
 _RATE = -0.5  # the theorems' rate in m
 _SLACK = 1e-9  # relative slack for rounding in "w̄ lies in the ball" and in the range checks
 _RIDGE_DESIGNS = ("boundary", "correlated", "product_sign")
@@ -583,17 +585,59 @@ class Theorem34(_RiskBoundClaim):
                   "eta_rule": "theorem", "m": 1000, "repetitions": 100, "rate_designs": ("sparse",),
                   "m_grid": (10000, 20000, 40000, 80000),
                   "rate_repetitions": 15, "k_grid": (1, 2, 4, 8), "dk_m": 4000, "dk_repetitions": 20,
-                  "delta": 1e-3, "resolution": 0.1},
+                  "erratum_repetitions": 20, "delta": 1e-3, "resolution": 0.1},
         "full": {"designs": _LASSO_DESIGNS, "d": 100, "k": 20, "s": 1, "B": 1.0, "noise": 0.2, "rho": 0.9,
                  "eta_rule": "theorem", "m": 100000, "repetitions": 200, "rate_designs": ("sparse", "correlated"),
                  "m_grid": (10000, 30000, 100000, 300000, 1000000), "rate_repetitions": 50,
                  "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 20000, "dk_repetitions": 50,
-                 "delta": 1e-3, "resolution": 0.1},
+                 "erratum_repetitions": 50, "delta": 1e-3, "resolution": 0.1},
     }
+
+    def tasks(self, p):
+        out = super().tasks(p)
+        for rule in ("theorem", "proof"):
+            for start in range(0, p["erratum_repetitions"], _BATCH):
+                out.append({"part": f"erratum-{rule}", "design": "sparse", "m": _ERRATUM["m"], "k": _ERRATUM["k"],
+                            "first": start, "reps": min(_BATCH, p["erratum_repetitions"] - start)})
+        return out
+
+    def measure(self, p, task, subjects, seed):
+        if task["part"].startswith("erratum-"):
+            p = {**p, **_ERRATUM, "eta_rule": task["part"].removeprefix("erratum-")}
+        return super().measure(p, task, subjects, seed)
+
+    def decide(self, p, table):
+        is_erratum = table["part"].str.startswith("erratum-")
+        evidence = super().decide(p, table[~is_erratum])
+        if is_erratum.any():
+            evidence.notes.append(self._erratum_note(p, table[is_erratum]))
+        return evidence
+
+    def _erratum_note(self, p, table) -> str:
+        """Theorem 3.4's printed η against the proof's, at B = 16, outside the verdict."""
+        found, above = [], {}
+        for rule in ("theorem", "proof"):
+            part = table[table["part"] == f"erratum-{rule}"]
+            vals, bound, top = part["excess"].to_numpy(), float(part["bound"].iloc[0]), float(part["range"].iloc[0])
+            iv = stats.bounded_mean_interval(vals, top, p["delta"] / 2)
+            above[rule] = iv.low > bound
+            side = ("lies entirely ABOVE the stated bound" if iv.low > bound else
+                    "lies below the stated bound" if iv.high <= bound else "straddles the stated bound")
+            found.append(f"with the {rule}'s η = {float(part['eta'].iloc[0]):.3g}, mean excess risk "
+                         f"{vals.mean():.4g} against the stated bound {bound:.4g} (ratio {vals.mean() / bound:.3g}); "
+                         f"its interval [{iv.low:.4g}, {iv.high:.4g}] at δ/2 {side}")
+        e = _ERRATUM
+        return (f"Paper erratum, shown on this run (not part of the verdict): Theorem 3.4 prints η with B² where "
+                f"its proof has B. On the {e['s']}-sparse design with d = {e['d']}, k = {e['k']}, B = {e['B']:g}, "
+                f"m = {e['m']} and {len(table) // 2} runs per rule: " + "; ".join(found) + ". "
+                + ("So the statement as printed fails for large B, while the proof's η does not."
+                   if above["theorem"] and not above["proof"] else
+                   "This run does not separate the two step sizes decisively."))
 
     def check_params(self, p):
         super().check_params(p)
         check_int("s", p["s"], low=1, high=p["d"])
+        check_int("erratum_repetitions", p["erratum_repetitions"], low=0)
         if p["eta_rule"] not in ("theorem", "proof"):
             raise ParameterError(f"eta_rule must be 'theorem' or 'proof', got {p['eta_rule']!r}")
         floor = math.log(2 * p["d"])

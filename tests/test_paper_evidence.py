@@ -1,0 +1,41 @@
+"""Each regression bound states its loss convention and what the other convention would give;
+pages show the evidence of the paper errata found."""
+
+import re
+
+import pytest
+
+from theorycheck.claims import discover
+from theorycheck.runner import run_claims
+
+
+@pytest.mark.parametrize(("claim_id", "factor"), [("hk12.thm3.1", 2.0), ("hk12.thm3.4", 2.0)])
+def test_hk12_bounds_report_the_doubled_convention(claim_id, factor, tmp_path):
+    (record,) = run_claims([discover()[claim_id]], out=tmp_path, progress=False)
+    note = record["notes"][0]
+    assert note.startswith("Loss convention: hk12's ½")
+    other, ours = map(float, re.search(r"observed/bound ([\d.e+-]+) instead of ([\d.e+-]+?)\.?$", note).groups())
+    assert other == pytest.approx(factor * ours, rel=1e-2)
+
+
+def test_cbss11_thm12_reports_the_halved_convention(tmp_path):
+    (record,) = run_claims([discover()["cbss11.thm12"]], out=tmp_path, progress=False)
+    assert record["notes"][0].startswith("Loss convention: cbss11's (⟨w, x⟩ − y)²")
+
+
+def test_thm34_page_shows_the_printed_step_size_failing_at_large_B(tmp_path):
+    (record,) = run_claims([discover()["hk12.thm3.4"]], out=tmp_path, progress=False)
+    assert record["verdict"] == "PASS"  # the verdict is for B = 1, where both step sizes agree
+    note = record["notes"][-1]
+    theorem, proof = note.split("; with the proof's")
+    assert "lies entirely ABOVE the stated bound" in theorem
+    assert "ABOVE" not in proof
+    assert "So the statement as printed fails for large B" in note
+
+
+def test_lemma8_page_shows_figure_1_as_printed_is_biased(tmp_path):
+    (record,) = run_claims([discover()["cbss11.lemma8"]], out=tmp_path, progress=False)
+    assert record["verdict"] == "PASS"
+    note = next(n for n in record["notes"] if n.startswith("Paper erratum"))
+    violations, runs = map(int, re.search(r"a violation in (\d+) of (\d+) repetitions", note).groups())
+    assert violations == runs == record["params"]["repetitions"]
