@@ -12,7 +12,11 @@ ARGS = ["verify", "cbss11.thm2", "--set", "repetitions=30", "examples=200000"]
 
 def test_sigint_leaves_no_partial_files_and_the_rerun_resumes(tmp_path):
     cmd = [sys.executable, "-m", "theorycheck", *ARGS, "--out", str(tmp_path), "--quiet"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A background shell (CI runners, nohup) starts us with SIGINT ignored, and a child
+    # inherits that; give the child the default disposition so that Python turns the
+    # signal into KeyboardInterrupt as it does in a terminal.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     cache = tmp_path / ".cache" / "cbss11.thm2"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(cache.rglob("task-*.json"))) < 3:
