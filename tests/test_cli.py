@@ -146,3 +146,15 @@ def test_every_claim_is_deterministic_across_jobs(capsys, tmp_path):
     assert outs["1"] == outs["2"]
     for table in (tmp_path / "1" / "tables").glob("*.csv"):
         assert table.read_bytes() == (tmp_path / "2" / "tables" / table.name).read_bytes(), table.name
+
+
+def test_index_keeps_earlier_results_apart_from_the_run(capsys, tmp_path):
+    run(capsys, "verify", "cbss11.lemma7", "cbss11.thm3", "--quiet", "--out", str(tmp_path))
+    status, _, _ = run(capsys, "verify", "cbss11.thm2", "--quiet", "--out", str(tmp_path))
+    assert status == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [c["id"] for c in summary["claims"]] == ["cbss11.thm2"]
+    index = (tmp_path / "index.html").read_text()
+    head, earlier = index.split("Earlier results in this folder")
+    assert "cbss11.thm2.html" in head and "cbss11.lemma7.html" not in head
+    assert "cbss11.lemma7.html" in earlier and "cbss11.thm3.html" in earlier

@@ -108,7 +108,7 @@ def _cmd_verify(args) -> int:
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
     )
-    index = report.render(args.out)
+    index = report.render(args.out, all_pages=False)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     if args.json:
         print(json.dumps(summary, indent=2))

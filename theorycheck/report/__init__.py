@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from ..claims import PAPERS
+from ..claims import PAPERS, natural_key
 from ..runner import write_atomic
 from ..validation import ParameterError
 from .figures import render_svg
@@ -54,8 +54,12 @@ def _html_table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.6g}", na_rep="—")
 
 
-def render(out: Path | str) -> Path:
-    """Render ``index.html`` and the claim pages from ``<out>/summary.json`` and results."""
+def render(out: Path | str, *, all_pages: bool = True) -> Path:
+    """Render ``index.html`` and the claim pages from ``<out>/summary.json`` and results.
+
+    The index lists the claims of the last run, then any earlier results stored in the folder.
+    With ``all_pages=False`` only the last run's pages (and missing ones) are rendered again.
+    """
     out = Path(out)
     summary_path = out / "summary.json"
     if not summary_path.exists():
@@ -63,11 +67,17 @@ def render(out: Path | str) -> Path:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     env = _environment()
     claim_page = env.get_template("claim.html")
+    in_run = {row["id"] for row in summary["claims"]}
     for row in summary["claims"]:
-        result_path = out / "results" / f"{row['id']}.json"
-        if not result_path.exists():
+        if not (out / "results" / f"{row['id']}.json").exists():
             raise ParameterError(f"the result of {row['id']} is missing from {out / 'results'}")
+    earlier = []
+    for result_path in sorted((out / "results").glob("*.json"), key=lambda path: natural_key(path.stem)):
         r = json.loads(result_path.read_text(encoding="utf-8"))
+        if r["id"] not in in_run:
+            earlier.append(r)
+            if not all_pages and (out / f"{r['id']}.html").exists():
+                continue
         svg = summary_html = table_html = None
         table_note = ""
         if r.get("summary_file"):
@@ -85,12 +95,12 @@ def render(out: Path | str) -> Path:
             r=r, svg=svg, summary_html=summary_html, table_html=table_html,
             table_note=table_note, papers=PAPERS,
         )
-        write_atomic(out / f"{row['id']}.html", html)
+        write_atomic(out / f"{r['id']}.html", html)
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
     index = env.get_template("index.html").render(
-        summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"]
+        summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"], earlier=earlier
     )
     path = out / "index.html"
     write_atomic(path, index)
