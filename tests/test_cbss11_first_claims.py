@@ -115,3 +115,22 @@ def test_thm3_other_parameters(tmp_path):
     record = _run("cbss11.thm3", tmp_path, d=12, k=4, c=1.25)
     assert record["verdict"] == "PASS"
     assert record["theory"] == pytest.approx(0.2 / 5)
+
+
+def test_random_k_reads_a_uniform_k_subset():
+    from theorycheck import stats
+    from theorycheck.algorithms.k_active import RandomK
+
+    d, k, n = 4, 2, 60_000
+    X = np.ones((n, d))
+    oracle = AttributeOracle(X)
+    RandomK().predict(oracle, k, np.full(d, 0.5), np.random.default_rng(0))
+    seen = oracle._seen
+    assert (seen.sum(axis=1) == k).all()
+    subsets = list(itertools.combinations(range(d), k))
+    codes = seen @ (1 << np.arange(d))
+    for subset in subsets:
+        hits = int((codes == sum(1 << j for j in subset)).sum())
+        # Exact binomial interval, δ = 1e-6 per subset (union bound over 6 subsets).
+        iv = stats.binomial_interval(hits, n, 1e-6)
+        assert iv.low <= 1 / len(subsets) <= iv.high, (subset, hits)
