@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..rng import next_sign
-from ..validation import ParameterError, check_int, check_matrix
+from ..validation import check_int
 
 
 @njit(cache=True)
@@ -67,14 +67,6 @@ class HypercubeInstance:
         k = check_int("k", k, low=0)
         tail = np.sort(self.w_star**2)[: max(self.d - k, 0)]
         return float(tail.sum())
-
-
-def hypercube_instance(w_star) -> HypercubeInstance:
-    """Validated constructor from a weight vector."""
-    w = check_matrix("w_star", w_star, ndim=1)
-    if w.size < 1:
-        raise ParameterError("w_star must have at least one entry")
-    return HypercubeInstance(w)
 
 
 def uniform_l2_instance(d: int) -> HypercubeInstance:
