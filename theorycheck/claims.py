@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 
 from .stats import FAIL, INCONCLUSIVE, PASS
-from .validation import ParameterError
+from .validation import ParameterError, Rule, validate
 
 VERDICTS = (PASS, FAIL, INCONCLUSIVE)
-KINDS = ("exact", "bound", "rate", "comparison", "reproduction")
+KINDS = ("exact", "bound", "frequency", "pathwise", "rate", "lower-bound", "comparison", "reproduction")
 PAPERS = {
     "cbss11": (
         "Cesa-Bianchi, Shalev-Shwartz, Shamir (JMLR 2011), Efficient learning with partially observed attributes"
@@ -51,6 +51,40 @@ class Hypothesis:
     statement: str
     met: bool
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """A mistake in a paper that a claim establishes, declared beside the claim.
+
+    ``key`` is short and unique within the claim; ``where`` locates it in the paper ("Theorem
+    3.4, statement"); ``printed`` says what the paper prints and ``holds`` what holds instead.
+    The evidence from a run is the text the claim's decision attaches under the same key
+    (:attr:`Evidence.errata`); the report's Errata page shows both.
+    """
+
+    key: str
+    where: str
+    printed: str
+    holds: str
+
+
+@dataclass(frozen=True)
+class Defect:
+    """A planted defect in a claim's subject, declared with the claim (its power table).
+
+    ``subjects`` maps subject names to ``module:attribute`` specs (resolved only by the tests,
+    so the library never imports them); ``overrides`` are ``--set`` values the defect needs.
+    ``caught`` says whether the quick profile turns the verdict to FAIL; when it does not,
+    ``why`` gives the reason. The tests run every declared defect and assert exactly this, so
+    the power section of each page is the tests' own result.
+    """
+
+    name: str
+    subjects: dict[str, str]
+    caught: bool = True
+    why: str = ""
+    overrides: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -96,6 +130,12 @@ class Evidence:
     summary: pd.DataFrame | None = None
     plot: Plot | None = None
     notes: list[str] = field(default_factory=list)
+    #: evidence from this run for the claim's declared errata, by key
+    errata: dict[str, str] = field(default_factory=dict)
+    #: the trivial learner's value beside the bound, for claims about learners
+    trivial: float | None = None
+    #: True when the trivial learner also meets the bound: such an instance is never PASS
+    vacuous: bool = False
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -139,7 +179,17 @@ class Claim:
     hypotheses: ClassVar[tuple[str, ...]] = ()
     interpretation: ClassVar[str] = ""
     subjects: ClassVar[dict[str, Any]] = {}
+    #: the protocol each subject follows (theorycheck.protocols); checked before any work
+    protocols: ClassVar[dict[str, Any]] = {}
+    #: declared rules of the parameters (theorycheck.validation), checked in one place
+    parameters: ClassVar[dict[str, Rule]] = {}
+    #: parameters shared by every profile; ``profiles`` lists only what differs
+    base: ClassVar[dict[str, Any]] = {}
     profiles: ClassVar[dict[str, dict[str, Any]]] = {}
+    errata: ClassVar[tuple[Erratum, ...]] = ()
+    defects: ClassVar[tuple[Defect, ...]] = ()
+    #: what the claim can catch and what it cannot, in a sentence or two
+    power: ClassVar[str] = ""
 
     # ------------------------------------------------------------------ declared API
     @property
@@ -147,7 +197,14 @@ class Claim:
         return self.id.split(".", 1)[0]
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Raise :class:`ParameterError` for parameter values the claim rejects."""
+        """Raise :class:`ParameterError` for values the declared rules cannot express (rules that
+        tie several parameters together); the declared :attr:`parameters` are checked first."""
+
+    def profile(self, name: str) -> dict[str, Any]:
+        """The parameters of profile ``name``: the shared :attr:`base` updated by the profile."""
+        if name not in self.profiles:
+            raise ParameterError(f"{self.id} has no profile {name!r} (has {sorted(self.profiles)})")
+        return {**self.base, **self.profiles[name]}
 
     def tasks(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Independent units of work; each gets its own random stream."""
@@ -162,13 +219,12 @@ class Claim:
     # ------------------------------------------------------------------ helpers
     def params_for(self, profile: str, overrides: dict[str, str] | None = None) -> dict[str, Any]:
         """The profile's parameters with ``overrides`` (strings from ``--set``) applied."""
-        if profile not in self.profiles:
-            raise ParameterError(f"{self.id} has no profile {profile!r} (has {sorted(self.profiles)})")
-        params = dict(self.profiles[profile])
+        params = self.profile(profile)
         try:
             for name, text in (overrides or {}).items():
                 if name in params:
                     params[name] = _coerce(name, params[name], text)
+            validate(self.parameters, params)
             self.check_params(params)
         except ParameterError as err:
             raise ParameterError(f"{self.id}: {err}") from None
@@ -185,7 +241,11 @@ class Claim:
             "hypotheses": list(self.hypotheses),
             "interpretation": self.interpretation,
             "subjects": {name: subject_name(obj) for name, obj in self.subjects.items()},
-            "profiles": {k: {n: _jsonable(v) for n, v in p.items()} for k, p in self.profiles.items()},
+            "protocols": {name: getattr(proto, "__name__", str(proto)) for name, proto in self.protocols.items()},
+            "profiles": {k: {n: _jsonable(v) for n, v in self.profile(k).items()} for k in self.profiles},
+            "errata": [dict(vars(e)) for e in self.errata],
+            "defects": [{"name": d.name, "caught": d.caught, "why": d.why} for d in self.defects],
+            "power": self.power,
         }
 
 
@@ -220,8 +280,15 @@ def register(cls: type[Claim]) -> type[Claim]:
     for needed in ("quick", "full"):
         if needed not in cls.profiles:
             raise TypeError(f"{cls.id}: missing the {needed!r} profile")
-    if set(cls.profiles["quick"]) != set(cls.profiles["full"]):
+    quick, full = {**cls.base, **cls.profiles["quick"]}, {**cls.base, **cls.profiles["full"]}
+    if set(quick) != set(full):
         raise TypeError(f"{cls.id}: quick and full profiles must declare the same parameters")
+    undeclared = sorted(set(cls.parameters) - set(quick))
+    if undeclared:
+        raise TypeError(f"{cls.id}: rules for parameters no profile has: {', '.join(undeclared)}")
+    keys = [e.key for e in cls.errata]
+    if len(set(keys)) != len(keys):
+        raise TypeError(f"{cls.id}: errata keys must be unique")
     if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:
         raise TypeError(f"claim id {cls.id} registered twice")
     _REGISTRY[cls.id] = cls()

@@ -7,6 +7,13 @@ jobs or the order in which claims run.
 
 Public helpers: :func:`kernel_state` builds a state array; the jitted ``next_*`` functions are
 for use inside other kernels.
+
+One convention for every subject. Whatever a claim checks (a learner, an estimator, a
+predictor, a design) receives its randomness as one ``random_state`` argument, which may be an
+int ≥ 0, a :class:`numpy.random.SeedSequence`, a :class:`numpy.random.Generator` or a kernel
+state (``uint64[2]``, advanced in place so that successive calls continue one stream). Claims
+pass an int or a kernel state; :func:`as_kernel_state` and :func:`as_generator` turn any of
+them into what a kernel or NumPy code needs.
 """
 
 from __future__ import annotations
@@ -24,6 +31,37 @@ def kernel_state(seed_sequence: np.random.SeedSequence) -> np.ndarray:
     if state[0] == 0 and state[1] == 0:  # the one forbidden state
         state[1] = _U64(0x9E3779B97F4A7C15)
     return state
+
+
+def is_kernel_state(random_state) -> bool:
+    """Whether ``random_state`` is a kernel state array (``uint64[2]``)."""
+    return isinstance(random_state, np.ndarray) and random_state.dtype == np.uint64 and random_state.shape == (2,)
+
+
+def as_kernel_state(random_state) -> np.ndarray:
+    """The kernel state for ``random_state`` (see the module docstring for what it may be).
+
+    A kernel state is returned as it is (the caller's stream advances); anything else seeds a
+    fresh state through :func:`theorycheck.algorithms._common.seed_sequence`'s rules.
+    """
+    if is_kernel_state(random_state):
+        return random_state
+    from .algorithms._common import seed_sequence
+
+    return kernel_state(seed_sequence(random_state))
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A NumPy Generator for ``random_state`` (a Generator is returned as it is)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if is_kernel_state(random_state):
+        words = [int(random_state[0]), int(random_state[1])]
+        random_state[:] = kernel_state(np.random.SeedSequence(words))  # move the caller's stream on
+        return np.random.default_rng(words)
+    from .algorithms._common import seed_sequence
+
+    return np.random.default_rng(seed_sequence(random_state))
 
 
 @njit(cache=True, inline="always")

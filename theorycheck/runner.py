@@ -38,6 +38,7 @@ from tqdm import tqdm
 
 from . import stats
 from .claims import Claim, Evidence, Hypothesis, Measurement, subject_name
+from .protocols import check_subject
 from .validation import ParameterError
 
 ERROR = "ERROR"
@@ -184,6 +185,8 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         }
         # Round-trip through JSON now, so a cached and a fresh run see identical values.
         return repetition, json.loads(json.dumps(payload, default=_json_default)), None
+    except ParameterError as err:  # a value the claim rejects, found on the instance: usage, not a crash
+        return repetition, None, ParameterError(f"{claim.id}: {err}")
     except Exception:
         return repetition, None, traceback.format_exc(limit=8)
 
@@ -200,7 +203,7 @@ def plan_claims(
     """Resolve parameters and subjects; raise ParameterError before anything runs."""
     if profile not in ("quick", "full"):
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
-    known = set().union(*(c.profiles[profile] for c in claims)) if claims else set()
+    known = set().union(*(c.profile(profile) for c in claims)) if claims else set()
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise ParameterError(
@@ -213,6 +216,7 @@ def plan_claims(
         chosen = dict(claim.subjects)
         for name, obj in (subjects or {}).items():
             if name in chosen:
+                check_subject(claim.id, name, obj, claim.protocols.get(name))
                 chosen[name] = obj
         key = cache_key(claim, params, seed, chosen)
         plans.append(Plan(claim, params, chosen, claim.tasks(params), out / ".cache" / claim.id / key))
@@ -271,6 +275,8 @@ def run_claims(
             plan = plans[i]
             bar.set_postfix_str(plan.claim.id, refresh=False)
             bar.update(1)
+            if isinstance(error, ParameterError):
+                raise error
             if error is not None:
                 errors.setdefault(i, error)
                 continue
@@ -332,6 +338,9 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "observed": None,
         "theory": None,
         "ratio": None,
+        "trivial": None,
+        "vacuous": False,
+        "errata_evidence": {},
         "delta": None,
         "notes": [],
         "hypothesis_checks": [],
@@ -355,6 +364,11 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
     verdict, decision = evidence.verdict, evidence.decision
+    if evidence.vacuous and verdict == stats.PASS:
+        verdict = stats.INCONCLUSIVE
+        decision = (f"No verdict: the instance is vacuous, because the trivial learner (which returns its "
+                    f"starting point) also meets the bound, so the check could not have failed here. "
+                    f"For the record, the test alone said: {decision}")
     broken = [h for h in hyps if not h.met]
     if broken:
         verdict = stats.INCONCLUSIVE
@@ -371,6 +385,9 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         ratio=_finite_or_none(evidence.ratio),
         delta=evidence.delta,
         notes=list(evidence.notes),
+        errata_evidence=dict(evidence.errata),
+        trivial=_finite_or_none(evidence.trivial),
+        vacuous=bool(evidence.vacuous),
         hypothesis_checks=[asdict(h) for h in hyps],
         plot=asdict(evidence.plot) if evidence.plot is not None else None,
         seconds=sum(p["seconds"] for p in payloads) + time.perf_counter() - start,
@@ -402,7 +419,7 @@ def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
 
 def write_summary(out: Path, records, *, profile: str, seed: int, env) -> dict[str, Any]:
     keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "delta", "params", "seconds", "profile", "seed")
+            "ratio", "trivial", "vacuous", "delta", "params", "subjects", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{k: r.get(k) for k in keys} for r in records],

@@ -21,6 +21,29 @@ interval it used, so a verdict can be traced to an inequality:
 the form "E[X] ≤ bound" / "E[X] ≥ bound": FAIL only when the whole interval lies on the wrong
 side (false-FAIL rate ≤ δ when the claim holds), PASS when the interval is on the right side
 up to the declared resolution, INCONCLUSIVE otherwise.
+
+Every decision a claim makes goes through one of the ``decide_*`` functions below, named in
+one grammar, ``decide_<quantity>_<relation>``, each with its companions in the manner of
+TensorFlow Probability's ``statistical_testing``: ``min_samples_*`` (how many samples a
+decision needs at a given resolution) and ``min_discrepancy_*`` (the smallest violation a
+given number of samples detects with probability ≥ 1 − δ).
+
+=============================  ==========================================  ===================
+decision                       false-FAIL rate, and how it is derived        companions
+=============================  ==========================================  ===================
+decide_exact                   0: every outcome enumerated in rationals     —
+decide_always                  0: a pathwise statement, one violation        —
+                               beyond the stated rounding is certain
+decide_mean_at_most / _least   ≤ δ: empirical Bernstein ∩ Anderson (DKW)    min_samples_mean,
+                               interval on values in a known range          min_discrepancy_mean
+decide_frequency_at_most       ≤ δ/2: exact Clopper–Pearson on i.i.d.       min_trials_frequency
+                               violation indicators
+decide_slope_at_most           ≈ δ/2: percentile bootstrap over the runs    (the interval's
+                               at each level (asymptotic, stated as such)   half-width)
+=============================  ==========================================  ===================
+
+:func:`combine` is the one verdict combiner: FAIL if any part fails, PASS if every part
+passes, INCONCLUSIVE otherwise.
 """
 
 from __future__ import annotations
@@ -348,3 +371,161 @@ def bootstrap_slope(x, y, delta: float, *, n_boot: int = 2000, seed: int = 0) ->
     slopes = slopes[np.isfinite(slopes)]
     low, high = np.quantile(slopes, [delta / 2, 1 - delta / 2])
     return SlopeFit(point.slope, float(low), float(high), point.intercept, delta, int(levels.size))
+
+
+# ---------------------------------------------------------------------------------------
+# the one combiner and the decisions every kind uses
+
+
+def combine(verdicts) -> str:
+    """FAIL if any verdict is FAIL, PASS if there is at least one and all are PASS, else
+    INCONCLUSIVE."""
+    verdicts = list(verdicts)
+    if FAIL in verdicts:
+        return FAIL
+    if verdicts and all(v == PASS for v in verdicts):
+        return PASS
+    return INCONCLUSIVE
+
+
+def decide_exact(failures: int, cases: int, what: str) -> Decision:
+    """An exact check over ``cases`` enumerated cases: FAIL on any failure, with no error rate."""
+    if cases == 0:
+        return Decision(INCONCLUSIVE, f"no case of {what} was checked")
+    if failures:
+        return Decision(FAIL, f"{what} fails in {failures} of {cases} cases (exact: no error rate)")
+    return Decision(PASS, f"{what} holds exactly in all {cases} cases")
+
+
+def decide_always(violations: int, runs: int, what: str, slack: str = "") -> Decision:
+    """A pathwise statement (it holds on every outcome): one violation beyond rounding is a
+    certain FAIL; no violation in ``runs`` runs is a PASS of the runs observed."""
+    extra = f" (rounding slack {slack})" if slack else ""
+    if runs == 0:
+        return Decision(INCONCLUSIVE, f"no run checked {what}")
+    if violations:
+        return Decision(FAIL, f"{what} is violated on {violations} of {runs} runs{extra}; it must hold on every "
+                              "run, so this is certain")
+    return Decision(PASS, f"{what} holds on all {runs} runs{extra}")
+
+
+def min_samples_mean(resolution: float, upper: float, delta: float) -> int:
+    """Samples for :func:`decide_mean_at_most` to resolve ``resolution`` on values in [0, upper]
+    (worst case over the variance: the Hoeffding half-width, which the intersection never exceeds
+    by more than the split of δ)."""
+    return samples_for_resolution(resolution, upper, delta / 2.0)
+
+
+def min_discrepancy_mean(n: int, upper: float, delta: float) -> float:
+    """The smallest excess of the mean over a bound that ``n`` samples in [0, upper] reveal at
+    level δ with probability ≥ 1 − δ (twice the worst-case Hoeffding half-width)."""
+    if n < 1:
+        raise ParameterError("need at least one sample")
+    return 2.0 * upper * math.sqrt(math.log(4.0 / check_delta(delta)) / (2.0 * n))
+
+
+def decide_mean_at_most(values, upper: float, bound: float, delta: float, resolution: float):
+    """Decide "E[X] ≤ bound" from i.i.d. values in [0, upper].
+
+    Returns (interval, decision, hint): the interval is :func:`bounded_mean_interval` at level δ,
+    the decision :func:`decide_at_most` with ``resolution`` (absolute), and the hint says how
+    many samples would decide an INCONCLUSIVE case (None otherwise).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    interval = bounded_mean_interval(values, upper, delta)
+    decision = decide_at_most(interval, bound, resolution)
+    hint = None
+    if decision.verdict == INCONCLUSIVE:
+        var = float(values.var(ddof=1)) if values.size > 1 else upper * upper / 4.0
+        need = bernstein_samples_needed(var, upper, delta / 2.0, max(resolution, 1e-300))
+        hint = f"about {need} samples (now {values.size}) would bring the interval under the resolution"
+    return interval, decision, hint
+
+
+def decide_mean_at_least(n: int, mean: float, var: float, upper: float, bound: float, delta: float,
+                         resolution: float):
+    """Decide "E[X] ≥ bound" from the pooled (count, mean, variance) of i.i.d. values in
+    [0, upper] (empirical Bernstein); returns (interval, decision, hint)."""
+    interval = bernstein_from_moments(n, mean, var, 0.0, upper, delta)
+    decision = decide_at_least(interval, bound, resolution)
+    hint = None
+    if decision.verdict == INCONCLUSIVE:
+        need = bernstein_samples_needed(var, upper, delta, max(resolution, 1e-300))
+        hint = f"about {need} samples in all (now {n}) would bring the interval under the resolution"
+    return interval, decision, hint
+
+
+def min_trials_frequency(freq: float, target: float, delta: float) -> int | None:
+    """Smallest n for which the Clopper–Pearson upper end at frequency ``freq`` is ≤ target, or
+    None when freq ≥ target (no number of trials would show it)."""
+    if freq >= target:
+        return None
+    n = 8
+    while binomial_interval(round(freq * n), n, delta).high > target:
+        n *= 2
+        if n > 10**8:
+            return None
+    low, high = n // 2, n
+    while high - low > 1:
+        mid = (low + high) // 2
+        if binomial_interval(round(freq * mid), mid, delta).high <= target:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def decide_frequency_at_most(certain: int, possible: int, trials: int, target: float, delta: float,
+                             resolution: float, what: str):
+    """Decide "P(violation) ≤ target" from i.i.d. trials.
+
+    ``certain`` counts trials that surely violate, ``possible`` those that may (equal when each
+    trial is decided exactly). FAIL when the Clopper–Pearson interval at level δ of the certain
+    count lies above the target (false-FAIL rate ≤ δ/2: certain ≤ actual violations); PASS when
+    the upper end for the possible count is ≤ target + resolution; INCONCLUSIVE otherwise.
+    Returns (decision, hint).
+    """
+    low_int = binomial_interval(certain, trials, delta)
+    high_int = binomial_interval(possible, trials, delta)
+    if low_int.low > target:
+        return Decision(FAIL, f"{certain}/{trials} {what}: Clopper–Pearson interval "
+                              f"[{low_int.low:.4g}, {low_int.high:.4g}] at level δ = {delta:g} lies above "
+                              f"the claimed violation probability {target:g}"), None
+    if high_int.high <= target + resolution:
+        return Decision(PASS, f"{possible}/{trials} {what}: Clopper–Pearson upper end {high_int.high:.4g} "
+                              f"(level δ = {delta:g}) ≤ {target:g} + resolution {resolution:g}"), None
+    need = min_trials_frequency(possible / trials, target + resolution, delta)
+    hint = (f"about {need} trials at the same frequency would give PASS" if need else
+            "the observed frequency is at or above the claimed probability; more trials would lean towards FAIL")
+    counts = f"{certain}" if certain == possible else f"{certain} certain and {possible} possible"
+    return Decision(INCONCLUSIVE, f"{counts}/{trials} {what}: interval [{low_int.low:.4g}, {high_int.high:.4g}] "
+                                  f"straddles {target:g}"), hint
+
+
+def decide_slope_at_most(x, y, exponent: float, delta: float, resolution: float, *, n_boot: int = 2000):
+    """Decide "the log–log slope of E[y] against x is at most ``exponent``" (the one rate test).
+
+    ``x``, ``y`` hold every run (several per level of x). The slope is the least-squares slope of
+    log(mean y) on log x; its interval is a percentile bootstrap at level δ that resamples the
+    runs within each level (:func:`bootstrap_slope`, fixed seed, so the verdict is reproducible).
+    FAIL when the whole interval lies above ``exponent`` (false-FAIL rate ≈ δ/2, asymptotically),
+    PASS when its upper end is ≤ exponent + resolution, INCONCLUSIVE otherwise. The bootstrap's
+    error rate is asymptotic, not a finite-sample guarantee, and every page that uses it says so.
+    Returns (fit, decision); fit is None when there is no fit (fewer than three levels, or a
+    non-positive mean).
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    levels = np.unique(x)
+    if levels.size < 3 or not np.all(np.isfinite(y)):
+        return None, Decision(INCONCLUSIVE, "no slope: fewer than three levels or a non-finite value")
+    if min(float(y[x == lv].mean()) for lv in levels) <= 0.0:
+        return None, Decision(INCONCLUSIVE, "no slope: a level's mean is 0")
+    fit = bootstrap_slope(x, y, delta, n_boot=n_boot, seed=0)
+    text = (f"slope {fit.slope:.3f}, percentile-bootstrap {100 * (1 - delta):.4g}% interval "
+            f"[{fit.low:.3f}, {fit.high:.3f}] over {fit.n} levels (asymptotic level)")
+    if fit.low > exponent:
+        return fit, Decision(FAIL, f"{text} lies entirely above {exponent:g}")
+    if fit.high <= exponent + resolution:
+        return fit, Decision(PASS, f"{text}; upper end ≤ {exponent:g} + resolution {resolution:g}")
+    return fit, Decision(INCONCLUSIVE, f"{text} straddles {exponent:g} + resolution {resolution:g}")

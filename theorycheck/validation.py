@@ -75,3 +75,167 @@ def check_matrix(name: str, X, *, ndim: int = 2) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} contains NaN or infinite values")
     return np.ascontiguousarray(arr)
+
+
+# ---------------------------------------------------------------------------------------
+# declared parameter rules (the shape of scikit-learn's ``_parameter_constraints``)
+#
+# A claim declares ``parameters = {"d": Integer(2), "k": Budget(), "delta": Probability(), ...}``
+# and :func:`validate` checks a whole profile against it in one place, before any work. Rules
+# that relate several parameters beyond a budget stay in the claim's ``check_params``.
+
+
+class Rule:
+    """One declared rule for a parameter: :meth:`check` returns the value or raises."""
+
+    def check(self, name: str, value, params: dict):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class Integer(Rule):
+    """An integer in [low, high] (either end may be None)."""
+
+    def __init__(self, low: int | None = None, high: int | None = None) -> None:
+        self.low, self.high = low, high
+
+    def check(self, name, value, params):
+        return check_int(name, value, low=self.low, high=self.high)
+
+    def describe(self):
+        lo = "−∞" if self.low is None else self.low
+        hi = "∞" if self.high is None else self.high
+        return f"integer in [{lo}, {hi}]"
+
+
+class Number(Rule):
+    """A finite number in an interval; ``open`` names the open ends ("low", "high", "both")."""
+
+    def __init__(self, low: float | None = None, high: float | None = None, *, open: str = "") -> None:
+        self.low, self.high, self.open = low, high, open
+
+    def check(self, name, value, params):
+        return check_real(name, value, low=self.low, high=self.high,
+                          strict_low=self.open in ("low", "both"), strict_high=self.open in ("high", "both"))
+
+    def describe(self):
+        left = "(" if self.open in ("low", "both") else "["
+        right = ")" if self.open in ("high", "both") else "]"
+        lo = "−∞" if self.low is None else self.low
+        hi = "∞" if self.high is None else self.high
+        return f"number in {left}{lo}, {hi}{right}"
+
+
+class Positive(Number):
+    """A finite number > 0."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0, None, open="low")
+
+
+class Probability(Number):
+    """An error rate δ in (0, 1)."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0, 1.0, open="both")
+
+
+class Budget(Rule):
+    """An attribute budget: an integer with low ≤ k ≤ params[of] (the rule 1 ≤ k ≤ d, once).
+
+    ``even`` asks for an even budget (cbss11's Figures 1 and 2 split k in two halves).
+    """
+
+    def __init__(self, of: str = "d", *, low: int = 1, even: bool = False) -> None:
+        self.of, self.low, self.even = of, low, even
+
+    def check(self, name, value, params):
+        k = check_int(name, value, low=self.low)
+        if self.even and k % 2:
+            raise ParameterError(f"{name} must be even (the budget is split in two halves), got {k}")
+        top = params.get(self.of)
+        if top is not None and k > top:
+            raise ParameterError(f"{name} must not exceed {self.of} (the number of attributes): {name}={k}, "
+                                 f"{self.of}={top}")
+        return k
+
+    def describe(self):
+        return f"{'even ' if self.even else ''}integer budget, {self.low} ≤ value ≤ {self.of}"
+
+
+class Options(Rule):
+    """One of a fixed set of strings."""
+
+    def __init__(self, *choices: str) -> None:
+        self.choices = choices
+
+    def check(self, name, value, params):
+        if value not in self.choices:
+            raise ParameterError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
+        return value
+
+    def describe(self):
+        return "one of " + ", ".join(self.choices)
+
+
+class Names(Rule):
+    """A non-empty list of distinct names drawn from ``choices`` (e.g. designs)."""
+
+    def __init__(self, *choices: str, allow_empty: bool = False) -> None:
+        self.choices, self.allow_empty = choices, allow_empty
+
+    def check(self, name, value, params):
+        value = tuple(value)
+        if not value and not self.allow_empty:
+            raise ParameterError(f"{name} must list at least one name")
+        if len(set(value)) != len(value):
+            raise ParameterError(f"{name} must not repeat a name, got {','.join(map(str, value))}")
+        unknown = [v for v in value if v not in self.choices]
+        if unknown:
+            raise ParameterError(f"unknown {name} {', '.join(map(repr, unknown))}; known: {', '.join(self.choices)}")
+        return value
+
+    def describe(self):
+        return "list of names among " + ", ".join(self.choices)
+
+
+class Grid(Rule):
+    """A list of values, each checked by ``item``, with at least ``distinct`` distinct values."""
+
+    def __init__(self, item: Rule, *, distinct: int = 3) -> None:
+        self.item, self.distinct = item, distinct
+
+    def check(self, name, value, params):
+        values = tuple(self.item.check(f"each value of {name}", v, params) for v in value)
+        if len(set(values)) < self.distinct:
+            raise ParameterError(f"{name} needs at least {self.distinct} distinct values, got "
+                                 f"{','.join(map(str, values))}")
+        return values
+
+    def describe(self):
+        return f"list of at least {self.distinct} distinct values, each an {self.item.describe()}"
+
+
+class Flag(Rule):
+    """True or false."""
+
+    def check(self, name, value, params):
+        if not isinstance(value, bool | np.bool_):
+            raise ParameterError(f"{name} must be true or false, got {value!r}")
+        return bool(value)
+
+    def describe(self):
+        return "true or false"
+
+
+def validate(rules: dict[str, Rule], params: dict) -> None:
+    """Check every declared parameter of ``params`` (budgets after the sizes they refer to).
+
+    Raises :class:`ParameterError` naming the first bad value; parameters with no rule pass.
+    """
+    order = sorted(rules, key=lambda name: isinstance(rules[name], Budget | Grid))
+    for name in order:
+        if name in params:
+            rules[name].check(name, params[name], params)

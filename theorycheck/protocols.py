@@ -1,0 +1,175 @@
+"""What a subject must provide: the interfaces a claim can be pointed at.
+
+A claim names its subjects (the algorithm, estimator, predictor or design it is about) and,
+for each, a :class:`Contract`: a :class:`typing.Protocol` plus the keywords the claim will
+pass. ``theorycheck verify --subject NAME=module:attr`` checks the object against the contract
+before any work starts, so a subject that lacks a method or a keyword is one line and exit
+status 2, not an ERROR after minutes of computing; ``theorycheck show ID`` prints the
+contracts with their signatures.
+
+One random-number convention holds for every subject: randomness arrives as one
+``random_state`` argument, an int, a SeedSequence, a Generator or a kernel state (see
+:mod:`theorycheck.rng`, whose ``as_kernel_state`` and ``as_generator`` convert it).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class BudgetedLearner(Protocol):
+    """A scikit-learn style regressor class that may read only some attributes of each example.
+
+    ``Learner(k=..., B=..., random_state=..., <step size>)`` builds it; ``fit(X, y)`` must set
+    ``coef_`` (the returned w̄, shape (d,)) and ``n_attributes_seen_`` (the attributes it read in
+    all). Learners that expose their path also set ``trajectory_`` when built with
+    ``record_trajectory=True``.
+    """
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Any: ...
+
+
+@runtime_checkable
+class GradientEstimator(Protocol):
+    """A randomized estimate of the gradient at one example:
+    ``estimate(w, x, y, k, *, random_state) -> (g, attributes read)``."""
+
+    def __call__(self, w: np.ndarray, x: np.ndarray, y: float, k: int, *, random_state: Any) -> Any: ...
+
+
+@runtime_checkable
+class EstimatorLaw(Protocol):
+    """The complete law of a randomized estimate, in exact arithmetic:
+    ``law(w, x, y, k) -> [(probability, estimate), ...]`` with Fractions."""
+
+    def __call__(self, w: Any, x: Any, y: Any, k: int) -> Any: ...
+
+
+@runtime_checkable
+class KActivePredictor(Protocol):
+    """A predictor that reads at most k attributes of each test example through an oracle:
+    ``predict(oracle, k, w_star, random_state) -> predictions``; ``name`` labels it."""
+
+    name: str
+
+    def predict(self, oracle: Any, k: int, w_star: np.ndarray, random_state: Any) -> Any: ...
+
+
+@runtime_checkable
+class Design(Protocol):
+    """A distribution of (x, y) with exact moments: ``sample(n, random_state) -> (X, y)``,
+    ``second_moment`` E[xxᵀ], ``cross_moment`` E[xy], ``y_second_moment`` E[y²], ``y_bound``,
+    and ``satisfies(norm, B)`` for the hypotheses ‖x‖ ≤ 1 and |y| ≤ B."""
+
+    def sample(self, n: int, random_state: Any) -> Any: ...
+
+    def satisfies(self, norm: str, B: float) -> bool: ...
+
+
+@runtime_checkable
+class Function(Protocol):
+    """Any callable (the contract's ``call`` lists the arguments it must accept)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def _members(protocol: type) -> list[str]:
+    ignored = set(dir(Protocol)) | {"__call__", "_is_protocol", "_is_runtime_protocol", "__protocol_attrs__",
+                                     "__non_callable_proto_members__", "__annotations__", "__abstractmethods__"}
+    names = [n for n in vars(protocol) if not n.startswith("_") and n not in ignored]
+    names += [n for n in getattr(protocol, "__annotations__", {}) if n not in names]
+    if "__call__" in vars(protocol):
+        names.append("__call__")
+    return names
+
+
+def _accepts(func, keywords: tuple[str, ...]) -> list[str]:
+    """The keywords of ``keywords`` that ``func`` cannot take."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return []  # builtins and the like: cannot tell, do not refuse
+    params = sig.parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return []
+    names = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                 inspect.Parameter.KEYWORD_ONLY)}
+    return [k for k in keywords if k not in names]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A subject's protocol and what the claim passes to it.
+
+    ``init``: keywords the claim passes to the constructor (the subject is then a class);
+    ``call``: argument names the subject (or its ``predict``/``__call__``) must accept;
+    ``each``: the subject is a tuple of objects, each following the protocol.
+    """
+
+    protocol: type
+    init: tuple[str, ...] = ()
+    call: tuple[str, ...] = ()
+    each: bool = False
+
+    @property
+    def __name__(self) -> str:  # so that claims.describe() can name it
+        return self.protocol.__name__
+
+    def missing(self, obj) -> list[str]:
+        """What ``obj`` lacks to follow this contract (empty when it conforms)."""
+        if self.each:
+            if not isinstance(obj, tuple | list) or not obj:
+                return ["a non-empty tuple of objects"]
+            return [m for item in obj for m in Contract(self.protocol, self.init, self.call).missing(item)]
+        problems = []
+        if self.init:
+            if not inspect.isclass(obj):
+                return ["a class (it is constructed with " + ", ".join(f"{k}=" for k in self.init) + ")"]
+            problems += [f"constructor keyword {k}=" for k in _accepts(obj.__init__, self.init)]
+        for member in _members(self.protocol):
+            if member == "__call__":
+                if not callable(obj):
+                    problems.append("to be callable")
+                elif self.call:
+                    problems += [f"argument {a}" for a in _accepts(obj, self.call)]
+            elif not hasattr(obj, member):
+                problems.append(f"attribute or method {member!r}")
+            elif member == "predict" and self.call:
+                problems += [f"predict argument {a}" for a in _accepts(obj.predict, self.call)]
+        return problems
+
+    def signature(self) -> str:
+        """One line for ``theorycheck show``."""
+        parts = [self.protocol.__name__]
+        if self.each:
+            parts.append("(a tuple of them)")
+        if self.init:
+            parts.append("constructed as Subject(" + ", ".join(f"{k}=…" for k in self.init) + ")")
+        methods = []
+        for member in _members(self.protocol):
+            attr = getattr(self.protocol, member, None)
+            if callable(attr):
+                sig = str(inspect.signature(attr)).replace("self, ", "").replace("(self)", "()")
+                methods.append(("" if member == "__call__" else member) + sig)
+            else:
+                methods.append(member)
+        return " ".join(parts) + "; provides " + "; ".join(methods) + ". " + \
+            " ".join((self.protocol.__doc__ or "").split())
+
+
+def check_subject(claim_id: str, name: str, obj, contract: Contract | None) -> None:
+    """Raise :class:`~theorycheck.validation.ParameterError` when ``obj`` does not follow the
+    contract of subject ``name`` of claim ``claim_id``."""
+    from .validation import ParameterError
+
+    if contract is None:
+        return
+    missing = contract.missing(obj)
+    if missing:
+        raise ParameterError(f"{claim_id}: subject {name} does not follow {contract.protocol.__name__}: it needs "
+                             + ", ".join(dict.fromkeys(missing)) + "; see `theorycheck show " + claim_id + "`")
