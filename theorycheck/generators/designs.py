@@ -94,24 +94,21 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 
 def _check_state(rng_state) -> np.ndarray:
-    if isinstance(rng_state, np.random.SeedSequence):
-        return kernel_state(rng_state)
     if not isinstance(rng_state, np.ndarray):
-        raise ParameterError(
-            "rng_state must be a uint64 array of shape (2,) from theorycheck.rng.kernel_state "
-            f"(or a numpy SeedSequence), got {type(rng_state).__name__}"
-        )
+        from ..rng import as_kernel_state
+
+        return as_kernel_state(rng_state)
     if rng_state.dtype != np.uint64 or rng_state.shape != (2,):
         raise ParameterError(
-            "rng_state must be a uint64 array of shape (2,) from theorycheck.rng.kernel_state, "
+            "random_state must be a uint64 array of shape (2,) from theorycheck.rng.kernel_state, "
             f"got dtype {rng_state.dtype} and shape {rng_state.shape}"
         )
     if not rng_state.flags.writeable or not rng_state.flags.c_contiguous:
         raise ParameterError(
-            "rng_state must be a writeable, contiguous array (it is advanced in place)"
+            "random_state must be a writeable, contiguous array (it is advanced in place)"
         )
     if rng_state[0] == 0 and rng_state[1] == 0:
-        raise ParameterError("rng_state must not be all zeros (the forbidden xoroshiro128+ state)")
+        raise ParameterError("random_state must not be all zeros (the forbidden xoroshiro128+ state)")
     return rng_state
 
 
@@ -165,17 +162,17 @@ class Design:
         """The tuple (Σ, c, E[y²]) accepted by :mod:`theorycheck.population`."""
         return self.second_moment, self.cross_moment, self.y_second_moment
 
-    def sample(self, n, rng_state) -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, n, random_state) -> tuple[np.ndarray, np.ndarray]:
         """Draw n i.i.d. examples.
 
         Parameters
         ----------
         n : int
             Number of examples, n ≥ 1.
-        rng_state : ndarray of uint64, shape (2,), or numpy.random.SeedSequence
-            A state from :func:`theorycheck.rng.kernel_state`; it is advanced in place, so
-            successive calls continue the same stream. A SeedSequence is turned into a
-            fresh state.
+        random_state : kernel state (ndarray of uint64, shape (2,)), int, SeedSequence or Generator
+            A kernel state from :func:`theorycheck.rng.kernel_state` is advanced in place, so
+            successive calls continue the same stream; anything else seeds a fresh state
+            (see :func:`theorycheck.rng.as_kernel_state`).
 
         Returns
         -------
@@ -183,7 +180,7 @@ class Design:
         y : ndarray, shape (n,)
         """
         n = check_int("n", n, low=1)
-        state = _check_state(rng_state)
+        state = _check_state(random_state)
         X = np.empty((n, self.d), dtype=np.float64)
         y = np.empty(n, dtype=np.float64)
         w = self.w_star if self.w_star is not None else np.zeros(self.d)

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..rng import next_sign
+from ..rng import as_kernel_state
 from ..validation import check_int
 
 
@@ -53,12 +54,33 @@ class HypercubeInstance:
     def y_second_moment(self) -> float:
         return float(self.w_star @ self.w_star)
 
-    def sample(self, n: int, rng_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Draw n examples with the jitted kernel; ``rng_state`` is advanced in place."""
+    name = "hypercube"
+
+    @property
+    def x_bound_l2(self) -> float:
+        return float(np.sqrt(self.d))
+
+    @property
+    def x_bound_linf(self) -> float:
+        return 1.0
+
+    @property
+    def moments(self) -> tuple[np.ndarray, np.ndarray, float]:
+        return self.second_moment, self.cross_moment, self.y_second_moment
+
+    def satisfies(self, norm: str, B) -> bool:
+        """The Design protocol's hypotheses check: ‖x‖ ≤ 1 in the norm's dual and |y| ≤ B.
+        Attributes are ±1, so only the Lasso setting (``norm="l1"``, ‖x‖∞ ≤ 1) can hold."""
+        x_ok = self.x_bound_linf <= 1.0 if norm == "l1" else self.x_bound_l2 <= 1.0
+        return bool(x_ok and self.y_bound <= float(B) * (1.0 + 1e-12))
+
+    def sample(self, n: int, random_state) -> tuple[np.ndarray, np.ndarray]:
+        """Draw n examples with the jitted kernel; a kernel-state ``random_state`` is advanced
+        in place (see :func:`theorycheck.rng.as_kernel_state`)."""
         n = check_int("n", n, low=1)
         X = np.empty((n, self.d))
         y = np.empty(n)
-        _sample_rademacher(rng_state, n, self.d, self.w_star, X, y)
+        _sample_rademacher(as_kernel_state(random_state), n, self.d, self.w_star, X, y)
         return X, y
 
     def best_k_active_risk(self, k: int) -> float:

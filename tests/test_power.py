@@ -1,0 +1,29 @@
+"""Every claim's declared planted defects, run on the quick profile: a defect declared as
+caught must turn the verdict to FAIL, one declared as not caught must not (its reason is on the
+claim's page). This is the one parametrised test of every kind's defect table, so the power
+section of each page states what this test establishes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_one
+from theorycheck.claims import discover
+
+CASES = [pytest.param(claim.id, defect, id=f"{claim.id}:{defect.name}")
+         for claim in discover().values() for defect in claim.defects]
+
+
+def test_every_claim_declares_a_caught_defect():
+    missing = [claim.id for claim in discover().values() if not any(d.caught for d in claim.defects)]
+    assert not missing, f"claims with no planted defect that turns them to FAIL: {missing}"
+
+
+@pytest.mark.parametrize(("claim_id", "defect"), CASES)
+def test_planted_defect(claim_id, defect, tmp_path):
+    record = run_one(claim_id, tmp_path, subjects=defect.subjects, **defect.overrides)
+    if defect.caught:
+        assert record["verdict"] == "FAIL", (defect.name, record["verdict"], record["decision"][:2000])
+    else:
+        assert record["verdict"] != "FAIL", (defect.name, record["decision"][:2000])
+        assert defect.why, f"{claim_id}: a defect that is not caught must say why"

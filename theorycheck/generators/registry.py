@@ -1,0 +1,147 @@
+"""One registry of named designs, by setting.
+
+A setting fixes the theorems' hypotheses on x: ``"ridge"`` (‖x‖₂ ≤ 1, hk12 §3.1),
+``"lasso"`` (‖x‖∞ ≤ 1, cbss11 §5–6 and hk12 §3.2). A design is built from a claim's
+parameters (``d``, ``B``, ``noise``, ``rho``, ``s`` as it needs) by :func:`build_design`, and
+every design follows :class:`theorycheck.protocols.Design`: a sampler with a ``random_state``,
+exact moments, and ``satisfies(norm, B)``. Claims list design names in their profiles; a user's
+``design`` subject receives the same (params, name) and may return any object of that protocol.
+
+Besides the benign designs (equal or 1-sparse non-negative weights), the registry holds
+adversarial ones that exercise what a wrong estimator gets wrong: mixed signs and unequal
+weights (a sign error in an inner-product estimate shows), |y| = B exactly (the range the
+lemmas' constants are built for), correlated attributes, and an active constraint (the
+unconstrained minimiser outside the ball, so that a missing projection shows).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..validation import ParameterError
+from .designs import Design, correlated_design, product_sign_design, sparse_lasso_design
+
+SETTINGS = {"ridge": "‖x‖₂ ≤ 1, |y| ≤ B (norm l2)", "lasso": "‖x‖∞ ≤ 1, |y| ≤ B (norm l1)"}
+_REGISTRY: dict[str, dict[str, tuple[Callable[[dict], Design], str]]] = {name: {} for name in SETTINGS}
+
+
+def register_design(setting: str, name: str, description: str):
+    """Decorator: register ``builder(params) -> Design`` as design ``name`` of ``setting``."""
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown setting {setting!r}")
+
+    def wrap(builder):
+        if name in _REGISTRY[setting]:
+            raise ValueError(f"design {setting}/{name} registered twice")
+        _REGISTRY[setting][name] = (builder, description)
+        return builder
+
+    return wrap
+
+
+def design_names(setting: str) -> tuple[str, ...]:
+    """The registered designs of ``setting``, in registration order."""
+    return tuple(_REGISTRY[setting])
+
+
+def describe_designs(setting: str) -> dict[str, str]:
+    return {name: text for name, (_, text) in _REGISTRY[setting].items()}
+
+
+def build_design(setting: str, name: str, params: dict) -> Design:
+    """Build design ``name`` of ``setting`` from a claim's parameters."""
+    if setting not in SETTINGS:
+        raise ParameterError(f"unknown setting {setting!r}; known: {', '.join(SETTINGS)}")
+    try:
+        builder, _ = _REGISTRY[setting][name]
+    except KeyError:
+        raise ParameterError(f"unknown {setting} design {name!r}; known: {', '.join(_REGISTRY[setting])}") from None
+    return builder(params)
+
+
+def ridge_design(params: dict, name: str) -> Design:
+    """The default ``design`` subject of the Ridge claims: (params, name) → Design."""
+    return build_design("ridge", name, params)
+
+
+def lasso_design(params: dict, name: str) -> Design:
+    """The default ``design`` subject of the Lasso claims: (params, name) → Design."""
+    return build_design("lasso", name, params)
+
+
+def mixed_weights(d: int) -> np.ndarray:
+    """Unequal weights of alternating sign, (+1, −2, +3, −4, ...)/d: no two |w_i| are equal."""
+    return np.array([(-1.0) ** i * (i + 1) for i in range(d)]) / d
+
+
+# ------------------------------------------------------------------------------ ridge (l2)
+@register_design("ridge", "boundary", "x uniform on {±1/√d}^d, y = B·√d·x_1 = ±B: |y| = B always, and the "
+                 "unconstrained minimiser B√d·e_1 lies outside the ball, so the constraint is active at w* = B·e_1")
+def _ridge_boundary(p):
+    d, B = p["d"], p["B"]
+    e1 = np.zeros(d)
+    e1[0] = 1.0
+    base = product_sign_design(d, norm="l2", B=B * math.sqrt(d), noise=0.0, w=e1)
+    return dataclasses.replace(base, name="boundary", y_bound=B, params={"d": d, "B": B, "target": "B*sign(x_1)"})
+
+
+@register_design("ridge", "correlated", "equicorrelated sign attributes (correlation rho), equal weights, noisy labels")
+def _ridge_correlated(p):
+    return correlated_design(p["d"], rho=p["rho"], norm="l2", B=p["B"], noise=p["noise"])
+
+
+@register_design("ridge", "product_sign", "independent sign attributes, equal weights, noisy labels (a weak test: "
+                 "L(0) − L(w*) is small)")
+def _ridge_product(p):
+    return product_sign_design(p["d"], norm="l2", B=p["B"], noise=p["noise"])
+
+
+@register_design("ridge", "mixed", "independent sign attributes, unequal weights of alternating sign, noisy labels")
+def _ridge_mixed(p):
+    return product_sign_design(p["d"], norm="l2", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
+
+
+@register_design("ridge", "correlated_mixed", "equicorrelated attributes with unequal weights of alternating sign")
+def _ridge_correlated_mixed(p):
+    return correlated_design(p["d"], rho=p["rho"], norm="l2", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
+
+
+# ------------------------------------------------------------------------------ lasso (l1)
+@register_design("lasso", "sparse", "sign attributes, s equal non-zero weights, noisy labels")
+def _lasso_sparse(p):
+    return sparse_lasso_design(p["d"], p["s"], B=p["B"], noise=p["noise"])
+
+
+@register_design("lasso", "sparse-uniform", "attributes uniform on [−1, 1], s equal non-zero weights, noisy labels")
+def _lasso_sparse_uniform(p):
+    return sparse_lasso_design(p["d"], p["s"], B=p["B"], noise=p["noise"], x_dist="uniform")
+
+
+@register_design("lasso", "product", "independent sign attributes, dense equal weights, noisy labels")
+def _lasso_product(p):
+    return product_sign_design(p["d"], norm="linf", B=p["B"], noise=p["noise"])
+
+
+@register_design("lasso", "correlated", "equicorrelated sign attributes (correlation rho), equal weights, noisy labels")
+def _lasso_correlated(p):
+    return correlated_design(p["d"], rho=p["rho"], norm="linf", B=p["B"], noise=p["noise"])
+
+
+@register_design("lasso", "mixed", "independent sign attributes, unequal weights of alternating sign, noisy labels")
+def _lasso_mixed(p):
+    return product_sign_design(p["d"], norm="linf", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
+
+
+@register_design("lasso", "correlated_mixed", "equicorrelated attributes, unequal weights of alternating sign")
+def _lasso_correlated_mixed(p):
+    return correlated_design(p["d"], rho=p["rho"], norm="linf", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
+
+
+@register_design("lasso", "label_bound", "sign attributes, y = B·x_1 exactly: |y| = B on every example and w* = B·e_1 "
+                 "on the sphere of the L1 ball")
+def _lasso_label_bound(p):
+    return sparse_lasso_design(p["d"], 1, B=p["B"], noise=0.0)
