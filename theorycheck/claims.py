@@ -99,9 +99,10 @@ class Measurement:
 class Plot:
     """Declarative figure over the columns of :attr:`Evidence.summary`.
 
-    ``y`` is the observed value, ``theory`` the theoretical one; ``low``/``high`` give a
-    confidence band; ``hue`` separates series. ``kind`` is "line" (x numeric) or "point"
-    (x categorical).
+    ``y`` is the observed value, ``theory`` the theoretical one; ``low``/``high`` give the
+    interval the decision uses (labelled by ``band_label``); ``hue`` separates series. ``kind`` is
+    "line" (x numeric), "point" (x categorical) or "residual" (y − theory with its interval, for
+    many coordinates at once).
     """
 
     x: str
@@ -115,6 +116,14 @@ class Plot:
     kind: str = "line"
     xlabel: str | None = None
     ylabel: str | None = None
+    #: what the low/high band is, e.g. "99.9% interval that decides (empirical Bernstein ∩ Anderson)"
+    band_label: str | None = None
+    #: what the theory column is, e.g. "bound 4B²√(2d/(km))"
+    theory_label: str | None = None
+    #: column with the trivial learner's value (drawn as its own line), if any
+    trivial: str | None = None
+    #: column with the largest value the decision still calls PASS (bound + resolution), if any
+    resolution: str | None = None
 
 
 @dataclass
