@@ -1,11 +1,20 @@
 """Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
-report in reports/), `nox -s lint`. Arguments after `--` pass through, e.g.
+report in reports/), `nox -s lint`, `nox -s coverage`. Arguments after `--` pass through, e.g.
 `nox -s verify -- --profile quick 'cbss11.*'` or `nox -s tests -- -k thm2`."""
 
 import nox
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
+
+# The tests of the library's units (kernels against their references, estimators, designs,
+# projections, optimisers, statistics, kinds): what `coverage` runs with the JIT disabled. The
+# claim-level tests run whole claims, which take hours in pure Python.
+UNIT_TESTS = [
+    "tests/test_algorithms.py", "tests/test_estimators.py", "tests/test_generators.py",
+    "tests/test_population.py", "tests/test_projections.py", "tests/test_stats.py",
+    "tests/test_kinds_comparison_reproduction.py", "tests/test_protocols.py", "tests/test_lint.py",
+]
 
 
 @nox.session
@@ -24,5 +33,18 @@ def verify(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff, and the project's own import rule (tests/test_lint.py)."""
+    session.install("ruff", "-e", ".[test]")
     session.run("ruff", "check", ".", *session.posargs)
+    session.run("pytest", "-q", "tests/test_lint.py")
+
+
+@nox.session
+def coverage(session: nox.Session) -> None:
+    """Line coverage of theorycheck/ with numba's JIT disabled (so kernel bodies count), over
+    the unit tests (pass test paths after `--` to choose others)."""
+    session.install("-e", ".[test]", "coverage[toml]>=7")
+    session.env["NUMBA_DISABLE_JIT"] = "1"
+    session.run("coverage", "run", "--source=theorycheck", "-m", "pytest", "-q",
+                *(session.posargs or UNIT_TESTS))
+    session.run("coverage", "report", "--skip-empty", "--sort=cover")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from theorycheck.claims import discover
-from theorycheck.cli import _load_subject
 from theorycheck.runner import run_claims
 
 
@@ -14,10 +15,19 @@ def registry():
     return discover()
 
 
+def load_subject(spec: str):
+    """The object named by ``module:attr`` (as ``--subject`` takes it)."""
+    module_name, _, attr = spec.partition(":")
+    obj = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: int = 0, **overrides) -> dict:
     """Run one claim into ``out`` and return its record. ``subjects`` values may be objects or
     ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values."""
-    loaded = {name: _load_subject(obj) if isinstance(obj, str) else obj for name, obj in (subjects or {}).items()}
+    loaded = {name: load_subject(obj) if isinstance(obj, str) else obj for name, obj in (subjects or {}).items()}
     (record,) = run_claims([discover()[claim_id]], profile=profile, seed=seed,
                            overrides={k: str(v) if not isinstance(v, tuple) else ",".join(map(str, v))
                                       for k, v in overrides.items()},

@@ -27,7 +27,7 @@ from theorycheck.algorithms import (
     baseline_objective,
     sklearn_baselines,
 )
-from theorycheck.algorithms._common import seed_sequence
+from theorycheck.rng import seed_sequence
 from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
 from theorycheck.projections import project_l1_ball
 from theorycheck.rng import (

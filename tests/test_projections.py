@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from theorycheck.projections import (
-    _project_l1_ball_inplace,
-    _project_l2_ball_inplace,
-    _project_simplex_inplace,
     project_l1_ball,
+    project_l1_ball_inplace,
     project_l2_ball,
+    project_l2_ball_inplace,
     project_simplex,
+    project_simplex_inplace,
 )
 from theorycheck.validation import ParameterError
 
@@ -149,9 +149,9 @@ def test_public_functions_copy_and_kernels_work_in_place():
     project_simplex(w, 1.0)
     np.testing.assert_array_equal(w, before)
     for kernel, public in [
-        (_project_l2_ball_inplace, project_l2_ball),
-        (_project_l1_ball_inplace, project_l1_ball),
-        (_project_simplex_inplace, project_simplex),
+        (project_l2_ball_inplace, project_l2_ball),
+        (project_l1_ball_inplace, project_l1_ball),
+        (project_simplex_inplace, project_simplex),
     ]:
         buf = np.zeros(6)
         buf[::2] = before  # a strided view, as a learner's loop might pass

@@ -19,7 +19,14 @@ from numba import njit
 
 from .validation import ParameterError, check_matrix, check_real
 
-__all__ = ["project_l1_ball", "project_l2_ball", "project_simplex"]
+__all__ = [
+    "project_l1_ball",
+    "project_l1_ball_inplace",
+    "project_l2_ball",
+    "project_l2_ball_inplace",
+    "project_simplex",
+    "project_simplex_inplace",
+]
 
 
 @njit(cache=True)
@@ -80,6 +87,13 @@ def _project_l1_ball_inplace(w, radius):
             w[i] = -shrunk
         else:
             w[i] = shrunk
+
+
+#: The jitted in-place kernels, public for use inside other kernels (the learners call them on
+#: their own buffers): no validation, the argument is overwritten with its projection.
+project_l2_ball_inplace = _project_l2_ball_inplace
+project_l1_ball_inplace = _project_l1_ball_inplace
+project_simplex_inplace = _project_simplex_inplace
 
 
 def _prepared(name: str, w) -> np.ndarray:

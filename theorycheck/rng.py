@@ -18,8 +18,12 @@ them into what a kernel or NumPy code needs.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numba import njit
+
+from .validation import ParameterError
 
 _U64 = np.uint64
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
@@ -33,6 +37,43 @@ def kernel_state(seed_sequence: np.random.SeedSequence) -> np.ndarray:
     return state
 
 
+def seed_sequence(random_state) -> np.random.SeedSequence:
+    """Turn ``random_state`` into a :class:`numpy.random.SeedSequence`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.SeedSequence, numpy.random.Generator or
+        numpy.random.RandomState
+        ``None`` draws fresh OS entropy; an int ≥ 0 seeds a new sequence; a SeedSequence
+        is used as it is (it is not advanced, so reusing it reproduces a fit); a Generator
+        or RandomState is advanced to draw 128 bits of entropy.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+    """
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, bool | np.bool_):
+        raise ParameterError(f"random_state must be None, an int or a numpy seed object, got {random_state!r}")
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+        if seed < 0:
+            raise ParameterError(f"random_state must be a non-negative int, got {seed}")
+        return np.random.SeedSequence(seed)
+    if isinstance(random_state, np.random.Generator):
+        words = random_state.integers(0, 2**32, size=4, dtype=np.uint64)
+        return np.random.SeedSequence([int(w) for w in words])
+    if isinstance(random_state, np.random.RandomState):
+        words = random_state.randint(0, 2**31, size=4)
+        return np.random.SeedSequence([int(w) for w in words])
+    raise ParameterError(
+        f"random_state must be None, an int, or a numpy SeedSequence / Generator / RandomState, got {random_state!r}"
+    )
+
+
 def is_kernel_state(random_state) -> bool:
     """Whether ``random_state`` is a kernel state array (``uint64[2]``)."""
     return isinstance(random_state, np.ndarray) and random_state.dtype == np.uint64 and random_state.shape == (2,)
@@ -42,12 +83,10 @@ def as_kernel_state(random_state) -> np.ndarray:
     """The kernel state for ``random_state`` (see the module docstring for what it may be).
 
     A kernel state is returned as it is (the caller's stream advances); anything else seeds a
-    fresh state through :func:`theorycheck.algorithms._common.seed_sequence`'s rules.
+    fresh state through :func:`seed_sequence`'s rules.
     """
     if is_kernel_state(random_state):
         return random_state
-    from .algorithms._common import seed_sequence
-
     return kernel_state(seed_sequence(random_state))
 
 
@@ -59,8 +98,6 @@ def as_generator(random_state) -> np.random.Generator:
         words = [int(random_state[0]), int(random_state[1])]
         random_state[:] = kernel_state(np.random.SeedSequence(words))  # move the caller's stream on
         return np.random.default_rng(words)
-    from .algorithms._common import seed_sequence
-
     return np.random.default_rng(seed_sequence(random_state))
 
 

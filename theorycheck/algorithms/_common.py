@@ -8,55 +8,16 @@ Algorithm 2, line 9) use them so that their per-example cost does not grow with 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..rng import kernel_state
+from ..rng import kernel_state, seed_sequence
 from ..validation import ParameterError, check_int, check_real
 
 # ----------------------------------------------------------------------------------------
 # random streams
-
-
-def seed_sequence(random_state) -> np.random.SeedSequence:
-    """Turn ``random_state`` into a :class:`numpy.random.SeedSequence`.
-
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.SeedSequence, numpy.random.Generator or
-        numpy.random.RandomState
-        ``None`` draws fresh OS entropy; an int ≥ 0 seeds a new sequence; a SeedSequence
-        is used as it is (it is not advanced, so reusing it reproduces a fit); a Generator
-        or RandomState is advanced to draw 128 bits of entropy.
-
-    Returns
-    -------
-    numpy.random.SeedSequence
-    """
-    if random_state is None:
-        return np.random.SeedSequence()
-    if isinstance(random_state, np.random.SeedSequence):
-        return random_state
-    if isinstance(random_state, bool | np.bool_):
-        raise ParameterError(f"random_state must be None, an int or a numpy seed object, got {random_state!r}")
-    if isinstance(random_state, numbers.Integral):
-        seed = int(random_state)
-        if seed < 0:
-            raise ParameterError(f"random_state must be a non-negative int, got {seed}")
-        return np.random.SeedSequence(seed)
-    if isinstance(random_state, np.random.Generator):
-        words = random_state.integers(0, 2**32, size=4, dtype=np.uint64)
-        return np.random.SeedSequence([int(w) for w in words])
-    if isinstance(random_state, np.random.RandomState):
-        words = random_state.randint(0, 2**31, size=4)
-        return np.random.SeedSequence([int(w) for w in words])
-    raise ParameterError(
-        f"random_state must be None, an int, or a numpy SeedSequence / Generator / RandomState, got {random_state!r}"
-    )
 
 
 def state_from(random_state) -> np.ndarray:

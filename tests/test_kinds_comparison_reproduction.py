@@ -1,0 +1,97 @@
+"""The comparison and reproduction kinds on small toy claims (not registered, so they never
+appear in `theorycheck list`): PASS on a true statement, FAIL on a planted defect."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theorycheck.kinds.comparison import PairedComparison
+from theorycheck.kinds.reproduction import Reproduction
+from theorycheck.rng import as_generator
+from theorycheck.runner import run_claims
+
+
+def mean_of_first(sample, n_used, random_state):
+    """Estimate the mean from the first ``n_used`` draws; reads ``n_used`` attributes."""
+    return float(sample[:n_used].mean()), n_used
+
+
+def mean_of_one(sample, n_used, random_state):
+    """A planted defect: looks at one draw of the ``n_used`` it may."""
+    return float(sample[0]), 1
+
+
+class ToyComparison(PairedComparison):
+    id = "cbss11.toy-comparison"
+    title = "toy"
+    statement = "the full-budget mean estimate has lower squared error than a one-draw estimate"
+    reference = "none"
+    labels = ("full", "one draw")
+    subjects = {"a": mean_of_first, "b": mean_of_one}
+    base = {"n": 16, "repetitions": 1000, "delta": 1e-3, "resolution": 0.02, "margin": 0.0}
+    profiles = {"quick": {}, "full": {}}
+
+    def run(self, p, task, subjects, data_state, seeds):
+        sample = as_generator(data_state).random(p["n"])
+        est_a, read_a = subjects["a"](sample, p["n"], seeds[0])
+        est_b, read_b = subjects["b"](sample, p["n"], seeds[1])
+        return {"loss_a": (est_a - 0.5) ** 2, "loss_b": (est_b - 0.5) ** 2,
+                "attributes_a": read_a, "attributes_b": read_b}
+
+    def upper(self, p):
+        return 0.25
+
+    def budget(self, p):
+        return p["n"]
+
+
+def _run(claim, tmp_path, subjects=None):
+    (record,) = run_claims([claim], subjects=subjects, out=tmp_path, progress=False)
+    return record
+
+
+def test_comparison_passes_a_true_ordering(tmp_path):
+    assert _run(ToyComparison(), tmp_path)["verdict"] == "PASS"
+
+
+def test_comparison_fails_a_reversed_ordering(tmp_path):
+    record = _run(ToyComparison(), tmp_path, {"a": mean_of_one, "b": mean_of_first})
+    assert record["verdict"] == "FAIL", record["decision"]
+
+
+def coin(p, random_state):
+    return float(as_generator(random_state).random() < p)
+
+
+class ToyReproduction(Reproduction):
+    id = "cbss11.toy-reproduction"
+    title = "toy"
+    statement = "a fair coin lands heads half of the time"
+    reference = "none"
+    keys = ("flips",)
+    published = [{"flips": 1000, "value": 0.5}]
+    tolerance = 0.05
+    tolerance_reason = "the published number is read off a plot to ±0.05"
+    subjects = {"coin": coin}
+    base = {"repetitions": 4, "delta": 1e-3, "bias": 0.5}
+    profiles = {"quick": {}, "full": {}}
+
+    def reproduce(self, p, task, subjects, random_state):
+        rng = np.random.default_rng(random_state)
+        flips = np.array([subjects["coin"](p["bias"], rng) for _ in range(20000)])
+        return [{"flips": 1000, "value": float(flips.mean()), "n": flips.size, "var": float(flips.var(ddof=1))}]
+
+    def upper(self, p):
+        return 1.0
+
+
+def test_reproduction_within_tolerance_passes(tmp_path):
+    assert _run(ToyReproduction(), tmp_path)["verdict"] == "PASS"
+
+
+def test_reproduction_far_off_fails(tmp_path):
+    def biased(p, random_state):
+        return coin(0.95, random_state)
+
+    record = _run(ToyReproduction(), tmp_path, {"coin": biased})
+    assert record["verdict"] == "FAIL", record["decision"]
