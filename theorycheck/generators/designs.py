@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..rng import kernel_state, next_sign, next_uniform
+from ..rng import next_sign, next_uniform
 from ..validation import ParameterError, check_budget, check_int, check_matrix, check_real
 
 __all__ = [

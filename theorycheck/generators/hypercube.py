@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..rng import next_sign
-from ..rng import as_kernel_state
+from ..rng import as_kernel_state, next_sign
 from ..validation import check_int
 
 
