@@ -122,3 +122,62 @@ def test_evidence_tables_are_csv(tmp_path):
     run_claims([Counting()], out=tmp_path, progress=False)
     table = pd.read_csv(tmp_path / "tables" / "cbss11.toy.csv")
     assert list(table.columns) == ["i", "u"] and len(table) == 5
+
+
+class Rejecting(Counting):
+    """Finds, on the instance it builds, a value the claim rejects."""
+
+    id = "cbss11.toy-rejecting"
+
+    def measure(self, p, task, subjects, seed):
+        from theorycheck.validation import ParameterError
+
+        raise ParameterError("k=7 exceeds the design's dimension d=5")
+
+
+def test_a_parameter_error_inside_measure_is_a_usage_error_not_a_crash(tmp_path):
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="cbss11.toy-rejecting: k=7 exceeds"):
+        run_claims([Rejecting()], out=tmp_path, progress=False)
+    assert not list(tmp_path.glob(".cache/**/task-*.json"))
+
+
+class Vacuous(Counting):
+    id = "cbss11.toy-vacuous"
+
+    def decide(self, p, table):
+        return Evidence(verdict=stats.PASS, observed=0.1, theory=1.0, decision="mean ≤ bound", trivial=0.5,
+                        vacuous=True)
+
+
+def test_a_vacuous_instance_is_never_pass(tmp_path):
+    (record,) = run_claims([Vacuous()], out=tmp_path, progress=False)
+    assert record["verdict"] == stats.INCONCLUSIVE
+    assert "vacuous" in record["decision"] and record["vacuous"] and record["trivial"] == 0.5
+
+
+class Declared(Counting):
+    id = "cbss11.toy-declared"
+    from theorycheck.validation import Budget, Integer
+
+    parameters = {"tasks": Integer(1), "d": Integer(1), "k": Budget()}
+    base = {"tasks": 2, "error_at": -1, "d": 4, "k": 2}
+    profiles = {"quick": {}, "full": {"tasks": 3}}
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"k": "5"}, "k must not exceed d"), ({"k": "0"}, "k must be at least 1"), ({"tasks": "0"}, "tasks must be"),
+])
+def test_declared_rules_are_checked_before_any_work(tmp_path, overrides, message):
+    from theorycheck.validation import ParameterError
+
+    CALLS.clear()
+    with pytest.raises(ParameterError, match=message):
+        run_claims([Declared()], overrides=overrides, out=tmp_path, progress=False)
+    assert CALLS == []
+
+
+def test_profiles_list_only_what_differs_from_the_base():
+    assert Declared().profile("full") == {"tasks": 3, "error_at": -1, "d": 4, "k": 2}
+    assert Declared().profile("quick")["tasks"] == 2
