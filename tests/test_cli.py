@@ -50,6 +50,7 @@ def test_list_by_paper_and_unknown_paper(capsys):
         (["verify", "cbss11.lemma7", "--subject", "subset_average=no.such:thing"], "cannot load subject"),
         (["show", "cbss11.*"], "not a glob"),
         (["report", "--out", "/nonexistent/place"], "no stored results"),
+        (["errata", "--paper", "nope"], "unknown paper"),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -99,7 +100,7 @@ def test_report_is_offline_and_rerenders(capsys, tmp_path):
     status, _, _ = run(capsys, "report", "--out", str(tmp_path))
     assert status == 0 and (tmp_path / "index.html").exists()
     pages = list(tmp_path.glob("*.html"))
-    assert len(pages) == len(CBSS) + 1
+    assert len(pages) == len(CBSS) + 2  # the claims, the index and the errata page
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text, page
@@ -112,6 +113,13 @@ def test_report_is_offline_and_rerenders(capsys, tmp_path):
     page = (tmp_path / "cbss11.thm2.html").read_text(encoding="utf-8")
     for needle in ["Theorem 2", "Hypotheses", "<svg", "How the verdict was decided", "numba", "seed"]:
         assert needle in page
+
+
+def test_errata_without_stored_results_is_not_an_error(capsys, tmp_path):
+    status, out, err = run(capsys, "errata", "--out", str(tmp_path / "never-run"))
+    assert status == 0 and not err
+    status, out, _ = run(capsys, "errata", "--out", str(tmp_path / "never-run"), "--json")
+    assert status == 0 and all(item["evidence"] is None for item in json.loads(out))
 
 
 def test_show_prints_statement_and_last_verdict(capsys, tmp_path):

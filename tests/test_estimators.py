@@ -19,6 +19,8 @@ from theorycheck import estimators as est
 from theorycheck.rng import kernel_state
 from theorycheck.validation import ParameterError
 
+from . import naive
+
 DELTA = 1e-6  # false-fail rate of each stochastic assertion below
 N_DRAWS = 200_000
 
@@ -27,21 +29,21 @@ ESTIMATORS = {
     "aer": (
         est.aer_gradient_estimate,
         est.aer_gradient_estimate_distribution,
-        est._aer_gradient_kernel,
+        est.aer_gradient_estimate.kernel,
         "cbss11",
         lambda d: range(2, 2 * d + 1, 2),
     ),
     "aerr": (
         est.aerr_gradient_estimate,
         est.aerr_gradient_estimate_distribution,
-        est._aerr_gradient_kernel,
+        est.aerr_gradient_estimate.kernel,
         "hk12",
         lambda d: range(1, d + 1),
     ),
     "aelr": (
         est.aelr_gradient_estimate,
         est.aelr_gradient_estimate_distribution,
-        est._aelr_gradient_kernel,
+        est.aelr_gradient_estimate.kernel,
         "hk12",
         lambda d: range(1, d + 1),
     ),
@@ -251,12 +253,12 @@ def test_attribute_count_is_exact(name):
     state = kernel_state(np.random.SeedSequence(7))
     for k in (2, 4, 6):
         for _ in range(200):
-            g, n_read = sampler(w, x, 10.0, k, rng_state=state)  # y chosen so φ̃ ≠ 0
+            g, n_read = sampler(w, x, 10.0, k, random_state=state)  # y chosen so φ̃ ≠ 0
             support = set(np.flatnonzero(g))
             assert n_read == len(support | {j0})
             if name == "aer":
                 assert len(support) == k // 2
-            g0, n0 = sampler(np.zeros(d), x, 1.0, k, rng_state=state)  # w = 0: no extra read
+            g0, n0 = sampler(np.zeros(d), x, 1.0, k, random_state=state)  # w = 0: no extra read
             assert n0 == len(set(np.flatnonzero(g0)))
 
 
@@ -265,8 +267,8 @@ def test_public_function_is_reproducible_and_advances_state():
     for sampler, *_ in ESTIMATORS.values():
         a = kernel_state(np.random.SeedSequence(3))
         b = kernel_state(np.random.SeedSequence(3))
-        ga, na = sampler(w, x, 0.5, 2, rng_state=a)
-        gb, nb = sampler(w, x, 0.5, 2, rng_state=b)
+        ga, na = sampler(w, x, 0.5, 2, random_state=a)
+        gb, nb = sampler(w, x, 0.5, 2, random_state=b)
         np.testing.assert_array_equal(ga, gb)
         assert na == nb
         assert not np.array_equal(a, kernel_state(np.random.SeedSequence(3)))
@@ -278,47 +280,13 @@ def test_public_function_is_reproducible_and_advances_state():
 
 
 def _ordered_law(name, w, x, y, k, defect=None):
-    """Enumerate ordered with-replacement draws (itertools.product), a different route from
-    the module's multisets. ``defect`` plants one bug."""
-    d = len(x)
-    result = []
+    """The slow references of tests/naive.py (ordered draws, a different route from the module's
+    multisets), with one planted bug when ``defect`` is given."""
     if name == "aer":
-        half = k // 2
-        l1 = sum(abs(a) for a in w)
-        p_i = [abs(a) / l1 for a in w]
-        weight = F(d) if defect == "weight_d" else F(2, k) * d
-        for subset in itertools.combinations(range(d), half):
-            for seq in itertools.product(range(d), repeat=half):
-                p = F(1, math.comb(d, half)) * math.prod(p_i[i] for i in seq)
-                if p == 0:
-                    continue
-                sgn = [1 if defect == "no_sign" else (a > 0) - (a < 0) for a in w]
-                y_hat = sum(F(2, k) * sgn[i] * l1 * x[i] for i in seq)
-                g = tuple(
-                    2 * (y_hat - y) * weight * x[j] if j in subset else F(0) for j in range(d)
-                )
-                result.append((p, g))
-        return result
-    power = 2 if name == "aerr" else 1
-    sample_power = 1 if defect == "abs_for_square" else power
-    total = sum(abs(a) ** power for a in w)
-    sample_total = sum(abs(a) ** sample_power for a in w)
-    weight = F(d) if defect == "weight_d" else F(d, k)
-    for seq in itertools.product(range(d), repeat=k):
-        x_t = [F(0)] * d
-        for i in seq:
-            x_t[i] += weight * x[i]
-        for j in range(d):
-            p = F(1, d**k) * abs(w[j]) ** sample_power / sample_total
-            if p == 0:
-                continue
-            phi = (
-                total * x[j] / w[j] - y
-                if power == 2
-                else total * ((w[j] > 0) - (w[j] < 0)) * x[j] - y
-            )
-            result.append((p, tuple(phi * v for v in x_t)))
-    return result
+        knobs = {"weight_d": {"v_weight": lambda d, k: F(d)}, "no_sign": {"signed": False}}.get(defect, {})
+        return naive.aer_law(w, x, y, k, **knobs)
+    knobs = {"weight_d": {"weight": lambda d, k: F(d)}, "abs_for_square": {"sample_power": 1}}.get(defect, {})
+    return naive.hk12_law(w, x, y, k, power=2 if name == "aerr" else 1, **knobs)
 
 
 DEFECT_INSTANCE = INSTANCES[5]  # d = 5, weights of unequal magnitude, both signs, x ≠ 0 there
@@ -394,7 +362,7 @@ def _state():
 def test_bad_inputs_raise(name, w, x, y, k):
     sampler, law, *_ = ESTIMATORS[name]
     with pytest.raises(ParameterError):
-        sampler(w, x, y, k, rng_state=_state())
+        sampler(w, x, y, k, random_state=_state())
     with pytest.raises(ParameterError):
         law(w, x, y, k)
 
@@ -403,30 +371,87 @@ def test_budget_rules_per_paper():
     w, x, y = GOOD
     state = _state()
     with pytest.raises(ParameterError, match="even"):
-        est.aer_gradient_estimate(w, x, y, 3, rng_state=state)
-    est.aer_gradient_estimate(w, x, y, 6, rng_state=state)  # k/2 = d is allowed
+        est.aer_gradient_estimate(w, x, y, 3, random_state=state)
+    est.aer_gradient_estimate(w, x, y, 6, random_state=state)  # k/2 = d is allowed
     with pytest.raises(ParameterError):
-        est.aer_gradient_estimate(w, x, y, 8, rng_state=state)
-    est.aerr_gradient_estimate(w, x, y, 3, rng_state=state)  # k = d is allowed
+        est.aer_gradient_estimate(w, x, y, 8, random_state=state)
+    est.aerr_gradient_estimate(w, x, y, 3, random_state=state)  # k = d is allowed
     with pytest.raises(ParameterError):
-        est.aerr_gradient_estimate(w, x, y, 4, rng_state=state)
+        est.aerr_gradient_estimate(w, x, y, 4, random_state=state)
 
 
 @pytest.mark.parametrize(
     "bad_state",
     [
-        None,
         np.zeros(2, dtype=np.uint64),
         np.ones(3, dtype=np.uint64),
         np.ones(2, dtype=np.int64),
         [1, 2],
-        np.random.SeedSequence(0),
+        -1,
+        "seed",
+        True,
     ],
 )
-def test_bad_rng_state_raises(bad_state):
+def test_bad_random_state_raises(bad_state):
     for sampler, *_ in ESTIMATORS.values():
         with pytest.raises(ParameterError):
-            sampler(*GOOD, 2, rng_state=bad_state)
+            sampler(*GOOD, 2, random_state=bad_state)
+        with pytest.raises(ParameterError):
+            sampler.moments(*GOOD, 2, 10, random_state=bad_state)
+
+
+def test_read_only_kernel_state_raises():
+    state = kernel_state(np.random.SeedSequence(0))
+    state.flags.writeable = False
+    with pytest.raises(ParameterError):
+        est.aerr_gradient_estimate(*GOOD, 2, random_state=state)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_every_form_of_random_state_is_accepted(name):
+    """One convention (theorycheck.rng): an int, a SeedSequence and a Generator each seed a fresh
+    stream (the same int gives the same draw); a kernel state is advanced in place."""
+    sampler = ESTIMATORS[name][0]
+    a, _ = sampler(*GOOD, 2, random_state=7)
+    b, _ = sampler(*GOOD, 2, random_state=7)
+    np.testing.assert_array_equal(a, b)
+    sampler(*GOOD, 2, random_state=np.random.SeedSequence(7))
+    sampler(*GOOD, 2, random_state=np.random.default_rng(7))
+    sampler(*GOOD, 2, random_state=None)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_moments_are_the_same_draws_as_single_calls(name):
+    """``sampler.moments`` sums n draws in one jitted loop: the same draws as n calls on one stream."""
+    sampler = ESTIMATORS[name][0]
+    w, x, y = [0.5, -0.25, 0.0, 1.0], [1.0, -0.5, 0.25, 0.75], 0.5
+    m = sampler.moments(w, x, y, 2, 500, random_state=kernel_state(np.random.SeedSequence(9)))
+    state = kernel_state(np.random.SeedSequence(9))
+    draws = [sampler(w, x, y, 2, random_state=state) for _ in range(500)]
+    g = np.array([d[0] for d in draws])
+    assert m.n == 500 and m.max_read == max(d[1] for d in draws)
+    np.testing.assert_allclose(m.total, g.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(m.squares, (g * g).sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(m.largest, np.abs(g).max(axis=0))
+
+
+def test_without_replacement_reading_is_a_biased_law():
+    """The erratum of cbss11.lemma11: ŷ's draws without replacement give a law (mass 1) that is
+    biased, and the library agrees with the slow reference on it."""
+    w, x, y = [F(1), F(-2), F(1, 2)], [F(1), F(1, 3), F(-1)], F(1, 2)
+    law = est.aer_gradient_estimate_distribution(w, x, y, 4, replacement=False)
+    assert sum(p for p, _ in law) == 1
+    assert est.distribution_mean(law) != est.squared_loss_gradient(w, x, y, paper="cbss11")
+    slow = naive.aer_law(w, x, y, 4, y_replacement=False)
+    assert est.distribution_mean(law) == est.distribution_mean(slow)
+    assert est.aer_gradient_estimate_distribution(w, x, y, 2, replacement=False) == \
+        est.aer_gradient_estimate_distribution(w, x, y, 2)  # one draw: nothing to replace
+
+
+def test_subset_average():
+    assert est.subset_average([F(1), F(2), F(4)]) == F(7, 3)
+    with pytest.raises(ParameterError):
+        est.subset_average([])
 
 
 def test_other_bad_inputs():

@@ -1,4 +1,4 @@
-"""Command line: ``theorycheck list | verify | report | show``.
+"""Command line: ``theorycheck list | verify | report | show | errata``.
 
 Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE or ERROR,
 2 for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
@@ -76,10 +76,28 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="re-render the report from stored results")
     p.add_argument("--out", default="reports")
 
-    p = sub.add_parser("show", help="describe one claim and its last verdict")
+    p = sub.add_parser("show", help="describe one claim, its subjects' contracts, power and last verdict")
     p.add_argument("id")
     p.add_argument("--out", default="reports", help="where to look for the last verdict")
+
+    p = sub.add_parser("errata", help="list the errata in the papers that the claims establish")
+    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
+    p.add_argument("--out", default="reports", help="where to look for the evidence of the last run")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
     return parser
+
+
+def contract_text(contract) -> str:
+    """A subject's contract in one sentence: its signature and the arguments the claim passes."""
+    text = contract.signature()
+    if getattr(contract, "call", ()):
+        text += " The claim passes the arguments " + ", ".join(contract.call) + "."
+    return text
+
+
+def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
+    return textwrap.fill(" ".join(str(text).split()), 92, initial_indent=indent if first is None else first,
+                         subsequent_indent=indent)
 
 
 def _cmd_list(args) -> int:
@@ -115,7 +133,8 @@ def _cmd_verify(args) -> int:
     else:
         for r in records:
             ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
-            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:7.2f}s{ratio}")
+            vacuous = "  vacuous (the trivial learner meets the bound too)" if r.get("vacuous") else ""
+            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:7.2f}s{ratio}{vacuous}")
         print(f"report: {index}")
     for r in records:
         if r["verdict"] == "ERROR":
@@ -138,37 +157,96 @@ def _cmd_show(args) -> int:
         raise ParameterError("show takes one claim id, not a glob")
     (claim,) = select([args.id])
     d = claim.describe()
-    wrap = lambda text: textwrap.fill(text, 92, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
     print(f"{d['id']}  [{d['kind']}]  {d['reference']}: {d['title']}")
-    print(wrap(d["statement"]))
+    print(_wrap(d["statement"]))
     if d["interpretation"]:
         print("Interpretation:")
-        print(wrap(d["interpretation"]))
+        print(_wrap(d["interpretation"]))
     print("Hypotheses:")
     for h in d["hypotheses"]:
         print(f"  - {h}")
-    print("Subjects:")
+    print("Subjects (replace one with --subject NAME=module:attr; it must follow the contract):")
     for name, obj in d["subjects"].items():
         print(f"  {name} = {obj}")
+        contract = claim.protocols.get(name)
+        if contract is None:
+            print("    contract: none declared")
+        elif hasattr(contract, "signature"):
+            print(_wrap(contract_text(contract), "      ", "    contract: "))
+        else:
+            print(f"    contract: {getattr(contract, '__name__', contract)}")
     print("Parameters:")
     for profile, params in d["profiles"].items():
         print(f"  {profile}: " + ", ".join(f"{k}={v}" for k, v in params.items()))
+    if claim.errata:
+        print("Errata this claim establishes (evidence: `theorycheck errata`):")
+        for e in claim.errata:
+            print(f"  [{e.key}] {e.where}")
+            print(_wrap(e.printed, "      ", "    printed: "))
+            print(_wrap(e.holds, "      ", "    holds:   "))
+    print("Planted defects (tests/test_power.py checks each on the quick profile):")
+    if not claim.defects:
+        print("  none declared")
+    for defect in claim.defects:
+        status = "caught (FAIL)" if defect.caught else "not caught"
+        print(_wrap(f"{defect.name}: {status}" + (f": {defect.why}" if defect.why else ""), "      ", "  - "))
+    if d["power"]:
+        print("Power:")
+        print(_wrap(d["power"]))
     last = load_result(args.out, claim.id)
     if last is None:
         print(f"Last verdict: none stored in {args.out}/")
     else:
-        print(f"Last verdict: {last['verdict']} (profile {last['profile']}, seed {last['seed']}, "
+        vacuous = " (vacuous: the trivial learner meets the bound too)" if last.get("vacuous") else ""
+        print(f"Last verdict: {last['verdict']}{vacuous} (profile {last['profile']}, seed {last['seed']}, "
               f"{last.get('seconds', 0):.2f}s)")
-        print(wrap(last["decision"]))
+        print(_wrap(last["decision"]))
+    return EXIT_OK
+
+
+def _cmd_errata(args) -> int:
+    from .claims import PAPERS
+    from .errata import gather
+
+    if args.paper is not None and args.paper not in PAPERS:
+        raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(PAPERS)}")
+    items = gather(args.out, paper=args.paper)
+    if args.json:
+        print(json.dumps(items, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not items:
+        print("No claim declares an erratum" + (f" for {args.paper}." if args.paper else "."))
+        return EXIT_OK
+    paper = None
+    for item in items:
+        if item["paper"] != paper:
+            paper = item["paper"]
+            print(f"{paper}: {item['paper_title']}")
+        print(f"  {item['claim']} [{item['key']}]  {item['where']}")
+        print(_wrap(item["printed"], "              ", "    printed:  "))
+        print(_wrap(item["holds"], "              ", "    holds:    "))
+        if item["evidence"] is not None:
+            run = f"({item['profile']} profile, seed {item['seed']}, verdict {item['verdict']}"
+            if item["replaced"]:
+                run += "; replaced subjects " + ", ".join(f"{k}={v}" for k, v in item["replaced"].items())
+            print(_wrap(f"{item['evidence']} {run})", "              ", "    evidence: "))
+        elif item["verdict"] is not None:
+            print(f"    evidence: none attached by the stored run ({item['profile']} profile, "
+                  f"verdict {item['verdict']})")
+        else:
+            print(f"    evidence: not run in {args.out}/ (theorycheck verify {item['claim']} --out {args.out})")
+    with_evidence = sum(item["evidence"] is not None for item in items)
+    claims = len({item["claim"] for item in items})
+    print(f"{len(items)} errata in {claims} claims; {with_evidence} with evidence from {args.out}/results.")
     return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _build_parser().parse_args(argv)
-        return {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show}[
-            args.command
-        ](args)
+        commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
+                    "errata": _cmd_errata}
+        return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return EXIT_USAGE

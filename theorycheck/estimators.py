@@ -16,7 +16,13 @@ Each comes in three forms:
    into ``out`` (length d) and returns the number of distinct attributes of x it read. The
    learners call these kernels from their own jitted loops; they cost O(d) per call (they
    build the sampling table from scratch), which is what a reference unit should do;
-2. a public function ``xxx(w, x, y, k, *, rng_state) -> (estimate, n_attributes_read)``;
+2. a public function ``xxx(w, x, y, k, *, random_state) -> (estimate, n_attributes_read)``,
+   which follows the one random-number convention of :mod:`theorycheck.rng` (an int, a
+   SeedSequence, a Generator, or a kernel state advanced in place so that successive calls
+   continue one stream). It carries two attributes for callers that draw many estimates:
+   ``xxx.kernel``, the jitted kernel of form 1 (for other jitted loops: a learner, a test),
+   and ``xxx.moments(w, x, y, k, n, *, random_state) -> SampleMoments``, n draws summed in
+   one jitted loop (the same draws as n calls of ``xxx`` on the same stream);
 3. a public function ``xxx_distribution(w, x, y, k)`` that enumerates every outcome of the
    estimator's internal randomness and returns ``[(probability, estimate), ...]`` in exact
    rational arithmetic (:class:`fractions.Fraction`), so unbiasedness and moment identities
@@ -24,6 +30,9 @@ Each comes in three forms:
    the multinomial coefficient folded into the probability (the estimate depends on the
    draws only through their multiset); outcomes of probability zero are left out; equal
    estimates coming from different outcomes are not merged.
+
+:func:`subset_average` is the per-subset mean that cbss11's Lemma 7 averages (the building
+block of its Baseline estimates).
 
 Helpers: :func:`squared_loss_gradient` (the exact target of each estimator),
 :func:`distribution_mean`, :func:`distribution_second_moment`, and the clipping step of
@@ -36,11 +45,12 @@ import itertools
 import math
 from fractions import Fraction
 from numbers import Rational, Real
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from .rng import next_index, next_weighted_index, sample_without_replacement
+from .rng import as_kernel_state, is_kernel_state, next_index, next_weighted_index, sample_without_replacement
 from .validation import ParameterError, check_int, check_matrix, check_real
 
 __all__ = [
@@ -54,7 +64,9 @@ __all__ = [
     "clip_estimate",
     "distribution_mean",
     "distribution_second_moment",
+    "SampleMoments",
     "squared_loss_gradient",
+    "subset_average",
 ]
 
 #: Largest number of outcomes an exact enumeration may produce.
@@ -169,20 +181,19 @@ def _clip_inplace(g, c):
 # --------------------------------------------------------------------------------------------
 
 
-def _check_rng_state(rng_state) -> np.ndarray:
-    if (
-        not isinstance(rng_state, np.ndarray)
-        or rng_state.dtype != np.uint64
-        or rng_state.shape != (2,)
-        or not rng_state.flags.writeable
-    ):
-        raise ParameterError(
-            "rng_state must be a writable uint64 array of shape (2,), "
-            "as made by theorycheck.rng.kernel_state"
-        )
-    if rng_state[0] == 0 and rng_state[1] == 0:
-        raise ParameterError("rng_state must not be all zeros (the forbidden xoroshiro state)")
-    return rng_state
+def _kernel_state(random_state) -> np.ndarray:
+    """The kernel state for ``random_state`` (:func:`theorycheck.rng.as_kernel_state`); a kernel
+    state given by the caller must be writable and not the forbidden all-zero state."""
+    if is_kernel_state(random_state):
+        if not random_state.flags.writeable or not random_state.flags.c_contiguous:
+            raise ParameterError("random_state, a kernel state, must be a writable contiguous uint64[2] array")
+        if random_state[0] == 0 and random_state[1] == 0:
+            raise ParameterError("random_state must not be all zeros (the forbidden xoroshiro state)")
+        return random_state
+    if isinstance(random_state, np.ndarray) or isinstance(random_state, list | tuple):
+        raise ParameterError("random_state must be an int, a SeedSequence, a Generator or a kernel state "
+                             f"(uint64[2], from theorycheck.rng.kernel_state), got {random_state!r}")
+    return as_kernel_state(random_state)
 
 
 def _vector(name: str, v) -> np.ndarray:
@@ -310,7 +321,7 @@ def _hk12_distribution(ws, xs, y, k, power):
 # --------------------------------------------------------------------------------------------
 
 
-def aer_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+def aer_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int]:
     """Draw cbss11's unbiased estimate of the gradient 2(⟨w,x⟩ − y)x of (⟨w,x⟩ − y)².
 
     cbss11 Figure 2 (inner loops), eqs. (6)–(8), Lemma 11. With half = k/2:
@@ -330,8 +341,9 @@ def aer_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
         The example's label.
     k : int
         Attribute budget, even, 2 ≤ k ≤ 2d (the subset C needs k/2 ≤ d).
-    rng_state : numpy.ndarray
-        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+    random_state : int, SeedSequence, Generator or kernel state
+        The randomness (:mod:`theorycheck.rng`); a kernel state (``uint64[2]``) is advanced in
+        place, so successive calls continue one stream.
 
     Returns
     -------
@@ -342,19 +354,25 @@ def aer_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
     """
     w, x, y = _check_example(w, x, y)
     k = _check_aer_budget(k, x.shape[0])
-    state = _check_rng_state(rng_state)
+    state = _kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aer_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
 
 
-def aer_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+def aer_gradient_estimate_distribution(w, x, y, k, *, replacement: bool = True
+                                       ) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
     """Exact distribution of :func:`aer_gradient_estimate` (cbss11 Figure 2, eqs. (6)–(8)).
 
     Enumerates every half-subset C (probability 1/binom(d, k/2)) and every multiset of the
     k/2 with-replacement draws of ŷ (multinomial probability under P(i) = |w_i|/‖w‖₁), in
     exact arithmetic. Inputs may be ints, Fractions or floats (floats are taken at their
     exact binary value). The mean of the result is 2(⟨w,x⟩ − y)x (Lemma 11).
+
+    ``replacement=False`` gives instead the law under the reading of the prose before eq. (7),
+    which draws the k/2 indices of ŷ *without* replacement (each draw ∝ |w_i| over the indices
+    not drawn yet; once every i with w_i ≠ 0 is drawn, the remaining draws add nothing). That
+    reading is biased; it is here so that the erratum can be shown exactly, not to be used.
 
     Returns
     -------
@@ -367,16 +385,27 @@ def aer_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple
     half = k // 2
     weights = tuple(abs(a) for a in ws)
     l1 = sum(weights)
-    support = sum(1 for a in weights if a != 0)
-    n_yhat = math.comb(support + half - 1, half) if l1 else 1
+    support = [i for i, a in enumerate(weights) if a != 0]
+    if replacement:
+        n_yhat = math.comb(len(support) + half - 1, half) if l1 else 1
+    else:
+        n_yhat = math.perm(len(support), min(half, len(support)))
     _check_outcome_count(math.comb(d, half) * n_yhat)
     if l1 == 0:
         y_hats = [(Fraction(1), Fraction(0))]
-    else:
+    elif replacement:
         y_hats = [
             (p, Fraction(2, k) * l1 * sum(c * _sign(ws[i]) * xs[i] for i, c in counts.items()))
             for p, counts in _multisets(weights, half)
         ]
+    else:
+        y_hats = []
+        for order in itertools.permutations(support, min(half, len(support))):
+            p, left = Fraction(1), l1
+            for i in order:
+                p *= weights[i] / left
+                left -= weights[i]
+            y_hats.append((p, Fraction(2, k) * l1 * sum(_sign(ws[i]) * xs[i] for i in order)))
     p_subset = Fraction(1, math.comb(d, half))
     result = []
     for subset in itertools.combinations(range(d), half):
@@ -394,7 +423,7 @@ def aer_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tuple
 # --------------------------------------------------------------------------------------------
 
 
-def aerr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+def aerr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int]:
     """Draw hk12's AERR estimate g̃ of the gradient (⟨w,x⟩ − y)x of ½(⟨w,x⟩ − y)².
 
     hk12 Algorithm 1, lines 3–10:
@@ -417,8 +446,9 @@ def aerr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
         The example's label.
     k : int
         Number of uniform draws for x̃, 1 ≤ k ≤ d (the estimator reads k + 1 attributes).
-    rng_state : numpy.ndarray
-        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+    random_state : int, SeedSequence, Generator or kernel state
+        The randomness (:mod:`theorycheck.rng`); a kernel state (``uint64[2]``) is advanced in
+        place, so successive calls continue one stream.
 
     Returns
     -------
@@ -429,7 +459,7 @@ def aerr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
     """
     w, x, y = _check_example(w, x, y)
     k = _check_hk12_budget(k, x.shape[0])
-    state = _check_rng_state(rng_state)
+    state = _kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aerr_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
@@ -453,7 +483,7 @@ def aerr_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tupl
     return _hk12_distribution(ws, xs, y, k, 2)
 
 
-def aelr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
+def aelr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int]:
     """Draw hk12's AELR estimate g̃ of the gradient (⟨w,x⟩ − y)x of ½(⟨w,x⟩ − y)².
 
     hk12 Algorithm 2, lines 4–11:
@@ -477,8 +507,9 @@ def aelr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
         The example's label.
     k : int
         Number of uniform draws for x̃, 1 ≤ k ≤ d (the estimator reads k + 1 attributes).
-    rng_state : numpy.ndarray
-        uint64[2] state from :func:`theorycheck.rng.kernel_state`, advanced in place.
+    random_state : int, SeedSequence, Generator or kernel state
+        The randomness (:mod:`theorycheck.rng`); a kernel state (``uint64[2]``) is advanced in
+        place, so successive calls continue one stream.
 
     Returns
     -------
@@ -489,7 +520,7 @@ def aelr_gradient_estimate(w, x, y, k, *, rng_state) -> tuple[np.ndarray, int]:
     """
     w, x, y = _check_example(w, x, y)
     k = _check_hk12_budget(k, x.shape[0])
-    state = _check_rng_state(rng_state)
+    state = _kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aelr_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
@@ -510,6 +541,73 @@ def aelr_gradient_estimate_distribution(w, x, y, k) -> list[tuple[Fraction, tupl
     ws, xs, y = _exact_example(w, x, y)
     k = _check_hk12_budget(k, len(xs))
     return _hk12_distribution(ws, xs, y, k, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# many draws in one jitted loop
+# --------------------------------------------------------------------------------------------
+
+
+class SampleMoments(NamedTuple):
+    """Sums over n draws of an estimate: per-coordinate Σg, Σg², max |g|, and the largest
+    number of attributes one draw read."""
+
+    n: int
+    total: np.ndarray
+    squares: np.ndarray
+    largest: np.ndarray
+    max_read: int
+
+
+@njit(cache=True)
+def _draw_moments(which, w, x, y, k, n, state):
+    d = x.shape[0]
+    out = np.empty(d)
+    total, squares, largest = np.zeros(d), np.zeros(d), np.zeros(d)
+    max_read = 0
+    for _ in range(n):
+        if which == 0:
+            n_read = _aer_gradient_kernel(w, x, y, k, state, out)
+        else:
+            n_read = _hk12_gradient_kernel(w, x, y, k, state, out, which)
+        max_read = max(max_read, n_read)
+        for i in range(d):
+            v = out[i]
+            total[i] += v
+            squares[i] += v * v
+            largest[i] = max(largest[i], abs(v))
+    return total, squares, largest, max_read
+
+
+def _equip(sampler, kernel, which: int, check_budget) -> None:
+    """Give a public sampler its ``kernel`` and ``moments`` attributes (module docstring)."""
+
+    def moments(w, x, y, k, n, *, random_state) -> SampleMoments:
+        w, x, y = _check_example(w, x, y)
+        k = check_budget(k, x.shape[0])
+        n = check_int("n", n, low=1)
+        total, squares, largest, max_read = _draw_moments(which, w, x, y, k, n, _kernel_state(random_state))
+        return SampleMoments(n, total, squares, largest, int(max_read))
+
+    moments.__doc__ = (f"n draws of :func:`{sampler.__name__}` summed in one jitted loop: the same draws as n "
+                       "calls on the same stream; returns :class:`SampleMoments`.")
+    moments.__qualname__ = f"{sampler.__name__}.moments"
+    sampler.kernel = kernel
+    sampler.moments = moments
+
+
+_equip(aer_gradient_estimate, _aer_gradient_kernel, 0, _check_aer_budget)
+_equip(aerr_gradient_estimate, _aerr_gradient_kernel, 2, _check_hk12_budget)
+_equip(aelr_gradient_estimate, _aelr_gradient_kernel, 1, _check_hk12_budget)
+
+
+def subset_average(values) -> Fraction:
+    """(1/k)·Σ_{c ∈ C'} f(c) for the values f(c) on one k-subset C': the per-subset mean that
+    cbss11's Lemma 7 averages over uniform subsets (exact for Fractions)."""
+    values = list(values)
+    if not values:
+        raise ParameterError("subset_average needs at least one value")
+    return sum(values, Fraction(0)) / len(values)
 
 
 # --------------------------------------------------------------------------------------------

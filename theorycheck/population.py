@@ -12,10 +12,15 @@ p = 1 (Lasso); :func:`constrained_optimum` computes that minimiser to high accur
 
 Moments are given either as a :class:`theorycheck.generators.designs.Design` or as a tuple
 (Σ, c, s).
+
+The module also holds the certified optimiser the uniform-deviation lemmas need:
+:func:`l1_ball_sup_abs_quadratic`, the supremum of |q| over the L1 ball for a quadratic q that
+may be indefinite (cbss11 Lemma 10), exact by enumeration of the faces or bracketed.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -24,7 +29,7 @@ from scipy.optimize import brentq
 from .projections import project_l1_ball
 from .validation import ParameterError, check_int, check_matrix, check_real
 
-__all__ = ["constrained_optimum", "excess_risk", "risk"]
+__all__ = ["constrained_optimum", "excess_risk", "l1_ball_sup_abs_quadratic", "risk"]
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
@@ -378,3 +383,111 @@ def excess_risk(w, moments, B, *, norm: str, half: bool = False, optimum=None):
     if half:
         out = 0.5 * out
     return float(out[0]) if single else out
+
+
+# --------------------------------------------------------------------------------------
+# the supremum of |quadratic| over the L1 ball
+# --------------------------------------------------------------------------------------
+
+
+def _quadratic_form_values(W, E, e, c):
+    return ((W @ E) * W).sum(axis=1) - W @ e + c
+
+
+def _face_candidates(E, e, B, supports, signs):
+    """Critical points of q on the faces conv{B σ_i e_i : i ∈ S}, for a batch of supports S
+    (rows of ``supports``) and every sign pattern σ (rows of ``signs``); returns the feasible
+    ones (in the face) as an (n, d) array."""
+    d = e.shape[0]
+    n, s = supports.shape
+    n_sig = signs.shape[0]
+    M = np.zeros((n, n_sig, s + 1, s + 1))
+    M[..., :s, :s] = 2.0 * E[supports[:, :, None], supports[:, None, :]][:, None]
+    M[..., :s, s] = -signs[None]
+    M[..., s, :s] = signs[None]
+    rhs = np.zeros((n, n_sig, s + 1))
+    rhs[..., :s] = e[supports][:, None, :]
+    rhs[..., s] = B
+    sol = np.einsum("...ij,...j->...i", np.linalg.pinv(M), rhs)[..., :s]
+    signed = signs[None] * sol
+    ok = np.all(signed >= -1e-9 * B, axis=-1) & np.all(np.isfinite(sol), axis=-1)
+    mags = np.maximum(signed[ok], 0.0)
+    total = mags.sum(axis=-1)
+    good = total > 0.0
+    mags = mags[good] * (B / total[good, None])
+    rows = np.broadcast_to(supports[:, None, :], (n, n_sig, s))[ok][good]
+    sig = np.broadcast_to(signs[None], (n, n_sig, s))[ok][good]
+    W = np.zeros((mags.shape[0], d))
+    np.put_along_axis(W, rows, sig * mags, axis=1)
+    return W
+
+
+def l1_ball_sup_abs_quadratic(E, e, c, B, *, max_face_dim=None):
+    """Certified bounds on sup over ‖w‖₁ ≤ B of |q(w)|, q(w) = wᵀEw − eᵀw + c.
+
+    This is the quantity of cbss11 Lemma 10 (E = Ā − X, e = v̄ − x̄, c = ȳ − (1/m)Σy²), where q
+    may be indefinite, so neither the vertices nor a convex solver give the supremum.
+
+    Method. E is symmetrised. The maximum of |q| over the cross-polytope is attained in the
+    relative interior of some face F (the ball itself, or F = conv{B σ_i e_i : i ∈ S} for a
+    support S and signs σ), at a point where the gradient of q along aff F vanishes: on the
+    interior 2Ew = e; on F the linear system 2E_SS w_S − e_S = μσ, σᵀw_S = B. When that system
+    is singular its solutions in relint F form an affine set on which q is constant and which
+    reaches the boundary of F, so the value is also taken on a smaller face. Enumerating every
+    face (3^d − 1 of them, with the interior) therefore gives the exact supremum; enumerating
+    only the faces with at most ``max_face_dim`` non-zero coordinates gives a lower bound.
+
+    Parameters
+    ----------
+    E : array_like, shape (d, d)
+    e : array_like, shape (d,)
+    c : float
+    B : float
+        Radius of the L1 ball, B > 0.
+    max_face_dim : int or None
+        Largest support size enumerated; None (or ≥ d) enumerates every face (exact).
+
+    Returns
+    -------
+    lower : float
+        The largest |q| over the candidates; every candidate lies in the ball, so this is a
+        valid lower bound whatever the enumeration.
+    upper : float
+        A valid upper bound: the exact value (with a 1e-9 relative allowance for rounding) when
+        every face was enumerated, otherwise Hölder's B²·min(max_rs |E_rs|, ‖E‖₂) + B‖e‖∞ + |c|.
+    exact : bool
+        Whether every face was enumerated.
+    argmax : ndarray, shape (d,)
+        The candidate attaining ``lower``.
+    """
+    E = check_matrix("E", E, ndim=2)
+    e = check_matrix("e", e, ndim=1)
+    d = e.shape[0]
+    if E.shape != (d, d):
+        raise ParameterError(f"E must have shape ({d}, {d}) like e, got {E.shape}")
+    B = check_real("B", B, low=0.0, strict_low=True)
+    c = check_real("c", c)
+    E = 0.5 * (E + E.T)
+    top = d if max_face_dim is None else min(check_int("max_face_dim", max_face_dim, low=0), d)
+    exact = top >= d
+    best, best_w = abs(c), np.zeros(d)
+    w = np.linalg.pinv(2.0 * E) @ e  # the interior critical point (least squares if singular)
+    if np.abs(w).sum() <= B:
+        value = abs(float(_quadratic_form_values(w[None, :], E, e, c)[0]))
+        if value > best:
+            best, best_w = value, w
+    for s in range(1, top + 1):
+        supports = np.array(list(itertools.combinations(range(d), s)), dtype=np.int64)
+        signs = np.array(list(itertools.product((-1.0, 1.0), repeat=s)))
+        batch = max(1, 20000 // signs.shape[0])
+        for start in range(0, supports.shape[0], batch):
+            W = _face_candidates(E, e, B, supports[start : start + batch], signs)
+            if W.shape[0] == 0:
+                continue
+            values = np.abs(_quadratic_form_values(W, E, e, c))
+            j = int(np.argmax(values))
+            if values[j] > best:
+                best, best_w = float(values[j]), W[j]
+    holder = B * B * min(float(np.abs(E).max()), float(np.linalg.norm(E, 2))) + B * float(np.abs(e).max()) + abs(c)
+    upper = min(holder, best * (1.0 + 1e-9) + 1e-12 * holder) if exact else holder
+    return best, max(upper, best), exact, best_w

@@ -529,3 +529,35 @@ def decide_slope_at_most(x, y, exponent: float, delta: float, resolution: float,
     if fit.high <= exponent + resolution:
         return fit, Decision(PASS, f"{text}; upper end ≤ {exponent:g} + resolution {resolution:g}")
     return fit, Decision(INCONCLUSIVE, f"{text} straddles {exponent:g} + resolution {resolution:g}")
+
+
+def decide_mean_equals(n: int, mean: float, var: float, low: float, high: float, value: float, delta: float,
+                       resolution: float):
+    """Decide "E[X] = value" from the pooled (count, mean, unbiased variance) of i.i.d. values in
+    [low, high] (e.g. one coordinate of an estimator that must be unbiased).
+
+    The interval is the intersection of the empirical Bernstein interval (Maurer & Pontil 2009,
+    Thm 4) and Hoeffding's, each at δ/2, so it holds with probability ≥ 1 − δ. FAIL when it
+    excludes ``value`` (false-FAIL rate ≤ δ), PASS when it contains it and its half-width is
+    ≤ ``resolution``, INCONCLUSIVE otherwise. A degenerate range (low = high) is a point: every
+    value is ``low``, and the mean is compared exactly. Returns (interval, decision, hint); the
+    hint says how many samples would resolve an INCONCLUSIVE case (the companion
+    :func:`samples_for_resolution` on the Hoeffding half-width). Bonferroni over coordinates is
+    the caller's: pass δ divided by their number.
+    """
+    if high == low:
+        interval = Interval(mean, mean, mean, delta, "point (zero range)", n)
+    else:
+        bern = bernstein_from_moments(n, mean, var, low, high, delta / 2.0)
+        eps = (high - low) * math.sqrt(math.log(2.0 / _split(delta / 2.0, 1)) / (2.0 * n))  # two-sided, δ/2
+        interval = Interval(mean, max(bern.low, mean - eps), min(bern.high, mean + eps), delta,
+                            "empirical Bernstein ∩ Hoeffding", n)
+    if not interval.low <= value <= interval.high:
+        return interval, Decision(FAIL, f"{interval.describe()} excludes {value:.6g}"), None
+    if interval.half_width <= resolution:
+        return interval, Decision(PASS, f"{interval.describe()} contains {value:.6g}; half-width ≤ resolution "
+                                        f"{resolution:g}"), None
+    need = samples_for_resolution(resolution, high - low, delta / 2.0)
+    return interval, Decision(INCONCLUSIVE, f"{interval.describe()} contains {value:.6g} but is wider than "
+                                            f"2 × resolution {resolution:g}"), \
+        f"about {need} samples (now {n}) would bring the half-width under the resolution"

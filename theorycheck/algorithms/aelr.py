@@ -52,6 +52,7 @@ from ._common import (
     fit_data,
     state_from,
 )
+from .aerr import trajectory_buffers
 
 __all__ = ["AELR"]
 
@@ -88,10 +89,12 @@ def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi,
 
 
 @njit(cache=True)
-def _aelr_kernel(X, y, k, eta, B, state):
+def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j):
     """hk12 Algorithm 2 in log space with k-sparse updates.
 
-    Returns (w_bar, n_attributes_read, n_rescale)."""
+    Returns (w_bar, n_attributes_read, n_rescale). With ``record`` true, row t of the output
+    arrays receives the path (w_t, ḡ_t, g̃_t, p_t, φ̃_t, the draws); with ``record`` false they
+    may be empty and are not touched (one branch per example on the fast path)."""
     m, d = X.shape
     size = _tree_size(d)
     theta = np.zeros(d)  # log z⁺ = −log z⁻
@@ -122,10 +125,18 @@ def _aelr_kernel(X, y, k, eta, B, state):
         norm_total = norm_tree[1]
         abs_total = abs_tree[1]
         hi, lo = _prefix_add(hi, lo, 1.0 / norm_total)  # w_t enters the average
+        if record:  # w_t = B(p⁺ − p⁻), p± = e^{±θ}/Σ 2cosh θ = e^{±θ − ref}/normaliser
+            for i in range(d):
+                sgn = 1.0 if theta[i] > 0.0 else -1.0
+                rec_w[t, i] = B * sgn * abs_tree[size + i] / norm_total
+                rec_p[t, i] = math.exp(theta[i] - ref) / norm_total
+                rec_p[t, d + i] = math.exp(-theta[i] - ref) / norm_total
         # lines 4-8: k uniform coordinates (repeats are summed)
         nd = 0
-        for _ in range(k):
+        for r in range(k):
             i = next_index(state, d)
+            if record:
+                rec_idx[t, r] = i
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
@@ -143,15 +154,23 @@ def _aelr_kernel(X, y, k, eta, B, state):
             sgn = 1.0 if theta[j] > 0.0 else -1.0
             phi = B * abs_total / norm_total * sgn * X[t, j] - y[t]
         else:
+            j = -1
             phi = -y[t]
+        if record:
+            rec_phi[t] = phi
+            rec_j[t] = j
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
         for q in range(nd):
             i = distinct[q]
             g = phi * scale * xs[q] * mult[i]
+            if record:
+                rec_gt[t, i] = g
             if g > clip:
                 g = clip
             elif g < -clip:
                 g = -clip
+            if record:
+                rec_g[t, i] = g
             sgn = 1.0 if theta[i] > 0.0 else -1.0
             acc[i] += sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))
             qlast_hi[i] = hi
@@ -192,6 +211,9 @@ class AELR(BudgetedRegressor):
         Step size; None: Theorem 3.4's η = (1/(4B²))√(2k log(2d)/(5md)); "proof": the
         proof's η = (1/(4B))√(2k log(2d)/(5md)); m = n_samples. Gradients are clipped at 1/η.
     random_state : None, int, SeedSequence or Generator
+    record_trajectory : bool, default False
+        Keep the path in ``trajectory_`` (for pathwise checks of Lemmas 3.5–3.7 on the exact
+        run; memory m·d floats per array, so for small m only: m·d ≤ 10⁷).
 
     Attributes
     ----------
@@ -205,14 +227,22 @@ class AELR(BudgetedRegressor):
         Distinct attributes read per example, summed (≤ (k + 1)·m).
     n_rescales_ : int
         How many times the log-space reference was moved (O(d) each).
+    trajectory_ : dict of numpy arrays, only with ``record_trajectory=True``
+        ``w`` (m, d): the iterates w_t of line 3 (w[0] = w_1 = 0); ``p`` (m, 2d): the
+        distributions p_t = (z⁺_t, z⁻_t)/(‖z⁺_t‖₁ + ‖z⁻_t‖₁) of §3.2.1, so that
+        w_t = B(p_t[:d] − p_t[d:]); ``g`` (m, d): the clipped ḡ_t of line 13 that the update
+        used; ``g_tilde`` (m, d): the unclipped g̃_t = φ̃_t x̃_t of line 11; ``phi`` (m,): φ̃_t;
+        ``coordinates`` (m, k): the uniform draws i_{t,r} of lines 4–7; ``j`` (m,): the draw
+        of line 9 (−1 on w_t = 0, where nothing is drawn); ``eta``, ``B``.
     n_features_in_ : int
     """
 
-    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False):
         self.k = k
         self.B = B
         self.eta = eta
         self.random_state = random_state
+        self.record_trajectory = record_trajectory
 
     def fit(self, X, y):
         """Run one pass of AELR over (X, y) in row order.
@@ -238,7 +268,14 @@ class AELR(BudgetedRegressor):
             eta = thm34_eta(d, k, m, B, "proof")
         else:
             eta = check_step("eta", self.eta)
-        wbar, n_read, n_rescale = _aelr_kernel(X, y, k, eta, B, state_from(self.random_state))
+        record = trajectory_buffers(self.record_trajectory, m, d, k, extra=("g_tilde",))
+        record["p"] = np.zeros((m, 2 * d) if self.record_trajectory else (0, 0))
+        wbar, n_read, n_rescale = _aelr_kernel(X, y, k, eta, B, state_from(self.random_state),
+                                               bool(self.record_trajectory), record["w"], record["g"],
+                                               record["g_tilde"], record["p"], record["phi"],
+                                               record["coordinates"], record["j"])
+        if self.record_trajectory:
+            self.trajectory_ = {**record, "eta": float(eta), "B": float(B)}
         self.coef_ = wbar
         self.intercept_ = 0.0
         self.eta_ = float(eta)

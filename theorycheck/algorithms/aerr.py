@@ -50,12 +50,34 @@ from ._common import (
     state_from,
 )
 
-__all__ = ["AERR"]
+__all__ = ["AERR", "trajectory_buffers"]
+
+_MAX_RECORDED = 10_000_000  # entries of one (m, d) trajectory array
+
+
+def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """Zeroed arrays for a recorded path (or empty ones when ``record`` is false): ``w``,
+    ``g`` and each name in ``extra`` of shape (m, d); ``phi`` (m,); ``coordinates`` (m, k);
+    ``j`` (m,). Refuses (ParameterError) paths of more than 10⁷ entries per array."""
+    if not isinstance(record, bool | np.bool_):
+        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
+    if record and m * d > _MAX_RECORDED:
+        raise ParameterError(f"record_trajectory is for small runs: m·d = {m * d} exceeds {_MAX_RECORDED}")
+    rows, cols = (m, d) if record else (0, 0)
+    out = {name: np.zeros((rows, cols)) for name in ("w", "g", *extra)}
+    out["phi"] = np.zeros(rows)
+    out["coordinates"] = np.zeros((rows, k if record else 0), dtype=np.int64)
+    out["j"] = np.zeros(rows, dtype=np.int64)
+    return out
 
 
 @njit(cache=True)
-def _aerr_kernel(X, y, k, eta, B, w1, state):
-    """hk12 Algorithm 1 with lazy scaling. Returns (w_bar, n_attributes_read, n_renormalise)."""
+def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_idx, rec_j):
+    """hk12 Algorithm 1 with lazy scaling. Returns (w_bar, n_attributes_read, n_renormalise).
+
+    With ``record`` true, row t of the output arrays receives the path (see :func:`_record`
+    for their shapes); with ``record`` false they may be empty and are not touched, so the
+    fast path only pays one branch per example."""
     m, d = X.shape
     size = _tree_size(d)
     tree = np.zeros(2 * size)  # leaves u_j²
@@ -76,6 +98,9 @@ def _aerr_kernel(X, y, k, eta, B, w1, state):
     n_renorm = 0
     for t in range(m):
         hi, lo = _prefix_add(hi, lo, s)  # w_t = s·u enters the average
+        if record:
+            for i in range(d):
+                rec_w[t, i] = s * u[i]
         # lines 3-7: k uniform coordinates, x̃ = (1/k) Σ_r d x[i_r] e_{i_r}
         for r in range(k):
             i = next_index(state, d)
@@ -94,7 +119,14 @@ def _aerr_kernel(X, y, k, eta, B, w1, state):
                 n_read += 1
             phi = s * usq * xj / u[j] - y[t]
         else:
+            j = -1
             phi = -y[t]
+        if record:
+            rec_phi[t] = phi
+            rec_j[t] = j
+            for r in range(k):
+                rec_idx[t, r] = idx[r]
+                rec_g[t, idx[r]] += phi * d / k * xs[r]  # g̃_t = φ̃ x̃_t (repeated draws add up)
         # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ d / (k s)) x[i] per draw
         coef = eta * phi * d / (k * s)
         for r in range(k):
@@ -146,6 +178,9 @@ class AERR(BudgetedRegressor):
     w_init : array_like of shape (d,) or None, default None
         w_1 (line 1: non-zero, ‖w_1‖₂ ≤ B). None: w_1 = 10⁻³·(B/√d)·𝟏.
     random_state : None, int, SeedSequence or Generator
+    record_trajectory : bool, default False
+        Keep the path in ``trajectory_`` (for pathwise checks of Lemma 3.2 on the exact run;
+        memory m·d floats per array, so for small m only: m·d ≤ 10⁷).
 
     Attributes
     ----------
@@ -159,15 +194,22 @@ class AERR(BudgetedRegressor):
         Distinct attributes read per example, summed (≤ (k + 1)·m).
     n_renormalisations_ : int
         How many times the lazy scale was folded back into the weights.
+    trajectory_ : dict of numpy arrays, only with ``record_trajectory=True``
+        ``w`` (m, d): the iterates w_t, each before its update (w[0] = w_1);
+        ``g`` (m, d): the estimated gradients g̃_t = φ̃_t x̃_t used in line 11 (AERR does not
+        clip, so ``g_tilde`` is the same array); ``phi`` (m,): φ̃_t; ``coordinates`` (m, k):
+        the uniform draws i_{t,r} of lines 3–7; ``j`` (m,): the draw of line 8 (−1 when
+        w_t = 0 and nothing was drawn); ``eta``, ``B``: the step size and radius used.
     n_features_in_ : int
     """
 
-    def __init__(self, k=1, B=1.0, eta=None, w_init=None, random_state=None):
+    def __init__(self, k=1, B=1.0, eta=None, w_init=None, random_state=None, record_trajectory=False):
         self.k = k
         self.B = B
         self.eta = eta
         self.w_init = w_init
         self.random_state = random_state
+        self.record_trajectory = record_trajectory
 
     def fit(self, X, y):
         """Run one pass of AERR over (X, y) in row order.
@@ -195,7 +237,12 @@ class AERR(BudgetedRegressor):
             norm = float(np.linalg.norm(w1))
             if norm == 0.0 or norm > B * (1.0 + 1e-12):
                 raise ParameterError(f"w_init must be non-zero with ‖w_init‖₂ ≤ B = {B}, got norm {norm}")
-        wbar, n_read, n_renorm = _aerr_kernel(X, y, k, eta, B, w1, state_from(self.random_state))
+        record = trajectory_buffers(self.record_trajectory, m, d, k)
+        wbar, n_read, n_renorm = _aerr_kernel(X, y, k, eta, B, w1, state_from(self.random_state),
+                                              bool(self.record_trajectory), record["w"], record["g"],
+                                              record["phi"], record["coordinates"], record["j"])
+        if self.record_trajectory:
+            self.trajectory_ = {**record, "g_tilde": record["g"], "eta": float(eta), "B": float(B)}
         self.coef_ = wbar
         self.intercept_ = 0.0
         self.eta_ = float(eta)

@@ -3,18 +3,24 @@ where the i-th attribute may be chosen after seeing the first i − 1.
 
 A predictor reads attributes only through an :class:`AttributeOracle`, which records every
 (example, attribute) pair revealed; the claims take the per-example counts as evidence that
-the predictor was k-active. The interface a user's own predictor implements::
+the predictor was k-active. The interface a user's own predictor implements
+(:class:`theorycheck.protocols.KActivePredictor`)::
 
     class MyPredictor:
         name = "mine"
-        def predict(self, oracle, k, w_star, rng): -> np.ndarray of n predictions
+        def predict(self, oracle, k, w_star, random_state): -> np.ndarray of n predictions
 
 ``w_star`` is the optimal linear predictor, which the theorems let the predictor know.
+``random_state`` follows the one convention of :mod:`theorycheck.rng` (an int, a SeedSequence,
+a Generator, or a kernel state advanced in place); :func:`theorycheck.rng.as_generator` turns
+it into a NumPy Generator.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..rng import as_generator
 
 
 class AttributeOracle:
@@ -58,7 +64,7 @@ class FirstK:
 
     name = "fixed first k"
 
-    def predict(self, oracle, k, w_star, rng):
+    def predict(self, oracle, k, w_star, random_state):
         order = _support_order(w_star)[:k]
         pred = np.zeros(oracle.n)
         for j in order:
@@ -71,10 +77,10 @@ class RandomK:
 
     name = "random k"
 
-    def predict(self, oracle, k, w_star, rng):
+    def predict(self, oracle, k, w_star, random_state):
         support = np.flatnonzero(w_star)
         take = min(k, support.size)
-        keys = rng.random((oracle.n, support.size))
+        keys = as_generator(random_state).random((oracle.n, support.size))
         # The positions of the `take` smallest keys form a uniform random subset (linear time).
         chosen = support[np.argpartition(keys, take - 1, axis=1)[:, :take]]
         rows = np.repeat(np.arange(oracle.n), take)
@@ -89,7 +95,7 @@ class Adaptive:
 
     name = "adaptive"
 
-    def predict(self, oracle, k, w_star, rng):
+    def predict(self, oracle, k, w_star, random_state):
         support = _support_order(w_star)[: np.count_nonzero(w_star)]
         take = min(k, support.size)
         n = oracle.n

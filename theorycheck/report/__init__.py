@@ -1,24 +1,42 @@
-"""The offline HTML report: ``index.html`` and one page per claim, built from stored results.
+"""The offline HTML report: ``index.html``, ``errata.html`` and one page per claim, built from
+stored results.
 
 Everything is in the output folder: CSS is inlined in each page, figures are inline SVG, and
 tables link to CSV files beside the pages. No page refers to anything outside the folder.
+
+The index opens with the tightness atlas (observed/bound of every bound claim on one log
+axis); ``errata.html`` lists every erratum the claims declare, with the evidence of the stored
+run. A claim page shows, beside the verdict and its evidence, the subjects with their
+contracts, the trivial learner's value (and a banner when the instance is vacuous), the errata
+the claim establishes, and its power: the planted defects it catches and those it cannot.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+import shlex
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from ..claims import PAPERS, natural_key
+from ..claims import PAPERS, Claim, discover, natural_key
+from ..cli import contract_text
+from ..errata import default_subjects, gather, replaced_subjects
 from ..runner import write_atomic
 from ..validation import ParameterError
-from .figures import render_svg
+from .figures import render_atlas, render_svg
 
 _TABLE_ROWS = 200
+#: keys a result record has since the errata/power fields; older records get these defaults
+_RECORD_DEFAULTS: dict[str, Any] = {
+    "errata": [], "errata_evidence": {}, "defects": [], "power": "", "protocols": {}, "trivial": None,
+    "vacuous": False, "ratio": None, "subjects": {}, "notes": [], "hypothesis_checks": [], "hypotheses": [],
+    "interpretation": "", "plot": None,
+}
 
 
 def _num(value, digits: int = 4) -> str:
@@ -54,54 +72,173 @@ def _html_table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.6g}", na_rep="—")
 
 
-def render(out: Path | str, *, all_pages: bool = True) -> Path:
-    """Render ``index.html`` and the claim pages from ``<out>/summary.json`` and results.
+# ---------------------------------------------------------------------- pieces of a claim page
+def subject_spec(dotted: str) -> str | None:
+    """``module:attribute`` for a subject named ``module.qualname`` (as a record stores it), so
+    that ``--subject`` can load it again; None for a tuple of subjects, which ``--subject``
+    cannot express. The module part is the longest importable prefix."""
+    if not dotted or dotted.startswith("("):
+        return None
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:i])
+        try:
+            if importlib.util.find_spec(module) is not None:
+                return f"{module}:{'.'.join(parts[i:])}"
+        except (ImportError, ValueError, AttributeError):
+            continue
+    head, _, tail = dotted.rpartition(".")
+    return f"{head}:{tail}" if head else None
+
+
+def rerun_command(record: dict[str, Any], defaults: dict[str, str]) -> tuple[str, list[str]]:
+    """The command that re-runs this claim as it ran, and notes on what it cannot reproduce."""
+    parts = ["theorycheck", "verify", record["id"], "--profile", str(record["profile"]),
+             "--seed", str(record["seed"])]
+    for name, value in (record.get("params") or {}).items():
+        parts += ["--set", f"{name}={_setval(value)}"]
+    notes = []
+    for name, used in replaced_subjects(record, defaults).items():
+        spec = subject_spec(used)
+        if spec is None:
+            notes.append(f"subject {name} was {used}, which --subject cannot name; pass it from Python "
+                         f"(theorycheck.runner.run_claims(..., subjects={{{name!r}: ...}}))")
+            continue
+        parts += ["--subject", f"{name}={spec}"]
+    return " ".join(shlex.quote(p) for p in parts), notes
+
+
+def _contracts(record: dict[str, Any], claim: Claim | None, defaults: dict[str, str]) -> list[dict[str, Any]]:
+    rows = []
+    for name, used in (record.get("subjects") or {}).items():
+        contract = claim.protocols.get(name) if claim is not None else None
+        if contract is not None and hasattr(contract, "signature"):
+            signature = contract_text(contract)
+        else:
+            signature = (record.get("protocols") or {}).get(name) or getattr(contract, "__name__", None)
+        default = defaults.get(name)
+        rows.append({"name": name, "used": used, "default": default,
+                     "replaced": default is not None and default != used, "signature": signature})
+    return rows
+
+
+def _defects(record: dict[str, Any], claim: Claim | None) -> list[dict[str, Any]]:
+    """The declared planted defects, with how to plant each one from the command line."""
+    planted = {d.name: d for d in (claim.defects if claim is not None else ())}
+    rows = []
+    for d in record.get("defects") or []:
+        how = ""
+        source = planted.get(d["name"])
+        if source is not None:
+            how = " ".join([*(f"--subject {k}={v}" for k, v in source.subjects.items()),
+                            *(f"--set {k}={v}" for k, v in source.overrides.items())])
+        rows.append({**d, "how": how})
+    return rows
+
+
+def _errata(record: dict[str, Any]) -> list[dict[str, Any]]:
+    evidence = record.get("errata_evidence") or {}
+    return [{**e, "evidence": evidence.get(e["key"])} for e in record.get("errata") or []]
+
+
+def _trivial_ratio(row: dict[str, Any]) -> float | None:
+    trivial, theory = row.get("trivial"), row.get("theory")
+    if trivial is None or theory is None or theory == 0:
+        return None
+    value = trivial / theory
+    return value if math.isfinite(value) else None
+
+
+def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per claim with a ratio: the last run's, then earlier results in the folder."""
+    rows = []
+    for row, is_earlier in [*((r, False) for r in run_rows), *((r, True) for r in earlier)]:
+        if row.get("ratio") is None:
+            continue
+        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
+                     "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
+                     "lower": row.get("kind") == "lower-bound", "earlier": is_earlier})
+    return rows
+
+
+def _load(path: Path) -> dict[str, Any]:
+    record = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in _RECORD_DEFAULTS.items():
+        record.setdefault(key, value)
+    return record
+
+
+# ---------------------------------------------------------------------- rendering
+def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim] | None = None) -> Path:
+    """Render ``index.html``, ``errata.html`` and the claim pages from ``<out>/summary.json``
+    and the stored results.
 
     The index lists the claims of the last run, then any earlier results stored in the folder.
     With ``all_pages=False`` only the last run's pages (and missing ones) are rendered again.
+    ``registry`` (default: every registered claim) supplies what a record does not store: the
+    default subjects, the contracts' signatures and how each planted defect is planted.
     """
     out = Path(out)
     summary_path = out / "summary.json"
     if not summary_path.exists():
         raise ParameterError(f"no stored results in {out}: run `theorycheck verify --out {out}` first")
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    registry = discover() if registry is None else registry
     env = _environment()
     claim_page = env.get_template("claim.html")
     in_run = {row["id"] for row in summary["claims"]}
     for row in summary["claims"]:
         if not (out / "results" / f"{row['id']}.json").exists():
             raise ParameterError(f"the result of {row['id']} is missing from {out / 'results'}")
+    records: dict[str, dict[str, Any]] = {}
     earlier = []
     for result_path in sorted((out / "results").glob("*.json"), key=lambda path: natural_key(path.stem)):
-        r = json.loads(result_path.read_text(encoding="utf-8"))
+        r = _load(result_path)
+        records[r["id"]] = r
         if r["id"] not in in_run:
             earlier.append(r)
             if not all_pages and (out / f"{r['id']}.html").exists():
                 continue
-        svg = summary_html = table_html = None
-        table_note = ""
-        if r.get("summary_file"):
-            frame = pd.read_csv(out / r["summary_file"])
-            summary_html = _html_table(frame)
-            if r.get("plot"):
-                svg = render_svg(frame, r["plot"])
-        if r.get("table_file"):
-            frame = pd.read_csv(out / r["table_file"])
-            if len(frame) > _TABLE_ROWS:
-                table_note = f"First {_TABLE_ROWS} of {len(frame)} rows."
-                frame = frame.head(_TABLE_ROWS)
-            table_html = _html_table(frame)
-        html = claim_page.render(
-            r=r, svg=svg, summary_html=summary_html, table_html=table_html,
-            table_note=table_note, papers=PAPERS,
-        )
-        write_atomic(out / f"{r['id']}.html", html)
+        write_atomic(out / f"{r['id']}.html", _claim_page(claim_page, out, r, registry.get(r["id"])))
+    items = gather(out, registry=registry, records=records)
+    write_atomic(out / "errata.html", env.get_template("errata.html").render(
+        items=items, papers=PAPERS, summary=summary, pages={cid for cid in records}))
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
+    atlas = render_atlas(atlas_rows(summary["claims"], earlier))
     index = env.get_template("index.html").render(
-        summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"], earlier=earlier
+        summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"],
+        earlier=earlier, atlas=atlas, n_errata=len(items),
+        n_evidence=sum(item["evidence"] is not None for item in items),
     )
     path = out / "index.html"
     write_atomic(path, index)
     return path
+
+
+def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> str:
+    svg = summary_html = table_html = None
+    table_note = figure_error = ""
+    if r.get("summary_file"):
+        frame = pd.read_csv(out / r["summary_file"])
+        summary_html = _html_table(frame)
+        if r.get("plot"):
+            try:
+                svg = render_svg(frame, r["plot"])
+            except (KeyError, ValueError, TypeError) as err:  # a wrong declaration costs the figure, not the report
+                figure_error = f"The figure could not be drawn from the summary table: {type(err).__name__}: {err}"
+    if r.get("table_file"):
+        frame = pd.read_csv(out / r["table_file"])
+        if len(frame) > _TABLE_ROWS:
+            table_note = f"First {_TABLE_ROWS} of {len(frame)} rows."
+            frame = frame.head(_TABLE_ROWS)
+        table_html = _html_table(frame)
+    defaults = default_subjects(claim) if claim is not None else {}
+    rerun, rerun_notes = rerun_command(r, defaults)
+    return template.render(
+        r=r, svg=svg, summary_html=summary_html, table_html=table_html, table_note=table_note, papers=PAPERS,
+        figure_error=figure_error,
+        rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
+        defects=_defects(r, claim), errata=_errata(r), trivial_ratio=_trivial_ratio(r),
+    )

@@ -1,76 +1,528 @@
-"""Inline SVG figures: observed values with confidence bands beside the theoretical ones."""
+"""Inline SVG figures: what the decision uses, drawn so that a reader can check the verdict.
+
+One style per :class:`theorycheck.claims.Plot` kind:
+
+* ``line`` (x numeric): observed values as solid lines with filled markers, the interval the
+  decision uses as a shaded band, the theory as a dashed line (one dash pattern per series,
+  or a single black line when every series has the same theory), the resolution (the edge of
+  PASS) dotted, the trivial learner in grey;
+* ``point`` (x categorical): the same, with the observed value as a marker with its interval
+  as an error bar and the theory as a dashed horizontal segment over each category;
+* ``residual``: observed − theory for each x with its interval, markers only (no line to
+  zig-zag through many coordinates), a zero line, and the intervals that exclude zero
+  highlighted.
+
+Two legends sit outside the axes, never over the data: the series (titled with the hue
+column, "d = 3") on the right, and what each line style means below. :func:`render_atlas`
+draws the tightness atlas of the index page.
+"""
 
 from __future__ import annotations
 
 import io
+import math
 import re
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
 
 _PALETTE = sns.color_palette("colorblind")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "p", "*")
+#: one dash pattern per series, so that theory lines of different series never look alike
+#: (none of them dotted: dotted is the resolution)
+_DASHES = ((0, (6, 2)), (0, (7, 2, 1.5, 2)), (0, (12, 3)), (0, (3.5, 1.8)), (0, (12, 2, 2, 2, 2, 2)),
+           (0, (8, 2, 4, 2)), (3, (5, 3.5)), (0, (16, 4)))
+_GREY = "#8c8c8c"
+_HIGHLIGHT = "#d62728"
+_VERDICT_STYLE = {  # marker, colour (the page's verdict colours)
+    "PASS": ("o", "#1b7f3b"),
+    "FAIL": ("X", "#b3261e"),
+    "INCONCLUSIVE": ("D", "#8a6d00"),
+    "ERROR": ("s", "#5b2a86"),
+}
+_AXES = (7.2, 3.9)  # inches of the plotting area; legends add to it
 
 
-def _series(summary: pd.DataFrame, hue: str | None):
+def _style(j: int):
+    return _PALETTE[j % len(_PALETTE)], _MARKERS[j % len(_MARKERS)], _DASHES[j % len(_DASHES)]
+
+
+def _theory_color(series, color):
+    """Theory and resolution lines: black when there is one series, else the series' colour
+    (with its own dash pattern, so it never looks like the observed line)."""
+    return "black" if len(series) == 1 else color
+
+
+def _wrap(text: str, width: int = 46) -> str:
+    return "\n".join(textwrap.wrap(str(text), width)) or str(text)
+
+
+def _series(summary: pd.DataFrame, hue: str | None) -> list[tuple[object, pd.DataFrame]]:
     if hue is None or hue not in summary:
-        yield None, summary
-    else:
-        yield from summary.groupby(hue, sort=False)
+        return [(None, summary)]
+    return [(name, group) for name, group in summary.groupby(hue, sort=False, dropna=False)]
+
+
+def _hue_label(hue: str, value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return f"no {hue}"
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        value = int(value) if float(value).is_integer() else value
+        return f"{hue} = {value}"
+    return str(value)
+
+
+def _column(frame: pd.DataFrame, name: str | None) -> np.ndarray | None:
+    if not name or name not in frame:
+        return None
+    return pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+
+
+def _curve(group: pd.DataFrame, x: str, column: str | None) -> dict | None:
+    """x -> value of ``column`` in one series; None when the series repeats an x (no function)."""
+    if not column or column not in group:
+        return None
+    if group[x].duplicated().any():
+        return None
+    values = pd.to_numeric(group[column], errors="coerce")
+    return {xv: float(v) for xv, v in zip(group[x], values, strict=True) if pd.notna(v)}
+
+
+def _coincident(series, column: str | None, x: str) -> list[tuple[list[int], dict]]:
+    """Groups of series whose ``column`` lines coincide (equal at every shared x, at least two
+    shared x or all of them), each with the union of their points: a group of several is drawn
+    once, in black, so that no series' theory line hides under another's."""
+    curves = [_curve(group, x, column) for _, group in series]
+    groups: list[tuple[list[int], dict]] = []
+    for j, curve in enumerate(curves):
+        if not curve:
+            groups.append(([j], curve or {}))
+            continue
+        for members, union in groups:
+            if not union:
+                continue
+            common = set(union) & set(curve)
+            if len(common) >= min(2, len(curve), len(union)) and common and all(
+                    math.isclose(union[k], curve[k], rel_tol=1e-9, abs_tol=1e-12) for k in common):
+                members.append(j)
+                union.update(curve)
+                break
+        else:
+            groups.append(([j], dict(curve)))
+    return groups
+
+
+def _shared_label(base: str, members: list[int], series, hue: str | None) -> str:
+    if len(members) == len(series):
+        return f"{base} (the same for every series)"
+    names = ", ".join(_hue_label(hue or "", series[m][0]) for m in members)
+    return f"{base} (the same for {names})"
+
+
+def _legend_texts(plot: dict) -> dict[str, str]:
+    theory_label = plot.get("theory_label") or "theory"
+    return {
+        "observed": "observed",
+        "theory": theory_label,
+        "band": plot.get("band_label") or "interval",
+        "resolution": "resolution: the edge of PASS",
+        "trivial": "trivial learner (returns its starting point)",
+    }
+
+
+# ---------------------------------------------------------------------- the three kinds
+def _shared_lines(series, plot: dict, x: str, texts: dict):
+    """The theory and resolution lines that several series share, each drawn once in black.
+
+    Returns (which series draw their own line, per column; the shared lines to draw as
+    (column key, dash, points, members); legend handles for them)."""
+    own = {"theory": set(range(len(series))), "resolution": set(range(len(series)))}
+    shared, handles = [], []
+    for key, column in (("theory", plot.get("theory")), ("resolution", plot.get("resolution"))):
+        if not column:
+            continue
+        multi = [(members, union) for members, union in _coincident(series, column, x) if len(members) > 1]
+        for g, (members, union) in enumerate(multi):
+            dash = ":" if key == "resolution" else _DASHES[g % len(_DASHES)]
+            own[key] -= set(members)
+            shared.append((key, dash, union, members))
+            label = _shared_label(texts[key], members, series, plot.get("hue"))
+            handles.append(Line2D([], [], color="black", linestyle=dash, linewidth=1.7, label=_wrap(label)))
+    return own, shared, handles
+
+
+def _draw_line(ax, summary: pd.DataFrame, plot: dict, series) -> list:
+    x, y = plot["x"], plot["y"]
+    texts = _legend_texts(plot)
+    theory, resolution, trivial = plot.get("theory"), plot.get("resolution"), plot.get("trivial")
+    numeric = [(name, group.assign(_x=pd.to_numeric(group[x], errors="coerce")).dropna(subset=["_x"])
+                .sort_values("_x", kind="stable")) for name, group in series]
+    own, shared, extra = _shared_lines(numeric, {**plot, "x": "_x"}, "_x", texts)
+    drawn = set()
+    for j, (_, group) in enumerate(numeric):
+        color, marker, dash = _style(j)
+        xs = group["_x"].to_numpy(dtype=float)
+        # a series that repeats an x is not a curve: markers only, no line through them
+        line = "none" if group["_x"].duplicated().any() else "-"
+        ys = _column(group, y)
+        ok = np.isfinite(ys)
+        if ok.any():
+            ax.plot(xs[ok], ys[ok], linestyle=line, color=color, marker=marker, markersize=5.5, linewidth=1.8,
+                    zorder=4)
+            drawn.add("observed")
+        low, high = _column(group, plot.get("low")), _column(group, plot.get("high"))
+        if low is not None and high is not None:
+            ok = np.isfinite(low) & np.isfinite(high)
+            if ok.any() and line != "none":
+                ax.fill_between(xs[ok], low[ok], high[ok], color=color, alpha=0.16, linewidth=0, zorder=1)
+                drawn.add("band")
+            elif ok.any():
+                ax.errorbar(xs[ok], ys[ok], yerr=np.nan_to_num(np.vstack([ys - low, high - ys])[:, ok]),
+                            fmt="none", ecolor=color, alpha=0.5, elinewidth=1.2, zorder=1)
+                drawn.add("band")
+        th = _column(group, theory)
+        if th is not None and j in own["theory"] and np.isfinite(th).any():
+            ok = np.isfinite(th)
+            ax.plot(xs[ok], th[ok], color=_theory_color(series, color), linestyle=dash if line != "none" else "none",
+                    linewidth=1.7, marker=marker if line != "none" else "_", markersize=4 if line != "none" else 14,
+                    markerfacecolor="white", markeredgewidth=1.5, zorder=3)
+            drawn.add("theory")
+        res = _column(group, resolution)
+        if res is not None and j in own["resolution"] and np.isfinite(res).any():
+            ok = np.isfinite(res)
+            ax.plot(xs[ok], res[ok], color=_theory_color(series, color), linestyle=":", linewidth=1.5, zorder=3)
+            drawn.add("resolution")
+        tr = _column(group, trivial)
+        if tr is not None and np.isfinite(tr).any():
+            ok = np.isfinite(tr)
+            ax.plot(xs[ok], tr[ok], linestyle=line, color=_GREY, linewidth=1.3, marker=marker, markersize=4.5,
+                    markerfacecolor="white", markeredgecolor=_GREY, zorder=2)
+            drawn.add("trivial")
+    for _, dash, union, _ in shared:
+        points = sorted(union.items())
+        ax.plot([p[0] for p in points], [p[1] for p in points], color="black", linestyle=dash, linewidth=1.7,
+                zorder=3)
+    if plot.get("logx"):
+        ax.set_xscale("log")
+    _log_y(ax, plot)
+    return _merge_handles(_style_handles(drawn, texts, band="patch"), extra)
+
+
+def _merge_handles(handles: list, extra: list) -> list:
+    """The style legend with the shared lines' entries after the observed value and band."""
+    keep = [h for h in handles if h.get_label() not in {e.get_label() for e in extra}]
+    cut = min(2, len(keep))
+    return keep[:cut] + extra + keep[cut:]
+
+
+def _draw_point(ax, summary: pd.DataFrame, plot: dict, series) -> list:
+    x, y = plot["x"], plot["y"]
+    texts = _legend_texts(plot)
+    theory, resolution, trivial = plot.get("theory"), plot.get("resolution"), plot.get("trivial")
+    labels = list(dict.fromkeys(summary[x]))
+    where = {v: i for i, v in enumerate(labels)}
+    n = len(series)
+    step = min(0.7 / n, 0.22) if n > 1 else 0.0
+    half = max(step / 2, 0.1) if n > 1 else 0.3
+    own, shared, extra = _shared_lines(series, plot, x, texts)
+    capsize = 4 if n * len(labels) <= 12 else 0  # caps would be mistaken for the theory segments
+    drawn = set()
+    for j, (_, group) in enumerate(series):
+        color, marker, dash = _style(j)
+        xs = np.array([where[v] for v in group[x]], dtype=float) + (j - (n - 1) / 2) * step
+        ys = _column(group, y)
+        low, high = _column(group, plot.get("low")), _column(group, plot.get("high"))
+        ok = np.isfinite(ys)
+        if ok.any():
+            yerr = None
+            if low is not None and high is not None:
+                yerr = np.vstack([np.clip(ys - low, 0, None), np.clip(high - ys, 0, None)])[:, ok]
+                yerr = np.nan_to_num(yerr)
+                drawn.add("band")
+            ax.errorbar(xs[ok], ys[ok], yerr=yerr, fmt=marker, color=color, markersize=6.5, capsize=capsize,
+                        elinewidth=1.5, linestyle="none", zorder=4)
+            drawn.add("observed")
+        for column, style, key in ((theory, dash, "theory"), (resolution, ":", "resolution")):
+            values = _column(group, column)
+            if values is None or j not in own[key]:
+                continue
+            ok = np.isfinite(values)
+            if ok.any():
+                ax.hlines(values[ok], xs[ok] - half, xs[ok] + half, colors=[_theory_color(series, color)],
+                          linestyles=[style], linewidth=2.2, zorder=5)
+                drawn.add(key)
+        tr = _column(group, trivial)
+        if tr is not None and np.isfinite(tr).any():
+            ok = np.isfinite(tr)
+            ax.plot(xs[ok], tr[ok], linestyle="none", marker=marker, markersize=7, markerfacecolor="white",
+                    markeredgecolor=_GREY, markeredgewidth=1.5, zorder=2)
+            drawn.add("trivial")
+    for _, dash, union, members in shared:
+        offsets = [(m - (n - 1) / 2) * step for m in members]
+        left, right = min(offsets) - half, max(offsets) + half
+        for category, value in union.items():
+            ax.hlines(value, where[category] + left, where[category] + right, colors="black", linestyles=[dash],
+                      linewidth=2.2, zorder=5)
+    _categorical_ticks(ax, labels)
+    _log_y(ax, plot)
+    return _merge_handles(_style_handles(drawn, texts, band="bar"), extra)
+
+
+def _draw_residual(ax, summary: pd.DataFrame, plot: dict, series) -> list:
+    x, y, theory = plot["x"], plot["y"], plot.get("theory")
+    texts = _legend_texts(plot)
+    numeric = pd.api.types.is_numeric_dtype(summary[x])
+    labels = None if numeric else list(dict.fromkeys(summary[x]))
+    count = len(summary)
+    size = 3.0 if count > 60 else 5.5
+    n = len(series)
+    drawn = {"zero"}
+    excluded = 0
+    for j, (_, group) in enumerate(series):
+        color, marker, _ = _style(j)
+        if numeric:
+            xs = pd.to_numeric(group[x], errors="coerce").to_numpy(dtype=float)
+        else:
+            xs = np.array([labels.index(v) for v in group[x]], dtype=float) + (j - (n - 1) / 2) * min(0.6 / n, 0.2)
+        base = _column(group, theory)
+        if base is None:
+            base = np.zeros(len(group))
+        ys = _column(group, y) - base
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        low, high = _column(group, plot.get("low")), _column(group, plot.get("high"))
+        yerr = None
+        if low is not None and high is not None:
+            lo, hi = low - base, high - base
+            yerr = np.nan_to_num(np.vstack([np.clip(ys - lo, 0, None), np.clip(hi - ys, 0, None)]))[:, ok]
+            drawn.add("band")
+            off = ok & ((lo > 0) | (hi < 0))
+            excluded += int(off.sum())
+        ax.errorbar(xs[ok], ys[ok], yerr=yerr, fmt=marker, color=color, markersize=size, capsize=0 if count > 60 else 3,
+                    elinewidth=0.9 if count > 60 else 1.3, alpha=0.85, linestyle="none", zorder=3)
+        drawn.add("observed")
+        if yerr is not None and off.any():
+            ax.plot(xs[off], ys[off], linestyle="none", marker=marker, markersize=size + 3.5, markerfacecolor="none",
+                    markeredgecolor=_HIGHLIGHT, markeredgewidth=1.6, zorder=5)
+        res = _column(group, plot.get("resolution"))
+        if res is not None and np.isfinite(res - base).any():
+            edge = res - base
+            okr = ok & np.isfinite(edge)
+            order = np.argsort(xs[okr])
+            ax.plot(xs[okr][order], edge[okr][order], color=color, linestyle=":", linewidth=1.4, zorder=2)
+            ax.plot(xs[okr][order], -edge[okr][order], color=color, linestyle=":", linewidth=1.4, zorder=2)
+            drawn.add("resolution")
+        tr = _column(group, plot.get("trivial"))
+        if tr is not None and np.isfinite(tr - base).any():
+            okt = ok & np.isfinite(tr - base)
+            ax.plot(xs[okt], (tr - base)[okt], linestyle="none", marker=marker, markersize=size + 1,
+                    markerfacecolor="white", markeredgecolor=_GREY, zorder=2)
+            drawn.add("trivial")
+    ax.axhline(0.0, color="black", linewidth=1.2, zorder=2)
+    if labels is not None:
+        _categorical_ticks(ax, labels)
+    elif plot.get("logx"):
+        ax.set_xscale("log")
+    texts["observed"] = "observed − theory"
+    texts["zero"] = f"0: observed = {plot.get('theory_label') or 'theory'}"
+    texts["resolution"] = "± resolution: the edge of PASS"
+    if excluded:
+        drawn.add("excluded")
+        texts["excluded"] = f"interval excludes 0 ({excluded} of {count})"
+    if not plot.get("ylabel"):
+        ax.set_ylabel(f"{y} − {theory}" if theory else y)
+    return _style_handles(drawn, texts, band="bar")
+
+
+def _log_y(ax, plot: dict) -> None:
+    """A log y axis when asked for; symmetric-log when some values are zero or negative, so that
+    none of them disappears from the figure."""
+    if not plot.get("logy"):
+        return
+    values = np.concatenate([np.asarray(line.get_ydata(), dtype=float).ravel() for line in ax.get_lines()]
+                            or [np.array([])])
+    values = values[np.isfinite(values)]
+    if values.size and values.min() > 0:
+        ax.set_yscale("log")
+    elif (np.abs(values) > 0).any():
+        ax.set_yscale("symlog", linthresh=float(np.abs(values[values != 0]).min()))
+        if values.min() >= 0:
+            ax.set_ylim(bottom=0.0)
+
+
+def _categorical_ticks(ax, labels) -> None:
+    """Category names that never overlap: wrapped, rotated when they would collide, smaller when many."""
+    texts = [_wrap(v, 18) for v in labels]
+    longest = max((len(line) for t in texts for line in t.split("\n")), default=1)
+    fontsize = 10 if len(labels) <= 8 else (8.5 if len(labels) <= 20 else 7)
+    room = _AXES[0] * 72 / max(len(labels), 1)  # points available per label
+    rotate = longest * fontsize * 0.6 > room * 0.95
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(texts, rotation=35 if rotate else 0, ha="right" if rotate else "center",
+                       rotation_mode="anchor", fontsize=fontsize)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+
+
+def _style_handles(drawn: set, texts: dict, band: str) -> list:
+    handles = []
+    if "observed" in drawn:
+        handles.append(Line2D([], [], color="black", marker="o", linestyle="-" if band == "patch" else "none",
+                              label=texts["observed"]))
+    if "band" in drawn:
+        if band == "patch":
+            handles.append(Patch(facecolor="black", alpha=0.18, label=_wrap(texts["band"])))
+        else:
+            handles.append(Line2D([], [], color="black", marker="|", markersize=14, markeredgewidth=1.5,
+                                  linestyle="none", label=_wrap(texts["band"])))
+    if "theory" in drawn:
+        handles.append(Line2D([], [], color="black", linestyle=(0, (6, 2)), linewidth=1.7,
+                              label=_wrap(texts["theory"])))
+    if "zero" in drawn:
+        handles.append(Line2D([], [], color="black", linewidth=1.2, label=_wrap(texts["zero"])))
+    if "resolution" in drawn:
+        handles.append(Line2D([], [], color="black", linestyle=":", linewidth=1.5, label=_wrap(texts["resolution"])))
+    if "trivial" in drawn:
+        handles.append(Line2D([], [], color=_GREY, marker="s", markerfacecolor="white", markeredgecolor=_GREY,
+                              linestyle="-" if band == "patch" else "none", label=_wrap(texts["trivial"])))
+    if "excluded" in drawn:
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                              markeredgecolor=_HIGHLIGHT, markeredgewidth=1.6, label=_wrap(texts["excluded"])))
+    return handles
+
+
+# ---------------------------------------------------------------------- assembling
+def _new_figure(height: float = _AXES[1], width: float = _AXES[0]):
+    sns.set_theme(style="whitegrid", context="notebook")
+    plt.rcParams["svg.fonttype"] = "none"
+    plt.rcParams["svg.hashsalt"] = "theorycheck"
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    return fig, ax
+
+
+def _legends(fig, ax, style_handles: list, hue: str | None, series) -> None:
+    """The series legend right of the axes, the style legend below them: never over the data."""
+    if hue is not None and len(series) > 1:
+        hue_handles = [Line2D([], [], color=_style(j)[0], marker=_style(j)[1], linestyle="-",
+                              label=_wrap(_hue_label(hue, name), 28))
+                       for j, (name, _) in enumerate(series)]
+        ncol = 1 if len(hue_handles) <= 14 else 2
+        ax.legend(handles=hue_handles, title=hue, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  borderaxespad=0.0, fontsize="small", title_fontsize="small", frameon=False, ncol=ncol)
+    if style_handles:
+        renderer = fig.canvas.get_renderer()
+        box = ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted())
+        ncol = 1 if max(len(h.get_label()) for h in style_handles) > 40 or len(style_handles) == 1 else 2
+        fig.legend(handles=style_handles, loc="upper left", bbox_to_anchor=(0.0, box.y0 - 0.03),
+                   bbox_transform=fig.transFigure, fontsize="small", frameon=False, ncol=ncol,
+                   borderaxespad=0.0, handlelength=2.8)
+
+
+def _to_svg(fig) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=0.12,
+                metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    plt.close(fig)
+    return inline_svg(buffer.getvalue())
 
 
 def render_svg(summary: pd.DataFrame, plot: dict) -> str:
     """Draw ``plot`` (a :class:`theorycheck.claims.Plot` as a dict) over ``summary``."""
-    sns.set_theme(style="whitegrid", context="notebook")
-    plt.rcParams["svg.fonttype"] = "none"
-    plt.rcParams["svg.hashsalt"] = "theorycheck"
-    fig, ax = plt.subplots(figsize=(7.0, 4.2))
-    x, y, theory = plot["x"], plot["y"], plot.get("theory")
-    low, high = plot.get("low"), plot.get("high")
-    categorical = plot.get("kind") == "point"
-    labels = list(dict.fromkeys(summary[x])) if categorical else None
-    series = list(_series(summary, plot.get("hue")))
-    offsets = {n: (j - (len(series) - 1) / 2) * 0.12 for j, (n, _) in enumerate(series)}
-    for j, (name, group) in enumerate(series):
-        color = _PALETTE[j % len(_PALETTE)]
-        label = "observed" if name is None else f"{name} (observed)"
-        if categorical:
-            xs = [labels.index(v) + offsets[name] for v in group[x]]
-        else:
-            group = group.sort_values(x)
-            xs = group[x].to_numpy()
-        if categorical:
-            yerr = None
-            if low and high:
-                yerr = [group[y] - group[low], group[high] - group[y]]
-            ax.errorbar(xs, group[y], yerr=yerr, fmt="o", color=color, capsize=4, label=label)
-        else:
-            ax.plot(xs, group[y], "o-", color=color, label=label)
-            if low and high:
-                ax.fill_between(xs, group[low], group[high], color=color, alpha=0.2, linewidth=0)
-        if theory and theory in group:
-            tlabel = "theory" if name is None else f"{name} (theory)"
-            if categorical:
-                ax.plot(xs, group[theory], "_", color=color, markersize=22, mew=2.5, label=tlabel)
-            else:
-                ax.plot(xs, group[theory], "--", color=color, linewidth=2, label=tlabel)
-    if categorical:
-        ax.set_xticks(range(len(labels)), [str(v) for v in labels], rotation=15)
-    if plot.get("logx"):
-        ax.set_xscale("log")
-    if plot.get("logy"):
-        ax.set_yscale("log")
-    ax.set_xlabel(plot.get("xlabel") or x)
-    ax.set_ylabel(plot.get("ylabel") or y)
-    ax.legend(fontsize="small", frameon=True)
-    fig.tight_layout()
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    plt.close(fig)
-    return inline_svg(buffer.getvalue())
+    kind = plot.get("kind") or "line"
+    draw = {"line": _draw_line, "point": _draw_point, "residual": _draw_residual}.get(kind)
+    if draw is None:
+        raise ValueError(f"unknown plot kind {kind!r}; expected line, point or residual")
+    hue = plot.get("hue") if plot.get("hue") in summary else None
+    series = _series(summary, hue)
+    fig, ax = _new_figure()
+    style_handles = draw(ax, summary, plot, series)
+    ax.set_xlabel(plot.get("xlabel") or plot["x"])
+    if plot.get("ylabel") or kind != "residual":
+        ax.set_ylabel(plot.get("ylabel") or plot["y"])
+    _legends(fig, ax, style_handles, hue, series)
+    return _to_svg(fig)
+
+
+def render_atlas(rows: list[dict]) -> str | None:
+    """The tightness atlas: observed/bound of every bound claim on one log axis, one row each.
+
+    ``rows`` are dicts with ``id``, ``verdict``, ``ratio``, and optionally ``trivial_ratio``
+    (the trivial learner's value over the bound), ``vacuous``, ``lower`` (the claim is a lower
+    bound, so PASS lies at or above 1) and ``earlier`` (the result is from an earlier run).
+    Returns None when no row has a ratio.
+    """
+    rows = [r for r in rows if r.get("ratio") is not None and math.isfinite(r["ratio"])]
+    if not rows:
+        return None
+    values = [v for r in rows for v in (r["ratio"], r.get("trivial_ratio")) if v is not None and v > 0]
+    lo = min([*values, 1.0]) if values else 1.0
+    hi = max([*values, 1.0]) if values else 1.0
+    xmin, xmax = 10 ** (math.floor(math.log10(lo)) - 0.15), 10 ** (math.ceil(math.log10(hi)) + 0.15)
+    if xmax / xmin < 1e2:
+        xmin, xmax = xmin / 3, xmax * 3
+    fig, ax = _new_figure(height=0.34 * len(rows) + 0.6, width=6.4)
+    ax.set_xscale("log")
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.axvline(1.0, color="black", linewidth=1.3, linestyle=(0, (6, 2)), zorder=1)
+    ax.text(1.0, -0.6, " observed = bound", fontsize="small", va="bottom", ha="left")
+    right = blended_transform_factory(ax.transAxes, ax.transData)
+    seen_verdicts, clipped, any_trivial, any_vacuous = [], False, False, False
+    for i, r in enumerate(rows):
+        marker, color = _VERDICT_STYLE.get(r["verdict"], ("o", "black"))
+        ratio, trivial = r["ratio"], r.get("trivial_ratio")
+        x = ratio if ratio > 0 else xmin * 1.05
+        if ratio <= 0:
+            clipped = True
+        if trivial is not None and trivial > 0:
+            any_trivial = True
+            ax.plot([x, trivial], [i, i], color=_GREY, linewidth=1.0, zorder=2)
+            ax.plot([trivial], [i], marker="s", markersize=7, markerfacecolor="white", markeredgecolor=_GREY,
+                    markeredgewidth=1.5, linestyle="none", zorder=3)
+        vacuous = bool(r.get("vacuous"))
+        any_vacuous |= vacuous
+        ax.plot([x], [i], marker=marker if ratio > 0 else "<", markersize=9, linestyle="none", zorder=4,
+                markerfacecolor="white" if vacuous else color, markeredgecolor=color, markeredgewidth=1.8)
+        if r["verdict"] not in seen_verdicts:
+            seen_verdicts.append(r["verdict"])
+        note = f"{ratio:.3g}"
+        if trivial is not None:
+            note += f"  (trivial {trivial:.3g})"
+        if vacuous:
+            note += "  vacuous"
+        ax.text(1.02, i, note, transform=right, va="center", fontsize="small",
+                color=_HIGHLIGHT if vacuous else "#333333")
+    labels = [r["id"] + ("  ≥" if r.get("lower") else "") + ("  *" if r.get("earlier") else "") for r in rows]
+    ax.set_yticks(range(len(rows)), labels)
+    ax.set_xlabel("observed / bound (log scale)")
+    ax.grid(axis="y", visible=False)
+    handles = [Line2D([], [], marker=_VERDICT_STYLE.get(v, ("o", "black"))[0], linestyle="none", markersize=8,
+                      color=_VERDICT_STYLE.get(v, ("o", "black"))[1], label=v) for v in seen_verdicts]
+    if any_vacuous:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",
+                              markeredgecolor="black", label="vacuous: the trivial learner meets the bound too"))
+    if any_trivial:
+        handles.append(Line2D([], [], marker="s", linestyle="-", color=_GREY, markerfacecolor="white",
+                              markeredgecolor=_GREY, label="trivial learner / bound"))
+    if clipped:
+        handles.append(Line2D([], [], marker="<", linestyle="none", color="black", label="ratio ≤ 0 (at the edge)"))
+    if any(r.get("lower") for r in rows):
+        handles.append(Line2D([], [], linestyle="none", label="≥  lower bound: PASS lies at or above 1"))
+    if any(r.get("earlier") for r in rows):
+        handles.append(Line2D([], [], linestyle="none", label="*  result of an earlier run in this folder"))
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted())
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, box.y0 - 0.02), bbox_transform=fig.transFigure,
+               fontsize="small", frameon=False, ncol=2, borderaxespad=0.0, handlelength=1.6)
+    return _to_svg(fig)
 
 
 def inline_svg(text: str) -> str:

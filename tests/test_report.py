@@ -1,0 +1,257 @@
+"""What a reader sees: claim pages (vacuity, power, errata, contracts, re-run command), the
+tightness atlas, the Errata page and command, and the figures of every Plot kind.
+
+The checks run a small synthetic claim through the real runner, so they do not depend on any
+paper's claim; the claim is never registered (the tests that need the registry patch it for
+their own duration only).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from theorycheck import claims as claims_module
+from theorycheck.claims import Claim, Defect, Erratum, Evidence, Measurement, Plot
+from theorycheck.cli import main
+from theorycheck.protocols import Contract, Function
+from theorycheck.report import render, subject_spec
+from theorycheck.report.figures import render_atlas, render_svg
+from theorycheck.runner import run_claims
+from theorycheck.stats import PASS
+from theorycheck.validation import Flag, Options
+
+PLOT_KINDS = ("line", "point", "residual")
+
+
+def synthetic_learner(x):
+    """The default subject: a value a quarter of the bound."""
+    return 0.25 * x
+
+
+def replacement_learner(x):
+    """A user's implementation of the same contract."""
+    return 0.5 * x
+
+
+class Synthetic(Claim):
+    """A bound claim with every field a page shows; its plot kind is a parameter."""
+
+    id = "hk12.synthetic"
+    title = "A synthetic bound for the report's tests"
+    statement = "value(x) ≤ x for every x in the grid."
+    reference = "Lemma 0"
+    kind = "bound"
+    hypotheses = ("x > 0",)
+    subjects = {"learner": synthetic_learner}
+    protocols = {"learner": Contract(Function, call=("x",))}
+    parameters = {"plot": Options("line", "point", "residual"), "vacuous": Flag()}
+    base = {"plot": "line", "vacuous": False}
+    profiles = {"quick": {}, "full": {}}
+    errata = (Erratum("constant", "Lemma 0, statement", "value(x) ≤ 2x", "value(x) ≤ x/2 (sharp)"),)
+    defects = (
+        Defect("value doubled", {"learner": "tests.test_report:replacement_learner"}, caught=True),
+        Defect("value times 1.5", {"learner": "tests.test_report:replacement_learner"}, caught=False,
+               why="the bound is loose by a factor 4, so a factor 1.5 passes"),
+    )
+    power = "Catches a learner whose value exceeds x; cannot catch errors smaller than the factor 4 of slack."
+
+    def measure(self, params, task, subjects, seed):
+        rows = [{"x": float(x), "value": float(subjects["learner"](x)), "d": d} for d in (3, 10) for x in (1, 2, 4, 8)]
+        return Measurement(rows)
+
+    def decide(self, params, table):
+        summary = table.assign(theory=table["x"], low=0.9 * table["value"], high=1.1 * table["value"],
+                               trivial=0.8 * table["x"], edge=1.05 * table["x"])
+        worst = float((table["value"] / table["x"]).max())
+        return Evidence(
+            verdict=PASS, observed=worst, theory=1.0, ratio=worst, delta=1e-3, decision="synthetic decision",
+            summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}"},
+            trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
+            plot=Plot(x="x", y="value", theory="theory", low="low", high="high", hue="d", kind=params["plot"],
+                      band_label="synthetic 99.9% interval", theory_label="bound x", trivial="trivial",
+                      resolution="edge"),
+        )
+
+
+@pytest.fixture
+def claim():
+    return Synthetic()
+
+
+def run_synthetic(claim, out, subjects=None, **overrides):
+    (record,) = run_claims([claim], out=out, progress=False, subjects=subjects,
+                           overrides={k: str(v) for k, v in overrides.items()})
+    render(out, registry={claim.id: claim})
+    return record, (out / f"{claim.id}.html").read_text(encoding="utf-8")
+
+
+def test_page_shows_power_errata_contracts_and_trivial_learner(claim, tmp_path):
+    record, page = run_synthetic(claim, tmp_path)
+    assert record["verdict"] == PASS and not record["vacuous"]
+    assert "Vacuous instance" not in page
+    assert "Power: what this check can catch" in page and "tests/test_power.py" in page
+    assert "value doubled" in page and "caught (FAIL)" in page
+    assert "not caught" in page and "loose by a factor 4" in page
+    assert "--subject learner=tests.test_report:replacement_learner" in page  # how to plant it
+    assert claim.power in page
+    assert "Errata this claim establishes" in page and "value(x) ≤ x/2 (sharp)" in page
+    assert "largest value(x)/x found: 0.25" in page
+    assert "trivial learner" in page
+    assert Contract(Function, call=("x",)).signature().split(";")[0] in page
+    rerun = re.search(r"Re-run this claim alone: <code>([^<]*)</code>", page).group(1)
+    assert "--subject" not in rerun and "--profile quick" in rerun
+
+
+def test_vacuous_record_renders_its_banner(claim, tmp_path):
+    record, page = run_synthetic(claim, tmp_path, vacuous="true")
+    assert record["vacuous"] and record["verdict"] == "INCONCLUSIVE"
+    assert "Vacuous instance" in page and "trivial learner 1.2" in page
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "vacuous" in index
+
+
+def test_replaced_subject_appears_in_the_rerun_command(claim, tmp_path):
+    record, page = run_synthetic(claim, tmp_path, subjects={"learner": replacement_learner})
+    assert record["subjects"]["learner"].endswith("replacement_learner")
+    rerun = re.search(r"Re-run this claim alone: <code>([^<]*)</code>", page).group(1)
+    assert "--subject learner=tests.test_report:replacement_learner" in rerun
+    assert "replaced by the user" in page
+
+
+def test_subject_spec_names_an_importable_module():
+    assert subject_spec("tests.test_report.replacement_learner") == "tests.test_report:replacement_learner"
+    assert subject_spec("theorycheck.algorithms.aerr.AERR") == "theorycheck.algorithms.aerr:AERR"
+    assert subject_spec("(a.b, c.d)") is None
+
+
+def test_index_has_the_atlas_and_links_the_errata_page(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    atlas = index.split('<div class="figure atlas">', 1)[1].split("</div>", 1)[0]
+    assert atlas.lstrip().startswith("<svg") and claim.id in atlas and "observed / bound" in atlas
+    assert 'href="errata.html"' in index
+    errata = (tmp_path / "errata.html").read_text(encoding="utf-8")
+    assert "Lemma 0, statement" in errata and "largest value(x)/x found: 0.25" in errata
+    assert f'href="{claim.id}.html"' in errata
+
+
+def test_atlas_marks_vacuous_rows_and_the_trivial_learner():
+    svg = render_atlas([{"id": "hk12.a", "verdict": "PASS", "ratio": 0.1},
+                        {"id": "hk12.b", "verdict": "INCONCLUSIVE", "ratio": 0.2, "trivial_ratio": 0.5,
+                         "vacuous": True},
+                        {"id": "hk12.c", "verdict": "FAIL", "ratio": 3.0, "lower": True},
+                        {"id": "hk12.d", "verdict": "PASS", "ratio": 0.0}])
+    assert svg.startswith("<svg")
+    for needle in ("hk12.a", "hk12.b", "vacuous", "trivial learner / bound", "lower bound"):
+        assert needle in svg
+    assert render_atlas([{"id": "x.y", "verdict": "PASS", "ratio": None}]) is None
+
+
+def test_records_without_the_new_fields_still_render(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    path = tmp_path / "results" / f"{claim.id}.json"
+    record = json.loads(path.read_text())
+    for key in ("errata", "errata_evidence", "defects", "power", "protocols", "trivial", "vacuous"):
+        record.pop(key)
+    path.write_text(json.dumps(record))
+    render(tmp_path, registry={})
+    assert "Power: what this check can catch" in (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", PLOT_KINDS)
+def test_every_plot_kind_renders_through_a_page(claim, tmp_path, kind):
+    _, page = run_synthetic(claim, tmp_path, plot=kind)
+    figure = page.split('<div class="figure">', 1)[1].split("</div>", 1)[0]
+    assert figure.lstrip().startswith("<svg")
+    assert "synthetic 99.9% interval" in figure and "d = 3" in figure and "d = 10" in figure
+    assert ("observed − theory" in figure) if kind == "residual" else ("bound x" in figure)
+
+
+def _frame(n_series: int = 2, n_x: int = 5, categorical: bool = False) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in range(1, n_series + 1):
+        for i in range(n_x):
+            x = f"a long category name number {i}" if categorical else 10.0 ** (i + 2)
+            y = rng.random()
+            rows.append({"x": x, "y": y, "low": y - 0.1, "high": y + 0.1, "t": 1.0, "triv": 0.5, "res": 1.1,
+                         "d": d})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("kind", PLOT_KINDS)
+@pytest.mark.parametrize("hue", [None, "d"])
+def test_figures_label_what_the_decision_uses(kind, hue):
+    frame = _frame(categorical=kind == "point")
+    svg = render_svg(frame, {"x": "x", "y": "y", "theory": "t", "low": "low", "high": "high", "hue": hue,
+                             "kind": kind, "logx": kind == "line", "trivial": "triv", "resolution": "res",
+                             "theory_label": "bound 4B²√(2d/(km))"})
+    assert svg.startswith("<svg") and "http" not in svg.replace('href="#', "")
+    assert "interval" in svg  # the default band label when none is given
+    assert "trivial learner" in svg and "edge of PASS" in svg
+    if kind != "residual":
+        assert "bound 4B²√(2d/(km))" in svg
+        # the same bound for every series is drawn once and says so
+        assert ("(the same for" in svg) == (hue is not None)
+    if hue is not None:
+        assert "d = 1" in svg and "d = 2" in svg and ">d<" in svg  # legend titled with the column
+
+
+def test_residual_of_many_coordinates_marks_the_intervals_that_exclude_zero():
+    n = 200
+    theory = np.linspace(-1, 1, n)
+    mean = theory.copy()
+    mean[17] += 0.5
+    frame = pd.DataFrame({"i": np.arange(n), "mean": mean, "low": mean - 0.1, "high": mean + 0.1, "g": theory})
+    svg = render_svg(frame, {"x": "i", "y": "mean", "theory": "g", "low": "low", "high": "high",
+                             "kind": "residual"})
+    assert "interval excludes 0 (1 of 200)" in svg
+
+
+def test_unknown_plot_kind_is_refused():
+    with pytest.raises(ValueError, match="unknown plot kind"):
+        render_svg(_frame(), {"x": "x", "y": "y", "kind": "pie"})
+
+
+# ---------------------------------------------------------------------- the command line
+@pytest.fixture
+def registered(claim, monkeypatch):
+    """The synthetic claim in the registry for one test only (never registered for good)."""
+    registry = {**claims_module.discover(), claim.id: claim}
+    for where in ("theorycheck.claims.discover", "theorycheck.errata.discover"):
+        monkeypatch.setattr(where, lambda: dict(registry))
+    return claim
+
+
+def test_errata_command_lists_a_declared_erratum_with_its_evidence(registered, tmp_path, capsys):
+    assert main(["errata", "--out", str(tmp_path / "nowhere"), "--paper", "hk12"]) == 0
+    out = capsys.readouterr().out
+    assert f"{registered.id} [constant]" in out and "Lemma 0, statement" in out and "value(x) ≤ x/2" in out
+    assert "not run in" in out
+    run_claims([registered], out=tmp_path, progress=False)
+    assert main(["errata", "--out", str(tmp_path), "--json"]) == 0
+    items = json.loads(capsys.readouterr().out)
+    (item,) = [i for i in items if i["claim"] == registered.id]
+    assert item["evidence"] == "largest value(x)/x found: 0.25" and item["verdict"] == PASS
+
+
+def test_errata_command_lists_every_registered_erratum(capsys):
+    assert main(["errata", "--out", "/nonexistent/place"]) == 0
+    out = capsys.readouterr().out
+    for claim in claims_module.discover().values():
+        for erratum in claim.errata:
+            assert f"{claim.id} [{erratum.key}]" in out
+
+
+def test_show_prints_contracts_errata_defects_and_power(registered, capsys):
+    assert main(["show", registered.id, "--out", "/nonexistent/place"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # lines are wrapped
+    assert "contract: Function" in out and "provides" in out
+    assert "[constant] Lemma 0, statement" in out
+    assert "value doubled" in out and "caught (FAIL)" in out and "not caught: the bound is loose" in out
+    assert "Power:" in out and "factor 4 of slack" in out

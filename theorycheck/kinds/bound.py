@@ -1,0 +1,505 @@
+"""Kind "bound": a mean over designs is at most a right-hand side, with the trivial learner beside it.
+
+:class:`MeanBound` decides "E[value] ≤ rhs" on every design. Each design gets
+``repetitions`` independent runs (in batches of :attr:`MeanBound.batch`, one random stream and
+one cache file per batch); a run is one observation in a known almost-sure range
+[lower, upper]. Per design, :func:`theorycheck.stats.decide_mean_at_most` (empirical Bernstein ∩
+Anderson) decides at δ·share/(number of designs): FAIL when the interval lies above the bound,
+PASS when its upper end is ≤ bound + resolution, INCONCLUSIVE otherwise. Parts combine with
+:func:`theorycheck.stats.combine`; the family-wise false-FAIL rate is ≤ δ by the union bound.
+
+Power is part of the verdict. When the rows carry a ``trivial`` column (the value of the
+trivial learner, the one that returns its starting point, computed exactly), the same test is
+applied to it: as many copies of that value as the subject had runs. A design where that test
+would not FAIL is *vacuous*: a learner that never moves would have met the bound there, so the
+check could not have failed, and the design can never PASS (it is INCONCLUSIVE and the decision
+says so). :class:`RiskBound` always computes the trivial learner.
+
+Hooks of :class:`MeanBound` (benchopt-style):
+
+required
+    ``batch_rows(p, task, subjects, seed) -> Measurement``: run ``task["reps"]`` runs of design
+    ``task["design"]``; each row has ``part`` (``"bound"``), ``design``, ``value``, ``upper`` (an
+    almost-sure upper end of the value) and ``bound`` (the right-hand side).
+optional
+    rows may add ``lower`` (almost-sure lower end, default 0) and ``trivial``;
+    ``design_names(p)`` (default ``p["designs"]``); ``more_tasks(p)``, other task dicts (any
+    ``part``); ``mean_share(p)``, the share of δ the means get (default 1); ``certain(p, table)``,
+    pathwise conclusions as (parts, designs to leave untested); ``more_parts(p, table, delta,
+    excluded)``, further (verdict or None, line) parts and notes with the rest of δ;
+    ``errata_evidence(p, table)``, evidence text per declared erratum key; ``more_notes(p,
+    table)``; ``figure_xlabel(p)``. Class attributes: ``quantity`` and ``theory_label`` (texts),
+    ``relative_resolution`` (resolution × |bound|, default True), ``carry`` (row columns copied
+    into the summary).
+parameters
+    ``designs``, ``repetitions``, ``delta``, ``resolution``.
+
+:class:`RiskBound` is the bound on a budgeted learner's expected excess risk over a norm ball
+(hk12 Theorems 3.1 and 3.4, ks15's Ridge and Lasso bounds). Each run draws a fresh training set
+of m examples from a named design of the registry (setting "ridge" for ``norm = "l2"``,
+"lasso" for ``"l1"``), fits the learner with fresh randomness and the theorem's η, and records
+the exact population excess risk of w̄ (½-loss, against the minimiser over the ball,
+:mod:`theorycheck.population`). Parts:
+
+* the conclusion "w̄ lies in the ball" on every run (:func:`theorycheck.stats.decide_always`: one
+  violation beyond rounding is a certain FAIL);
+* (a) the bound at m, per design, as above, with the trivial learner starting at ``start``;
+* (b) the rate in m on ``m_grid`` (values of m where the bound lies below the trivial learner's
+  value, so that the bound forces learning; at least three), tested with the one rate test
+  :func:`theorycheck.stats.decide_slope_at_most` against m^(−1/2): FAIL only, "consistent"
+  otherwise; its level is asymptotic (percentile bootstrap) and the page says so;
+* (c) the scaling in d/k at ``dk_m`` over ``k_grid``: a fitted slope, reported only;
+* witnesses of declared errata (``witnesses``), outside the verdict, into ``Evidence.errata``.
+
+Hooks of :class:`RiskBound`: required ``norm`` ("l2" or "l1"), ``bound(p, d, k, m)``,
+``eta(p, d, k, m)``, ``start(p, d)`` (the trivial learner's w_1); optional
+``bound_for_eta(p, d, k, m, eta)`` (what the proof gives for another η), ``extra_hypotheses(p,
+d, m)``, ``more_notes(p, table)``, ``witnesses = {erratum key: {form: parameter overrides with a
+"design"}}`` (with the parameter ``witness_repetitions``). Subjects: ``learner`` (a
+:class:`~theorycheck.protocols.BudgetedLearner` class built as learner(k=, B=, eta=,
+random_state=int)) and ``design`` ((params, name) → a Design). Parameters (rules declared
+here): d, k, B, noise, rho, m, repetitions, designs, rate_designs, m_grid, rate_repetitions,
+k_grid, dk_m, dk_repetitions, delta, resolution.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..generators.registry import design_names, lasso_design, ridge_design
+from ..population import constrained_optimum, excess_risk
+from ..protocols import BudgetedLearner, Contract, Function
+from ..rng import kernel_state
+from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
+
+__all__ = ["MeanBound", "RiskBound", "excess_range"]
+
+_SLACK = 1e-9  # relative rounding slack: "w̄ in the ball" and the range checks
+
+
+def _level(delta: float) -> str:
+    return f"{100 * (1 - delta):.6g}%"
+
+
+def _g(value) -> str:
+    return "—" if value is None or not np.isfinite(value) else f"{value:.4g}"
+
+
+class MeanBound(Claim):
+    """A mean over designs is at most a right-hand side (see the module docstring for the hooks)."""
+
+    kind = "bound"
+    batch: ClassVar[int] = 25
+    quantity: ClassVar[str] = "E[value]"
+    theory_label: ClassVar[str] = "bound"
+    relative_resolution: ClassVar[bool] = True
+    carry: ClassVar[tuple[str, ...]] = ()
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive()}
+
+    # ------------------------------------------------------------------ hooks
+    def batch_rows(self, p, task, subjects, seed) -> Measurement:
+        raise NotImplementedError
+
+    def design_names(self, p) -> tuple[str, ...]:
+        return tuple(p["designs"])
+
+    def more_tasks(self, p) -> list[dict]:
+        return []
+
+    def mean_share(self, p) -> float:
+        return 1.0
+
+    def certain(self, p, table) -> tuple[list[tuple[str, str]], set]:
+        return [], set()
+
+    def more_parts(self, p, table, delta, excluded) -> tuple[list[tuple[str | None, str]], list[str]]:
+        return [], []
+
+    def errata_evidence(self, p, table) -> dict[str, str]:
+        return {}
+
+    def more_notes(self, p, table) -> list[str]:
+        return []
+
+    def figure_xlabel(self, p) -> str:
+        return "design"
+
+    # ------------------------------------------------------------------ machinery
+    def batches(self, part: str, design: str, reps: int, **fields) -> list[dict]:
+        """Task dicts for ``reps`` runs of ``design`` in batches of :attr:`batch`."""
+        return [{"part": part, "design": design, **fields, "first": start, "reps": min(self.batch, reps - start)}
+                for start in range(0, reps, self.batch)]
+
+    def tasks(self, p):
+        out = [t for name in self.design_names(p) for t in self.batches("bound", name, p["repetitions"])]
+        return out + self.more_tasks(p)
+
+    def measure(self, p, task, subjects, seed):
+        return self.batch_rows(p, task, subjects, seed)
+
+    def resolution_for(self, p, bound: float) -> float:
+        return float(p["resolution"]) * (abs(bound) if self.relative_resolution else 1.0)
+
+    def decide_designs(self, p, table, delta_each: float, excluded=frozenset()):
+        """Decide every design of the ``"bound"`` rows of ``table`` at ``delta_each``: returns
+        (summary records, parts as (verdict, line), notes)."""
+        main = table[table["part"] == "bound"]
+        records, parts, notes = [], [], []
+        for name in dict.fromkeys(main["design"]):
+            rows = main[main["design"] == name]
+            first = rows.iloc[0]
+            lower = float(rows["lower"].min()) if "lower" in rows else 0.0
+            upper, bound = float(rows["upper"].max()), float(first["bound"])
+            values = rows["value"].to_numpy(dtype=float)
+            res = self.resolution_for(p, bound)
+            rec: dict[str, Any] = {"design": name, **{c: first[c] for c in self.carry if c in rows},
+                                   "runs": len(values), "mean": float(values.mean()), "bound": bound,
+                                   "pass_line": bound + res, "ratio": float(values.mean()) / bound if bound > 0 else None,
+                                   "lower": lower, "upper": upper, "low": math.nan, "high": math.nan,
+                                   "trivial": math.nan, "trivial_ratio": None, "vacuous": False}
+            if name in excluded:
+                rec["verdict"] = "not tested"
+                parts.append((None, f"- {name}: not tested (a certain failure above leaves its range unknown)."))
+                records.append(rec)
+                continue
+            iv, dec, hint = stats.decide_mean_at_most(values - lower, upper - lower, bound - lower, delta_each, res)
+            rec.update(low=iv.low + lower, high=iv.high + lower)
+            verdict, reason = dec.verdict, dec.reason
+            trivial_text = ""
+            if "trivial" in rows and np.isfinite(float(first["trivial"])):
+                tv = float(first["trivial"])
+                tiv, tdec, _ = stats.decide_mean_at_most(np.full(len(values), tv - lower), upper - lower,
+                                                         bound - lower, delta_each, res)
+                vacuous = tdec.verdict != stats.FAIL
+                rec.update(trivial=tv, trivial_ratio=tv / bound if bound > 0 else None, vacuous=vacuous)
+                if vacuous:
+                    trivial_text = (f" VACUOUS: the trivial learner (value {tv:.4g}) run through the same test "
+                                    f"gives [{tiv.low + lower:.4g}, {tiv.high + lower:.4g}], which does not lie above "
+                                    f"the bound, so a learner that never moves would not FAIL here.")
+                    if verdict == stats.PASS:
+                        verdict = stats.INCONCLUSIVE
+                        reason = f"no PASS on a vacuous design; the test alone said PASS: {reason}"
+                else:
+                    trivial_text = (f" Not vacuous: the trivial learner's value {tv:.4g} ({tv / bound:.3g} × the "
+                                    f"bound) would FAIL the same test (its interval starts at {tiv.low + lower:.4g}).")
+            rec["verdict"] = verdict
+            parts.append((verdict, f"- {name}: {verdict}. {reason}.{trivial_text}"))
+            if hint:
+                notes.append(f"{name}: {hint}; raise `repetitions`.")
+            records.append(rec)
+        return records, parts, notes
+
+    def decide(self, p, table):
+        delta = float(p["delta"])
+        names = list(dict.fromkeys(table.loc[table["part"] == "bound", "design"]))
+        share = self.mean_share(p)
+        each = delta * share / max(len(names), 1)
+        certain_parts, excluded = self.certain(p, table)
+        records, parts, notes = self.decide_designs(p, table, each, excluded)
+        more, more_notes = self.more_parts(p, table, delta * (1.0 - share), excluded)
+        every = [*certain_parts, *parts, *more]
+        verdict = stats.combine(v for v, _ in every if v is not None)
+        summary = pd.DataFrame(records)
+        tested = [r for r in records if r["verdict"] != "not tested" and r["ratio"] is not None]
+        head = max(tested, key=lambda r: r["ratio"]) if tested else None
+        has_trivial = "trivial" in table
+        res_text = (f"{p['resolution']:g} × the bound" if self.relative_resolution else f"{p['resolution']:g}")
+        text = (
+            f"Claim: {self.quantity} ≤ {self.theory_label} on each of {len(names)} design(s). Per design, the interval "
+            f"that decides is the empirical Bernstein ∩ Anderson interval at level {_level(each)} (δ = {each:.3g}) on "
+            f"the runs' values in their almost-sure range (column `upper`): FAIL if it lies above the bound, PASS if "
+            f"its upper end is ≤ bound + resolution ({res_text}), INCONCLUSIVE otherwise. "
+            + ("The trivial learner's exact value goes through the same test with as many runs; a design where it "
+               "would not FAIL is vacuous and never PASS. " if has_trivial else "")
+            + f"Parts combine as FAIL if any fails, PASS if all pass. Family-wise false-FAIL rate ≤ δ = {delta:g} "
+            f"(union bound).\n" + "\n".join(line for _, line in every)
+        )
+        return Evidence(
+            verdict=verdict,
+            observed=head["mean"] if head else None,
+            theory=head["bound"] if head else None,
+            ratio=head["ratio"] if head else None,
+            trivial=head["trivial"] if head and has_trivial else None,
+            vacuous=any(r["vacuous"] for r in records),
+            delta=delta,
+            decision=text,
+            summary=summary,
+            notes=[*notes, *more_notes, *self.more_notes(p, table)],
+            errata=self.errata_evidence(p, table),
+            plot=Plot(x="design", y="mean", low="low", high="high", theory="bound", resolution="pass_line",
+                      trivial="trivial" if has_trivial else None, kind="point", logy=True,
+                      band_label=f"{_level(each)} interval that decides (empirical Bernstein ∩ Anderson)",
+                      theory_label=self.theory_label, xlabel=self.figure_xlabel(p), ylabel=self.quantity),
+        )
+
+
+# ---------------------------------------------------------------------- a learner's excess risk
+def excess_range(norm: str, moments, B: float, w_opt: np.ndarray) -> float:
+    """An almost-sure upper end of L(w) − L(w*) over the ball (½-loss), w* the minimiser.
+
+    L1: a convex function is largest over the L1 ball at a vertex ±B·e_i, so the maximum over
+    the 2d vertices is exact. L2: with Δ = w − w*, L(w) − L(w*) = ⟨g*, Δ⟩ + ½ΔᵀΣΔ where
+    g* = Σw* − E[xy]; since ‖Δ‖₂ ≤ B + ‖w*‖₂ this is at most ‖g*‖(B + ‖w*‖) + ½λ_max(Σ)(B + ‖w*‖)².
+    Both are at most 2B² (|⟨w, x⟩| ≤ B on the ball, so ½(⟨w, x⟩ − y)² ≤ ½(2B)²).
+    """
+    sigma, c, _ = moments
+    if norm == "l1":
+        d = c.shape[0]
+        vertices = np.concatenate([B * np.eye(d), -B * np.eye(d)])
+        top = float(np.max(excess_risk(vertices, moments, B, norm="l1", half=True, optimum=(w_opt, None))))
+    else:
+        reach = B + float(np.linalg.norm(w_opt))
+        top = (float(np.linalg.norm(sigma @ w_opt - c)) * reach
+               + 0.5 * float(np.linalg.eigvalsh(sigma)[-1]) * reach * reach)
+    return min(top, 2.0 * B * B)
+
+
+_SETTING = {"l2": ("ridge", "‖x‖₂", "‖w̄‖₂", ridge_design), "l1": ("lasso", "‖x‖∞", "‖w̄‖₁", lasso_design)}
+
+
+class RiskBound(MeanBound):
+    """A budgeted learner's expected excess risk over a norm ball (see the module docstring)."""
+
+    norm: ClassVar[str]
+    quantity = "E[L(w̄)] − L(w*)"
+    carry = ("d", "k", "m")
+    rate: ClassVar[float] = -0.5
+    witnesses: ClassVar[dict[str, dict[str, dict]]] = {}
+    protocols = {"learner": Contract(BudgetedLearner, init=("k", "B", "eta", "random_state")),
+                 "design": Contract(Function, call=("params", "name"))}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "norm" not in cls.__dict__:
+            return
+        setting, *_, default_design = _SETTING[cls.norm]
+        names = design_names(setting)
+        rules = {"d": Integer(2), "k": Budget(), "B": Positive(), "noise": Number(0.0, 1.0), "rho": Number(0.0, 1.0),
+                 "m": Integer(1), "repetitions": Integer(2), "designs": Names(*names),
+                 "rate_designs": Names(*names, allow_empty=True), "m_grid": Grid(Integer(1)),
+                 "rate_repetitions": Integer(0), "k_grid": Grid(Budget()), "dk_m": Integer(1),
+                 "dk_repetitions": Integer(0), "delta": Probability(), "resolution": Positive()}
+        if cls.witnesses:
+            rules["witness_repetitions"] = Integer(0)
+        cls.parameters = {**rules, **cls.__dict__.get("parameters", {})}
+        cls.subjects = {"design": default_design, **cls.__dict__.get("subjects", {})}
+
+    # ------------------------------------------------------------------ hooks
+    def bound(self, p, d: int, k: int, m: int) -> float:
+        raise NotImplementedError
+
+    def eta(self, p, d: int, k: int, m: int) -> float:
+        raise NotImplementedError
+
+    def start(self, p, d: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def bound_for_eta(self, p, d: int, k: int, m: int, eta: float) -> float:
+        return math.nan
+
+    def extra_hypotheses(self, p, d: int, m: int) -> list[Hypothesis]:
+        return []
+
+    # ------------------------------------------------------------------ parameters and tasks
+    def check_params(self, p):
+        stray = [name for name in p["rate_designs"] if name not in p["designs"]]
+        if stray and p["rate_repetitions"] > 0:
+            raise ParameterError(f"rate_designs must be among designs ({', '.join(p['designs'])}), got "
+                                 f"{', '.join(stray)}")
+        for part in ("rate", "dk"):
+            if p[f"{part}_repetitions"] == 1:
+                raise ParameterError(f"{part}_repetitions must be 0 (skip that part) or at least 2")
+
+    def figure_xlabel(self, p):
+        return f"design (d = {p['d']}, k = {p['k']}, m = {p['m']}, B = {p['B']:g})"
+
+    def mean_share(self, p):
+        return 0.5 if self._rate_on(p) else 1.0
+
+    @staticmethod
+    def _rate_on(p) -> bool:
+        return p["rate_repetitions"] > 0 and len(p["rate_designs"]) > 0
+
+    def more_tasks(self, p):
+        out = []
+        if self._rate_on(p):
+            for name in p["rate_designs"]:
+                for m in sorted(set(p["m_grid"])):
+                    out += self.batches("rate", name, p["rate_repetitions"], m=int(m))
+        if p["dk_repetitions"] > 0:
+            for name in p["designs"]:
+                for k in sorted(set(p["k_grid"])):
+                    out += self.batches("scaling", name, p["dk_repetitions"], m=int(p["dk_m"]), k=int(k))
+        for key, forms in self.witnesses.items():
+            for form, changes in forms.items():
+                fixed = {n: v for n, v in changes.items() if n != "design"}
+                out += self.batches("witness", changes["design"], p.get("witness_repetitions", 0),
+                                    key=key, form=form, fixed=fixed)
+        return out
+
+    # ------------------------------------------------------------------ one batch of runs
+    def batch_rows(self, p, task, subjects, seed):
+        q = {**p, **task.get("fixed", {})}
+        B = float(q["B"])
+        m, k = int(task.get("m", q["m"])), int(task.get("k", q["k"]))
+        design = subjects["design"](q, task["design"])
+        moments = (np.asarray(design.second_moment, dtype=np.float64),
+                   np.asarray(design.cross_moment, dtype=np.float64), float(design.y_second_moment))
+        d = moments[1].shape[0]
+        if k > d:
+            raise ParameterError(f"k={k} exceeds the design's dimension d={d}")
+        optimum = constrained_optimum(moments, B, norm=self.norm, half=True)
+        top = excess_range(self.norm, moments, B, optimum[0])
+        trivial = float(excess_risk(self.start(q, d), moments, B, norm=self.norm, half=True, optimum=optimum))
+        trivial = min(max(trivial, 0.0), top)
+        eta, bound = self.eta(q, d, k, m), self.bound(q, d, k, m)
+        for_eta = self.bound_for_eta(q, d, k, m, eta)
+        ord_ = 2 if self.norm == "l2" else 1
+        _, x_name, _, _ = _SETTING[self.norm]
+        rows, x_max, y_max, over = [], 0.0, 0.0, []
+        for r, child in enumerate(seed.spawn(task["reps"])):
+            data_seq, algo_seq = child.spawn(2)
+            X, y = design.sample(m, kernel_state(data_seq))
+            size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
+            x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
+            model = subjects["learner"](k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]))
+            model.fit(X, y)
+            w = np.asarray(model.coef_, dtype=np.float64).ravel()
+            if w.shape != (d,) or not np.all(np.isfinite(w)):
+                raise ValueError(f"the learner returned coef_ of shape {w.shape}, finite={np.isfinite(w).all()}")
+            size = float(np.linalg.norm(w, ord=ord_))
+            in_ball = size <= B * (1.0 + _SLACK)
+            value = float(excess_risk(w, moments, B, norm=self.norm, half=True, optimum=optimum))
+            if in_ball:
+                if value < -_SLACK * top or value > top * (1.0 + _SLACK):
+                    raise RuntimeError(f"excess risk {value:.6g} outside [0, {top:.6g}] for w̄ in the ball: "
+                                       "inaccurate optimum or range")
+                value = min(max(value, 0.0), top)
+            seen = getattr(model, "n_attributes_seen_", None)
+            if seen is None:
+                over = ["the learner does not report n_attributes_seen_"]
+            elif int(seen) > (k + 1) * m:
+                over = [f"read {int(seen)} > (k+1)·m = {(k + 1) * m} attributes (k={k}, m={m})"]
+            rows.append({"part": task["part"], "design": task["design"], "key": task.get("key"),
+                         "form": task.get("form"), "d": d, "k": k, "m": m, "B": B, "run": task["first"] + r,
+                         "value": value, "upper": top, "bound": bound, "trivial": trivial, "in_ball": bool(in_ball),
+                         "norm_w": size, "attributes": -1 if seen is None else int(seen), "eta": eta,
+                         "eta_reported": float(getattr(model, "eta_", math.nan)), "bound_for_eta": for_eta})
+        satisfies = getattr(design, "satisfies", None)
+        hyps = [
+            Hypothesis(f"{x_name} ≤ 1 on every example drawn", x_max <= 1.0 + 1e-12, f"max {x_name} = {x_max:.15g}"),
+            Hypothesis("|y| ≤ B on every example drawn", y_max <= B * (1.0 + 1e-12),
+                       f"max |y| = {y_max:.15g}, B = {B:g}"),
+            Hypothesis(f"the design declares {x_name} ≤ 1 and |y| ≤ B almost surely (Design.satisfies)",
+                       bool(satisfies(self.norm, B)) if satisfies else False,
+                       "" if satisfies else "the design has no satisfies(norm, B)"),
+            Hypothesis("the learner reads at most k + 1 attributes per example (n_attributes_seen_ ≤ (k+1)·m)",
+                       not over, "; ".join(over)),
+            *self.extra_hypotheses(q, d, m),
+        ]
+        return Measurement(rows, hyps)
+
+    # ------------------------------------------------------------------ decision
+    def certain(self, p, table):
+        runs = table[table["part"] != "witness"]
+        out = runs[~runs["in_ball"].astype(bool)]
+        _, _, ball, _ = _SETTING[self.norm]
+        dec = stats.decide_always(len(out), len(runs), f"the conclusion {ball} ≤ B", slack=f"{_SLACK:g}·B")
+        line = f"- Ball: {dec.verdict}. {dec.reason}."
+        if len(out):
+            worst = out.loc[out["norm_w"].idxmax()]
+            line += f" Largest norm {worst['norm_w']:.6g} > B = {p['B']:g} (design {worst['design']}, m = {worst['m']})."
+        return [(dec.verdict, line)], set(out["design"])
+
+    def more_parts(self, p, table, delta, excluded):
+        parts, notes = [], []
+        rate = table[table["part"] == "rate"]
+        names = list(dict.fromkeys(rate["design"]))
+        if not names:
+            parts.append((None, "- (b) rate in m: not run (rate_repetitions = 0 or no rate_designs)."))
+        for name in names:
+            rows = rate[rate["design"] == name]
+            means = rows.groupby("m").agg(mean=("value", "mean"), bound=("bound", "first"), trivial=("trivial", "first"))
+            listed = ", ".join(f"m = {m}: {r['mean']:.3g} (bound {r['bound']:.3g})" for m, r in means.iterrows())
+            if name in excluded:
+                parts.append((None, f"- (b) {name}: not tested (w̄ left the ball)."))
+                continue
+            forced = rows[rows["bound"] < rows["trivial"]]
+            if forced["m"].nunique() < 3:
+                parts.append((None, f"- (b) {name}: not tested: only {forced['m'].nunique()} value(s) of m have a bound "
+                                    f"below the trivial learner's value (at least 3 are needed). Means: {listed}."))
+                continue
+            fit, dec = stats.decide_slope_at_most(forced["m"], forced["value"], self.rate, delta / len(names),
+                                                  float(p["resolution"]))
+            word = stats.FAIL if dec.verdict == stats.FAIL else "consistent"
+            parts.append((stats.FAIL if word == stats.FAIL else None,
+                          f"- (b) {name}, rate in m against m^({self.rate:g}): {word}. {dec.reason}. FAIL only: the "
+                          f"bootstrap's level is asymptotic, and the rate is the issue's reading of the bound (at finite "
+                          f"m the bound alone does not imply it); tested on m where the bound lies below the trivial "
+                          f"learner's value. Means: {listed}."))
+        scaling = table[table["part"] == "scaling"]
+        for name in dict.fromkeys(scaling["design"]):
+            rows = scaling[scaling["design"] == name]
+            x = rows["d"].to_numpy(dtype=float) / rows["k"].to_numpy(dtype=float)
+            if len(np.unique(x)) >= 3 and rows.groupby("k")["value"].mean().min() > 0:
+                fit = stats.bootstrap_slope(x, rows["value"].to_numpy(dtype=float), float(p["delta"]))
+                notes.append(f"(c) {name}: slope of the mean excess risk against d/k at m = {int(rows['m'].iloc[0])}: "
+                             f"{fit.slope:.3f} (bootstrap interval [{fit.low:.3f}, {fit.high:.3f}], asymptotic); the "
+                             f"bound grows as (d/k)^(1/2). Reported only: at fixed m the theorem bounds the curve, not "
+                             f"its slope.")
+        bound_rows = table[table["part"] == "bound"].groupby("design")["upper"].first()
+        notes.insert(0, "Almost-sure range of the excess risk per design (kinds.bound.excess_range): "
+                     + ", ".join(f"{n}: {v:.4g}" for n, v in bound_rows.items()) + ".")
+        etas = table[["eta", "eta_reported"]].dropna()
+        if len(etas) and not np.allclose(etas["eta"], etas["eta_reported"], rtol=1e-12, atol=0.0):
+            notes.append("The learner reports a step size eta_ different from the one the claim passed "
+                         f"(e.g. {etas['eta_reported'].iloc[0]:.6g} instead of {etas['eta'].iloc[0]:.6g}).")
+        return parts, notes
+
+    def errata_evidence(self, p, table):
+        out = {}
+        runs = table[table["part"] == "witness"]
+        for key, forms in self.witnesses.items():
+            rows = runs[runs["key"] == key]
+            if rows.empty:
+                continue
+            each = float(p["delta"]) / 2
+            texts, above = [], []
+            for form in forms:
+                part = rows[rows["form"] == form]
+                vals, bound = part["value"].to_numpy(dtype=float), float(part["bound"].iloc[0])
+                iv, dec, _ = stats.decide_mean_at_most(vals, float(part["upper"].iloc[0]), bound, each,
+                                                      self.resolution_for(p, bound))
+                above.append(dec.verdict == stats.FAIL)
+                side = ("lies entirely ABOVE the stated bound" if above[-1] else
+                        "lies below the stated bound" if iv.high <= bound else "straddles the stated bound")
+                texts.append(f"with the {form} η = {float(part['eta'].iloc[0]):.3g}, mean excess risk {vals.mean():.4g} "
+                             f"against the stated bound {bound:.4g} (ratio {vals.mean() / bound:.3g}; trivial learner "
+                             f"{float(part['trivial'].iloc[0]):.4g}); its {_level(each)} interval "
+                             f"[{iv.low:.4g}, {iv.high:.4g}] {side}")
+            first = next(iter(forms.values()))
+            where = ", ".join(f"{n} = {v:g}" for n, v in first.items() if isinstance(v, int | float))
+            verdict = ("So the statement as printed fails, while the other form does not." if above[0]
+                       and not any(above[1:]) else "This run does not separate the forms decisively.")
+            out[key] = (f"Shown on this run (outside the verdict), design {first['design']} with {where}, "
+                        f"{len(rows) // len(forms)} runs per form: " + "; ".join(texts) + ". " + verdict)
+        return out
+
+    def decide(self, p, table):
+        evidence = super().decide(p, table)
+        # cbss11's convention has no ½: every excess risk, its range and the trivial value double.
+        main = table[table["part"] != "witness"]
+        doubled = main.assign(value=2 * main["value"], upper=2 * main["upper"], trivial=2 * main["trivial"])
+        other = MeanBound.decide(self, p, doubled)
+        same = "the same verdict" if other.verdict == evidence.verdict else "a DIFFERENT verdict"
+        evidence.notes.insert(0, (
+            f"Loss convention: hk12's ½(⟨w, x⟩ − y)². Under cbss11's (⟨w, x⟩ − y)², against the same right-hand "
+            f"side, every excess risk doubles: the verdict would be {other.verdict} ({same}), worst observed/bound "
+            f"{_g(other.ratio)} instead of {_g(evidence.ratio)}."))
+        return evidence
