@@ -13,7 +13,7 @@ from numba import njit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..rng import kernel_state, seed_sequence
+from ..rng import as_kernel_state
 from ..validation import ParameterError, check_int, check_real
 
 # ----------------------------------------------------------------------------------------
@@ -21,8 +21,10 @@ from ..validation import ParameterError, check_int, check_real
 
 
 def state_from(random_state) -> np.ndarray:
-    """A fresh xoroshiro128+ kernel state (``uint64[2]``) for ``random_state``."""
-    return kernel_state(seed_sequence(random_state))
+    """The xoroshiro128+ kernel state (``uint64[2]``) for ``random_state``: a fresh one from an
+    int, SeedSequence or Generator, or the given kernel state itself, advanced in place (the one
+    convention of :mod:`theorycheck.rng`)."""
+    return as_kernel_state(random_state)
 
 
 # ----------------------------------------------------------------------------------------
