@@ -145,3 +145,9 @@ def _lasso_correlated_mixed(p):
                  "on the sphere of the L1 ball")
 def _lasso_label_bound(p):
     return sparse_lasso_design(p["d"], 1, B=p["B"], noise=0.0)
+
+
+@register_design("lasso", "boundary", "x uniform on {±1/√d}^d (so ‖x‖∞ ≤ 1), y = B·√d·x_1 = ±B: the unconstrained "
+                 "minimiser B√d·e_1 has ‖·‖₁ = B√d > B, so the L1 constraint is active at w* = B·e_1")
+def _lasso_boundary(p):
+    return _ridge_boundary(p)
