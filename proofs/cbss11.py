@@ -10,7 +10,15 @@ import numpy as np
 
 from theorycheck import estimators as est
 from theorycheck.claims import Defect, Erratum, Plot, register
-from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, check_mc_budget, dot, random_fraction
+from theorycheck.kinds.exact import (
+    LAW_PARAMETERS,
+    MC_PARAMETERS,
+    Exact,
+    ExactLaw,
+    check_mc_budget,
+    dot,
+    random_fraction,
+)
 from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
 from theorycheck.validation import Integer
 
@@ -124,12 +132,14 @@ class Lemma11(ExactLaw):
         "they must be drawn with replacement, as the box of Figure 2 does: without replacement ŷ is in general a "
         "biased estimate of ⟨w, x⟩ (when k ≥ 4 and the |w_i| differ), and so is the gradient estimate"),)
     defects = (
-        Defect("v without the factor d", {"distribution": D + "aer_law_without_d"}),
-        Defect("ŷ drawn without replacement (exact law)", {"distribution": D + "aer_law_without_replacement"}),
+        Defect("v without the factor d", {"distribution": D + "aer_law_without_d"}, overrides={"d_max": "3"}),
+        Defect("ŷ drawn without replacement (exact law)", {"distribution": D + "aer_law_without_replacement"},
+               overrides={"d_max": "3"}),
         Defect("ŷ drawn without replacement (sampler)", {"estimate": D + "aer_sampler_without_replacement"},
                overrides=SMALL_MC),
         Defect("v scaled by k/2 (sampler)", {"estimate": D + "aer_sampler_weight_d"}, overrides=SMALL_MC),
         Defect("C drawn with replacement", {"distribution": D + "aer_law_c_with_replacement"}, caught=False,
+               overrides={"d_max": "3"},
                why="still unbiased (each draw of C is an unbiased one-attribute estimate of x); Lemma 11 states only "
                    "unbiasedness and this claim checks no second moment"),
     )

@@ -27,6 +27,9 @@ from theorycheck.validation import Integer, Options, ParameterError
 _DEFECTS = "tests.defects_bounds:"
 _SUBJECTS = ("Subjects: `learner`, a class built as learner(k=, B=, eta=, random_state=int) whose fit(X, y) sets "
              "coef_ (w̄) and n_attributes_seen_; `design`, (params, name) → a Design of the registry's setting. ")
+#: the defects test part (a) alone: the rate, scaling and witness runs are switched off
+_A_ONLY = {"rate_repetitions": "0", "dk_repetitions": "0"}
+_A_ONLY_34 = {**_A_ONLY, "witness_repetitions": "0"}
 _BASE = {"B": 1.0, "noise": 0.2, "rho": 0.9, "delta": 1e-3, "resolution": 0.1}
 
 
@@ -61,25 +64,32 @@ class Theorem31(RiskBound):
                  "rate_repetitions": 30, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 40000, "dk_repetitions": 30},
     }
     defects = (
-        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillAERR"}),
-        Defect("returns zeros", {"learner": _DEFECTS + "ZeroLearner"}),
+        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillAERR"},
+               overrides=_A_ONLY),
+        Defect("returns zeros", {"learner": _DEFECTS + "ZeroLearner"}, overrides=_A_ONLY),
         Defect("no projection (line 12 dropped)", {"learner": _DEFECTS + "NoProjectionAERR"},
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0"}),
+               overrides={**_A_ONLY, "designs": "boundary", "repetitions": "25"}),
         Defect("label read with the wrong sign", {"learner": _DEFECTS + "NegatedLabelAERR"},
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0"}),
+               overrides={**_A_ONLY, "designs": "boundary", "repetitions": "25"}),
+        Defect("data-point estimate biased to the first k attributes", {"learner": _DEFECTS + "FirstAttributesAERR"},
+               overrides={**_A_ONLY, "designs": "mixed"}),
+        Defect("importance weight d/k missing", {"learner": _DEFECTS + "MissingScaleAERR"},
+               overrides={**_A_ONLY, "designs": "correlated", "rho": "1.0", "noise": "0", "d": "40", "m": "50000",
+                          "repetitions": "30"}),
         Defect("step ten times too large", {"learner": _DEFECTS + "TenfoldEtaAERR"}, caught=False,
                why="the proof then guarantees (10 + 1/10)/2 ≈ 5 times the bound, and the correct η sits far below "
-                   "the bound, so the larger step stays under it",
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0"}),
+                   "the bound, so the larger step stays under it", overrides={**_A_ONLY, "designs": "boundary"}),
         Defect("reads every attribute", {"learner": _DEFECTS + "GreedyAERR"}, caught=False,
                why="it breaks the hypothesis of k + 1 attributes per example, so the claim gives no verdict",
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0"}),
+               overrides={**_A_ONLY, "repetitions": "25"}),
     )
     power = (
         "Catches a learner that does not learn (every design is non-vacuous: the trivial learner would FAIL), a "
-        "missing projection (w̄ leaves the ball on 'boundary', a certain FAIL) and a sign error on the label. "
-        "Cannot catch a step size off by a constant factor: the bound is loose (observed/bound well below 1/2), "
-        "and the proof's bound for η = c·η₀ is only (c + 1/c)/2 times larger.")
+        "missing projection (w̄ leaves the ball on 'boundary', a certain FAIL), a sign error on the label and a "
+        "data-point estimate biased to the first k attributes (on 'mixed', whose weights are unequal). A missing "
+        "importance weight d/k is caught only where d/k is large (d = 40, k = 1): at quick's d/k = 4 it only slows "
+        "the run by 4. Cannot catch a step size off by a constant factor: the bound is loose (observed/bound below "
+        "0.1 here), and the proof's bound for η = c·η₀ is only (c + 1/c)/2 times larger.")
 
     def bound(self, p, d, k, m):
         return thm31_excess_risk(d, k, m, p["B"])
@@ -112,7 +122,8 @@ class Theorem34(RiskBound):
         "(see the erratum). For the printed η the proof gives only (B + 1/B)/2 times the stated bound (its "
         "general-η bound B(log(2d)/(ηm) + 5ηG²), also Kukliansky & Shamir 2015, Thm 4.1). The constant 5 agrees "
         "with the corrected Lemma 3.7 of Kukliansky & Shamir's supplement. Designs: 'sparse' (s equal weights, "
-        "noisy labels), 'label_bound' (y = B·x_1, |y| = B on every example) and 'correlated'. " + _SUBJECTS)
+        "noisy labels) and 'label_bound' (y = B·x_1, |y| = B on every example, w* on the sphere of the ball); "
+        "'correlated' is available, but at quick's d = 8 it needs m ≈ 50000 to be non-vacuous. " + _SUBJECTS)
     norm = "l1"
     theory_label = "bound 4B²√(10 d log(2d)/(km))"
     subjects = {"learner": AELR}
@@ -136,16 +147,18 @@ class Theorem34(RiskBound):
                  "witness_repetitions": 50},
     }
     defects = (
-        Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillAELR"}),
-        Defect("returns zeros", {"learner": _DEFECTS + "ZeroLearner"}),
+        Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillAELR"}, overrides=_A_ONLY_34),
+        Defect("returns zeros", {"learner": _DEFECTS + "ZeroLearner"}, overrides=_A_ONLY_34),
         Defect("importance weight d/k missing", {"learner": _DEFECTS + "MissingScaleAELR"},
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0", "witness_repetitions": "0"}),
+               overrides={**_A_ONLY_34, "designs": "sparse", "d": "16", "k": "1", "noise": "0", "m": "200000",
+                          "repetitions": "20"}),
         Defect("step ten times too large", {"learner": _DEFECTS + "TenfoldEtaAELR"}, caught=False,
                why="a larger step (with a lower clipping threshold) makes AELR converge faster on these designs",
-               overrides={"rate_repetitions": "0", "dk_repetitions": "0", "witness_repetitions": "0"}),
+               overrides=_A_ONLY_34),
     )
     power = (
-        "Catches a learner that does not learn (every design is non-vacuous) and a missing importance weight. "
+        "Catches a learner that does not learn (every design is non-vacuous) and a missing importance weight where "
+        "d/k is large (d = 16, k = 1; at quick's d/k = 2 it only halves the step). "
         "Cannot catch a step size ten times too large (AELR then converges faster here); the printed η's misprint "
         "shows only for large B, which the erratum's witness run covers outside the verdict.")
 

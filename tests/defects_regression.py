@@ -110,7 +110,8 @@ class BaselineUnscaledV(Baseline):
 
     def fit(self, X, y):
         super().fit(X, y)
-        inner = Baseline(k=self.k, B=self.B, random_state=self.random_state).fit(X, np.asarray(y) * (self.k / X.shape[1]))
+        scaled = np.asarray(y) * (self.k / X.shape[1])
+        inner = Baseline(k=self.k, B=self.B, random_state=self.random_state).fit(X, scaled)
         self.coef_ = inner.coef_
         return self
 
@@ -237,6 +238,7 @@ class AERUnsigned(AER):
 
     def fit(self, X, y):
         X, y = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64)
-        wbar, n_read = _aer_unsigned(X, y, int(self.k), float(self.lam), float(self.B), as_kernel_state(self.random_state))
+        state = as_kernel_state(self.random_state)
+        wbar, n_read = _aer_unsigned(X, y, int(self.k), float(self.lam), float(self.B), state)
         self.coef_, self.intercept_, self.n_attributes_seen_, self.n_features_in_ = wbar, 0.0, int(n_read), X.shape[1]
         return self

@@ -175,3 +175,15 @@ class AELRNoClip(LiteralAELR):
     """Skips line 13: updates with the unclipped g̃ (and records it as the ḡ it used)."""
 
     clip = False
+
+
+class AERRFrozen(LiteralAERR):
+    """Computes every step and applies none: w_t = w_1 throughout."""
+
+    step_factor = 0.0
+
+
+class AELRFrozen(LiteralAELR):
+    """Computes every step and applies none: w_t = 0 throughout."""
+
+    direction = 0.0

@@ -1,58 +1,51 @@
-"""cbss11 Lemma 7 and Theorems 2–3: PASS as built, FAIL with planted defects, and agreement
-with independent computations."""
+"""cbss11 Lemma 7 and Theorems 2–3: PASS as built, agreement with independent computations, and
+the k-active predictors' random-number convention. The planted defects of Theorems 2 and 3 are
+declared beside the claims and run by tests/test_power.py."""
 
 import itertools
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from theorycheck.algorithms.k_active import DEFAULT_PREDICTORS, AttributeOracle
-from theorycheck.claims import discover
+from theorycheck import stats
+from theorycheck.algorithms.k_active import DEFAULT_PREDICTORS, AttributeOracle, RandomK
 from theorycheck.generators.hypercube import sparse_l1_instance, uniform_l2_instance
 from theorycheck.rng import kernel_state
-from theorycheck.runner import run_claims
 
 from . import defects
 
 
-def _run(claim_id, tmp_path, subjects=None, **overrides):
-    claim = discover()[claim_id]
-    (record,) = run_claims([claim], overrides={k: str(v) for k, v in overrides.items()},
-                           subjects=subjects, out=tmp_path, progress=False)
-    return record
-
-
-def test_lemma7_passes_exactly(tmp_path):
-    record = _run("cbss11.lemma7", tmp_path)
+def test_lemma7_passes_exactly(run_claim):
+    record = run_claim("cbss11.lemma7")
     assert record["verdict"] == "PASS" and record["observed"] == 0.0
 
 
-def test_lemma7_planted_wrong_normaliser_fails(tmp_path):
-    record = _run("cbss11.lemma7", tmp_path, {"subset_average": defects.subset_average_wrong_normaliser})
+def test_lemma7_planted_wrong_normaliser_fails(run_claim):
+    record = run_claim("cbss11.lemma7", {"subset_average": defects.subset_average_wrong_normaliser})
     assert record["verdict"] == "FAIL"
     assert "≠" in record["decision"]
 
 
-def test_lemma7_off_by_one_only_in_one_case_is_caught(tmp_path):
+def test_lemma7_off_by_one_only_in_one_case_is_caught(run_claim):
     def average_but_wrong_for_k_3(values):
         base = sum(values, Fraction(0)) / len(values)
         return base + Fraction(1, 10**9) if len(values) == 3 else base
 
-    record = _run("cbss11.lemma7", tmp_path, {"subset_average": average_but_wrong_for_k_3})
+    record = run_claim("cbss11.lemma7", {"subset_average": average_but_wrong_for_k_3})
     assert record["verdict"] == "FAIL"
 
 
 @pytest.mark.parametrize(("d", "k"), [(4, 1), (5, 2), (6, 6)])
-def test_k_active_predictors_attain_bound_exactly_by_enumeration(d, k):
+def test_thm2_k_active_predictors_attain_bound_exactly_by_enumeration(d, k):
     """Slow reference: every x in {±1}^d with probability 2^-d, risk computed in Fractions."""
     inst = uniform_l2_instance(d)
-    rng = np.random.default_rng(0)
     X = np.array(list(itertools.product([-1.0, 1.0], repeat=d)))
     y = X @ inst.w_star
     for predictor in DEFAULT_PREDICTORS[::2]:  # deterministic ones: first k, adaptive
         oracle = AttributeOracle(X)
-        pred = predictor.predict(oracle, k, inst.w_star, rng)
+        pred = predictor.predict(oracle, k, inst.w_star, 0)
         assert oracle.counts().max() <= k
         risk = Fraction(0)
         for p, t in zip(pred, y, strict=True):
@@ -72,65 +65,72 @@ def test_hypercube_sampler_moments():
 
 
 @pytest.mark.parametrize(("d", "k"), [(13, 4), (37, 11), (9, 1)])
-def test_thm2_agrees_with_independent_computation(tmp_path, d, k):
-    record = _run("cbss11.thm2", tmp_path, d=d, k=k)
+def test_thm2_agrees_with_independent_computation(run_claim, tmp_path, d, k):
+    record = run_claim("cbss11.thm2", d=d, k=k)
     assert record["verdict"] == "PASS"
     assert record["theory"] == pytest.approx((d - k) / d, abs=1e-15)
     # Exact risk of the partial-sum predictors is (d − k)/d; each observed value must lie
     # within its own confidence interval of it (δ = 1e-3 each).
-    import pandas as pd
-
     summary = pd.read_csv(tmp_path / record["summary_file"])
     assert ((summary["low"] <= (d - k) / d) & ((d - k) / d <= summary["high"])).all()
+    assert record["plot"]["band_label"].endswith("interval that decides (empirical Bernstein)")
 
 
-def test_thm2_planted_dependent_attributes_fail(tmp_path):
-    record = _run("cbss11.thm2", tmp_path, {"instance": defects.copied_attributes_instance,
-                                            "predictors": defects.SCALED_FIRST})
-    assert record["verdict"] == "FAIL"
-    assert record["observed"] < 1e-12
-
-
-def test_thm2_predictor_reading_too_much_gets_no_pass(tmp_path):
-    record = _run("cbss11.thm2", tmp_path, {"predictors": defects.PEEKER})
+def test_thm2_predictor_reading_too_much_gets_no_verdict(run_claim):
+    record = run_claim("cbss11.thm2", {"predictors": "tests.defects_bounds:PEEKER"})
     assert record["verdict"] == "INCONCLUSIVE"
     broken = [h for h in record["hypothesis_checks"] if not h["met"]]
     assert broken and "k-active" in broken[0]["statement"]
 
 
-def test_thm3_passes_and_fails_with_planted_defect(tmp_path):
-    record = _run("cbss11.thm3", tmp_path / "ok")
+def test_thm3_passes_on_quick_and_other_parameters(run_claim):
+    record = run_claim("cbss11.thm3")
     assert record["verdict"] == "PASS"
     assert record["theory"] == pytest.approx((1 - 1 / 2) / (2 * 5))
-
-    def copied_sparse(p):
-        inst = defects.CopiedAttributes(sparse_l1_instance(p["d"], round(p["c"] * p["k"])).w_star)
-        return inst
-
-    record = _run("cbss11.thm3", tmp_path / "bad", {"instance": copied_sparse, "predictors": defects.SCALED_FIRST})
-    assert record["verdict"] == "FAIL"
-
-
-def test_thm3_other_parameters(tmp_path):
-    record = _run("cbss11.thm3", tmp_path, d=12, k=4, c=1.25)
+    record = run_claim("cbss11.thm3", d=12, k=4, c=1.25)
     assert record["verdict"] == "PASS"
     assert record["theory"] == pytest.approx(0.2 / 5)
 
 
-def test_random_k_reads_a_uniform_k_subset():
-    from theorycheck import stats
-    from theorycheck.algorithms.k_active import RandomK
+class _RecordingOracle(AttributeOracle):
+    """An oracle that also keeps the (row, column) pairs revealed, in order."""
 
-    d, k, n = 4, 2, 60_000
-    X = np.ones((n, d))
-    oracle = AttributeOracle(X)
-    RandomK().predict(oracle, k, np.full(d, 0.5), np.random.default_rng(0))
-    seen = oracle._seen
-    assert (seen.sum(axis=1) == k).all()
+    def __init__(self, X):
+        super().__init__(X)
+        self.pairs = []
+
+    def reveal(self, rows, cols):
+        self.pairs.append((np.asarray(rows).copy(), np.asarray(cols).copy()))
+        return super().reveal(rows, cols)
+
+
+def _subsets(random_state, d=4, k=2, n=60_000):
+    oracle = _RecordingOracle(np.ones((n, d)))
+    RandomK().predict(oracle, k, np.full(d, 0.5), random_state)
+    codes = np.zeros(n, dtype=np.int64)
+    for rows, cols in oracle.pairs:
+        np.add.at(codes, rows, 1 << cols)
+    return codes
+
+
+def test_random_k_reads_a_uniform_k_subset():
+    d, k = 4, 2
+    codes = _subsets(0, d, k)
     subsets = list(itertools.combinations(range(d), k))
-    codes = seen @ (1 << np.arange(d))
+    assert set(np.unique(codes)) == {sum(1 << j for j in s) for s in subsets}
     for subset in subsets:
         hits = int((codes == sum(1 << j for j in subset)).sum())
         # Exact binomial interval, δ = 1e-6 per subset (union bound over 6 subsets).
-        iv = stats.binomial_interval(hits, n, 1e-6)
+        iv = stats.binomial_interval(hits, codes.size, 1e-6)
         assert iv.low <= 1 / len(subsets) <= iv.high, (subset, hits)
+
+
+def test_random_k_follows_the_random_state_convention():
+    """An int or a SeedSequence reproduces the draws; a kernel state is advanced in place, so two
+    calls with the same state array continue one stream."""
+    assert np.array_equal(_subsets(7, n=200), _subsets(7, n=200))
+    assert np.array_equal(_subsets(np.random.SeedSequence(3), n=200), _subsets(np.random.SeedSequence(3), n=200))
+    state = kernel_state(np.random.SeedSequence(5))
+    before = state.copy()
+    first, second = _subsets(state, n=200), _subsets(state, n=200)
+    assert not np.array_equal(state, before) and not np.array_equal(first, second)

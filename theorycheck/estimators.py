@@ -54,6 +54,7 @@ from .rng import as_kernel_state, is_kernel_state, next_index, next_weighted_ind
 from .validation import ParameterError, check_int, check_matrix, check_real
 
 __all__ = [
+    "SampleMoments",
     "aelr_gradient_estimate",
     "aelr_gradient_estimate_distribution",
     "aer_gradient_estimate",
@@ -64,7 +65,6 @@ __all__ = [
     "clip_estimate",
     "distribution_mean",
     "distribution_second_moment",
-    "SampleMoments",
     "squared_loss_gradient",
     "subset_average",
 ]

@@ -158,11 +158,12 @@ class MeanBound(Claim):
             upper, bound = float(rows["upper"].max()), float(first["bound"])
             values = rows["value"].to_numpy(dtype=float)
             res = self.resolution_for(p, bound)
+            mean = float(values.mean())
             rec: dict[str, Any] = {"design": name, **{c: first[c] for c in self.carry if c in rows},
-                                   "runs": len(values), "mean": float(values.mean()), "bound": bound,
-                                   "pass_line": bound + res, "ratio": float(values.mean()) / bound if bound > 0 else None,
-                                   "lower": lower, "upper": upper, "low": math.nan, "high": math.nan,
-                                   "trivial": math.nan, "trivial_ratio": None, "vacuous": False}
+                                   "runs": len(values), "mean": mean, "bound": bound, "pass_line": bound + res,
+                                   "ratio": mean / bound if bound > 0 else None, "lower": lower, "upper": upper,
+                                   "low": math.nan, "high": math.nan, "trivial": math.nan, "trivial_ratio": None,
+                                   "vacuous": False}
             if name in excluded:
                 rec["verdict"] = "not tested"
                 parts.append((None, f"- {name}: not tested (a certain failure above leaves its range unknown)."))
@@ -414,7 +415,8 @@ class RiskBound(MeanBound):
         line = f"- Ball: {dec.verdict}. {dec.reason}."
         if len(out):
             worst = out.loc[out["norm_w"].idxmax()]
-            line += f" Largest norm {worst['norm_w']:.6g} > B = {p['B']:g} (design {worst['design']}, m = {worst['m']})."
+            line += (f" Largest norm {worst['norm_w']:.6g} > B = {p['B']:g} (design {worst['design']}, "
+                     f"m = {worst['m']}).")
         return [(dec.verdict, line)], set(out["design"])
 
     def more_parts(self, p, table, delta, excluded):
@@ -425,24 +427,25 @@ class RiskBound(MeanBound):
             parts.append((None, "- (b) rate in m: not run (rate_repetitions = 0 or no rate_designs)."))
         for name in names:
             rows = rate[rate["design"] == name]
-            means = rows.groupby("m").agg(mean=("value", "mean"), bound=("bound", "first"), trivial=("trivial", "first"))
+            means = rows.groupby("m").agg(mean=("value", "mean"), bound=("bound", "first"))
             listed = ", ".join(f"m = {m}: {r['mean']:.3g} (bound {r['bound']:.3g})" for m, r in means.iterrows())
             if name in excluded:
                 parts.append((None, f"- (b) {name}: not tested (w̄ left the ball)."))
                 continue
             forced = rows[rows["bound"] < rows["trivial"]]
             if forced["m"].nunique() < 3:
-                parts.append((None, f"- (b) {name}: not tested: only {forced['m'].nunique()} value(s) of m have a bound "
-                                    f"below the trivial learner's value (at least 3 are needed). Means: {listed}."))
+                parts.append((None, f"- (b) {name}: not tested: only {forced['m'].nunique()} value(s) of m have "
+                                    f"a bound below the trivial learner's value (at least 3 are needed). Means: "
+                                    f"{listed}."))
                 continue
             fit, dec = stats.decide_slope_at_most(forced["m"], forced["value"], self.rate, delta / len(names),
                                                   float(p["resolution"]))
             word = stats.FAIL if dec.verdict == stats.FAIL else "consistent"
             parts.append((stats.FAIL if word == stats.FAIL else None,
-                          f"- (b) {name}, rate in m against m^({self.rate:g}): {word}. {dec.reason}. FAIL only: the "
-                          f"bootstrap's level is asymptotic, and the rate is the issue's reading of the bound (at finite "
-                          f"m the bound alone does not imply it); tested on m where the bound lies below the trivial "
-                          f"learner's value. Means: {listed}."))
+                          f"- (b) {name}, rate in m against m^({self.rate:g}): {word}. {dec.reason}. FAIL only: "
+                          f"the bootstrap's level is asymptotic, and the rate is the issue's reading of the bound (at "
+                          f"finite m the bound alone does not imply it); tested on m where the bound lies below the "
+                          f"trivial learner's value. Means: {listed}."))
         scaling = table[table["part"] == "scaling"]
         for name in dict.fromkeys(scaling["design"]):
             rows = scaling[scaling["design"] == name]
@@ -479,10 +482,10 @@ class RiskBound(MeanBound):
                 above.append(dec.verdict == stats.FAIL)
                 side = ("lies entirely ABOVE the stated bound" if above[-1] else
                         "lies below the stated bound" if iv.high <= bound else "straddles the stated bound")
-                texts.append(f"with the {form} η = {float(part['eta'].iloc[0]):.3g}, mean excess risk {vals.mean():.4g} "
-                             f"against the stated bound {bound:.4g} (ratio {vals.mean() / bound:.3g}; trivial learner "
-                             f"{float(part['trivial'].iloc[0]):.4g}); its {_level(each)} interval "
-                             f"[{iv.low:.4g}, {iv.high:.4g}] {side}")
+                eta, trivial = float(part["eta"].iloc[0]), float(part["trivial"].iloc[0])
+                texts.append(f"with the {form} η = {eta:.3g}, mean excess risk {vals.mean():.4g} against the stated "
+                             f"bound {bound:.4g} (ratio {vals.mean() / bound:.3g}; trivial learner {trivial:.4g}); its "
+                             f"{_level(each)} interval [{iv.low:.4g}, {iv.high:.4g}] {side}")
             first = next(iter(forms.values()))
             where = ", ".join(f"{n} = {v:g}" for n, v in first.items() if isinstance(v, int | float))
             verdict = ("So the statement as printed fails, while the other form does not." if above[0]

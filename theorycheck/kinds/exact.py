@@ -65,7 +65,6 @@ tightness (largest functional/bound) is reported.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -78,7 +77,7 @@ from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..estimators import SampleMoments
 from ..rng import kernel_state
-from ..stats import FAIL, PASS
+from ..stats import FAIL
 from ..validation import Integer, ParameterError, Positive, Probability
 
 Vector = tuple[Fraction, ...]
@@ -585,7 +584,7 @@ def boundary_instances(rng, d: int, B: Fraction, spread: int, count: int, ball: 
             x = tuple(Fraction(1) if c == 0 or rng.random() < 0.5 else Fraction(-1) for _ in range(d))
             raw = [Fraction(1)] + [Fraction(0)] * (d - 1) if c == 0 else \
                 [Fraction(int(rng.integers(0, spread + 1))) for _ in range(d)]
-            raw = raw if sum(raw) else [Fraction(1)] + raw[1:]
+            raw = raw if sum(raw) else [Fraction(1), *raw[1:]]
             w = tuple(-B * a / sum(raw) * b for a, b in zip(raw, x, strict=True))
         out += [("adversarial", w, x, B), ("adversarial", tuple(-a for a in w), x, -B)]
     if ball == "l2":

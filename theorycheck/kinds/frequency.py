@@ -66,7 +66,7 @@ from ..rng import kernel_state
 from ..validation import Integer, Number, ParameterError, Probability
 
 __all__ = ["DESIGN_CONTRACT", "ViolationFrequency", "budget_hypothesis", "design_for", "excess_risk", "fit_learner",
-           "optimum_for", "output_in_ball", "sample_hypotheses", "streams"]
+           "optimum_for", "order_statistic_interval", "output_in_ball", "sample_hypotheses", "streams"]
 
 #: the contract of a ``design`` subject: a function (params, name) -> Design
 DESIGN_CONTRACT = Contract(Function, call=("params", "name"))
@@ -320,20 +320,23 @@ class ViolationFrequency(Claim):
             text += ("\nThe instance is vacuous on " + "; ".join(vacuous_on) + ": the trivial learner, which "
                      "returns its starting point, also meets the bound there, so the check could not have failed.")
         dev_all = table["deviation"].to_numpy(dtype=np.float64)
-        notes = [f"Tightness: deviation/bound has median {float(np.median(dev_all)) / bound:.3g} and maximum "
+        errata = self.errata_evidence(p, table)
+        notes = [*self.notes(p, table),
+                 *(f"Paper erratum, shown on this run ({key}): {text}" for key, text in errata.items()),
+                 f"Tightness: deviation/bound has median {float(np.median(dev_all)) / bound:.3g} and maximum "
                  f"{float(np.max(dev_all)) / bound:.3g} over {len(table)} repetitions."]
         if "delta_star" in table:
             notes.append(f"The smallest δ* (the δ at which the worst repetition meets the bound with equality; "
                          f"≥ 1 means at every δ) is {table['delta_star'].min():.3g}, against {self.target} = "
                          f"{target:g}.")
-        notes += [*self.notes(p, table), *hints]
+        notes += hints
         trivial = None
         if "trivial" in table:
             trivial = min(float(table[table["design"] == n]["trivial"].median()) for n in names)
         observed = float(np.max(dev_all))
         return Evidence(
             verdict=verdict, observed=observed, theory=bound, ratio=observed / bound, delta=p["delta"],
-            decision=text, summary=summary, notes=notes, errata=self.errata_evidence(p, table),
+            decision=text, summary=summary, notes=notes, errata=errata,
             trivial=trivial, vacuous=vacuous,
             plot=Plot(x="quantile", y="deviation", low="low", high="high", theory="bound", hue="design",
                       kind="point", logy=self.logy, ylabel=self.ylabel, trivial="trivial" if trivial is not None

@@ -125,10 +125,13 @@ class Rate(Claim):
             text += ("\nThe instance is vacuous: the trivial learner, which returns its starting point, meets every "
                      "decided rate too, so the check could not have failed.")
         fit, exponent = first if first else (None, None)
+        errata = self.errata_evidence(p, table, fits)
+        notes = [*self.notes(p, table, fits),
+                 *(f"Paper erratum, shown on this run ({key}): {text}" for key, text in errata.items())]
         return Evidence(
             verdict=stats.combine(verdicts), observed=fit.slope if fit else None, theory=exponent,
-            delta=p["delta"], decision=text, summary=pd.DataFrame(records), notes=self.notes(p, table, fits),
-            errata=self.errata_evidence(p, table, fits), trivial=trivial_slope, vacuous=vacuous,
+            delta=p["delta"], decision=text, summary=pd.DataFrame(records), notes=notes, errata=errata,
+            trivial=trivial_slope, vacuous=vacuous,
             plot=Plot(x="x_rel", y="mean", low="low", high="high", theory="theory", hue="path", logx=True,
                       logy=True, xlabel=self.xlabel, ylabel=self.ylabel,
                       trivial="trivial" if "trivial" in table else None, theory_label="claimed power (slope)",

@@ -358,16 +358,35 @@ def _log_y(ax, plot: dict) -> None:
             ax.set_ylim(bottom=0.0)
 
 
+def _fit_lines(label: str, lines: int) -> str:
+    """``label`` wrapped into at most ``lines`` lines, as narrow as that allows."""
+    label = str(label)
+    longest_word = max((len(word) for word in label.split()), default=1)
+    width = max(longest_word, math.ceil(len(label) / lines))  # words are never broken
+    while len(textwrap.wrap(label, width, break_long_words=False)) > lines:
+        width += 1
+    return "\n".join(textwrap.wrap(label, width, break_long_words=False)) or label
+
+
 def _categorical_ticks(ax, labels) -> None:
-    """Category names that never overlap: wrapped, rotated when they would collide, smaller when many."""
-    texts = [_wrap(v, 18) for v in labels]
-    longest = max((len(line) for t in texts for line in t.split("\n")), default=1)
-    fontsize = 10 if len(labels) <= 8 else (8.5 if len(labels) <= 20 else 7)
-    room = _AXES[0] * 72 / max(len(labels), 1)  # points available per label
-    rotate = longest * fontsize * 0.6 > room * 0.95
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(texts, rotation=35 if rotate else 0, ha="right" if rotate else "center",
-                       rotation_mode="anchor", fontsize=fontsize)
+    """Category names that never overlap: wrapped when they fit side by side, otherwise rotated
+    by 45° with no more lines than the spacing allows, and smaller when there are many."""
+    n = max(len(labels), 1)
+    fontsize = 10.0 if n <= 8 else (8.5 if n <= 20 else 7.0)
+    room = _AXES[0] * 72 / n  # points of axis per category
+    char, height = 0.6 * fontsize, 1.25 * fontsize
+    per_line = max(4, int(room * 0.92 / char))
+    texts = [_fit_lines(v, max(1, math.ceil(len(str(v)) / per_line))) for v in labels]
+    flat = all(len(line) <= per_line for t in texts for line in t.split("\n")) and \
+        max(t.count("\n") for t in texts) < 3
+    if flat:
+        ax.set_xticks(range(len(labels)), texts, fontsize=fontsize)
+    else:
+        lines = int(room * math.sin(math.pi / 4) * 0.9 // height)
+        if lines < 1:  # not even one line fits at this size: shrink the text
+            fontsize, lines = max(5.0, room * math.sin(math.pi / 4) * 0.9 / 1.25), 1
+        texts = [_fit_lines(v, lines) for v in labels]
+        ax.set_xticks(range(len(labels)), texts, rotation=45, ha="right", rotation_mode="anchor", fontsize=fontsize)
     ax.set_xlim(-0.6, len(labels) - 0.4)
 
 
@@ -515,7 +534,7 @@ def render_atlas(rows: list[dict]) -> str | None:
     if clipped:
         handles.append(Line2D([], [], marker="<", linestyle="none", color="black", label="ratio ≤ 0 (at the edge)"))
     if any(r.get("lower") for r in rows):
-        handles.append(Line2D([], [], linestyle="none", label="≥  lower bound: PASS lies at or above 1"))
+        handles.append(Line2D([], [], linestyle="none", label="≥  lower bound: the claim is observed/bound ≥ 1"))
     if any(r.get("earlier") for r in rows):
         handles.append(Line2D([], [], linestyle="none", label="*  result of an earlier run in this folder"))
     renderer = fig.canvas.get_renderer()

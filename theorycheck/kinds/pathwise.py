@@ -1,0 +1,357 @@
+"""Kinds "pathwise" and "in expectation": inequalities checked on the exact path a learner took.
+
+A regret lemma speaks about the iterates w_t and the gradient estimates the algorithm actually
+used. Both kinds here therefore run the subject learner with ``record_trajectory=True`` on a
+fresh sample and read its ``trajectory_`` (see :class:`Path`), so the check is on that path and
+not on a re-implementation of it.
+
+:class:`Pathwise` (kind "pathwise"): inequalities lhs ≤ rhs that hold on *every* run (Lemma
+3.2's OGD regret, Lemma 3.5's multiplicative-weights regret, "every iterate lies in the ball").
+One violation beyond the stated rounding slack is a certain FAIL
+(:func:`theorycheck.stats.decide_always`); the page reports the tightness lhs/rhs (median, 90%
+quantile, maximum over runs). An optional ``ceiling`` says how large the left-hand side could
+have been on the run (e.g. Σ 2B‖g̃_t‖ for any iterates in the ball): a check whose ceiling never
+exceeds its right-hand side could not have failed there, is *vacuous*, and is never PASS.
+
+:class:`ExpectedInequality` (kind "bound"): inequalities E[lhs] ≤ rhs over repeated runs (Lemmas
+3.6 and 3.7). The claim gives an almost-sure range [lo, hi] of the left-hand side for the
+paper's algorithm under the hypotheses (derived in its docstring); X = lhs − rhs then lies in
+[lo − rhs, hi − rhs] and "E[X] ≤ 0" is decided by :func:`theorycheck.stats.decide_mean_at_most` on
+the shifted variable X − (lo − rhs) ∈ [0, hi − lo] (empirical Bernstein ∩ Anderson), at δ split
+by the union bound over settings and members (a family may have several members, e.g. one per
+comparator). A run outside [lo, hi] shows that the subject is not the paper's algorithm; it is
+reported, and the decision then uses only the end of the range that still holds: Anderson's
+lower confidence end needs only lo (so FAIL stays possible after values above hi) and its upper
+end only hi (so PASS stays possible after values below lo). A setting with hi ≤ rhs cannot fail
+(the range alone proves the inequality): it is vacuous and never PASS. The resolution is
+relative: PASS needs the upper end of the interval for E[lhs] to be ≤ (1 + resolution)·rhs.
+
+Hooks (both kinds):
+
+required
+    ``settings(p) -> list[dict]``: each with ``design`` (a name for the ``design`` subject),
+    ``eta`` (the step size passed to the learner) and ``label`` (a short text);
+    ``inequalities``: dict name → one-line statement of each checked inequality (Pathwise) or
+    family (ExpectedInequality);
+    Pathwise: ``sides(p, setting, path) -> {name: (lhs, rhs, scale)}`` with ``scale`` the
+    magnitude the rounding slack is relative to (e.g. Σ_t |terms| + rhs);
+    ExpectedInequality: ``lhs(p, setting, path) -> {family: array of member values}``,
+    ``rhs(p, setting, family) -> float`` and ``range(p, setting, family) -> (lo, hi)``.
+optional
+    ``run(p, setting, subjects, seed) -> Path`` (default: fit ``subjects["learner"]`` on
+    ``m = p["m"]`` examples of ``subjects["design"](p, setting["design"])``, see :meth:`run`);
+    ``data_norm`` ("l2", "l1" or None): the data hypotheses ‖x‖ ≤ 1, |y| ≤ B are checked on every
+    sample when the lemma needs them; ``ceiling(p, setting, path) -> {name: value}`` (Pathwise);
+    ``errata_evidence(p, table, parts) -> {key: text}`` (ExpectedInequality: ``parts`` is the
+    summary table).
+parameters
+    ``repetitions`` (runs per setting), ``delta`` (ExpectedInequality), ``resolution``
+    (ExpectedInequality, relative), ``rounding`` (Pathwise, relative slack).
+
+Subjects: ``learner``, a class built as ``learner(k=, B=, eta=, random_state=int,
+record_trajectory=True)`` whose ``fit`` sets ``coef_`` and ``trajectory_`` (a mapping with at
+least ``w`` and ``g``, both (m, d); optionally ``g_tilde`` and ``p``), and ``design``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..protocols import BudgetedLearner, Contract, Function
+from ..rng import kernel_state
+from ..validation import Integer, ParameterError, Positive, Probability
+
+__all__ = ["ExpectedInequality", "Path", "Pathwise", "TRAJECTORY_LEARNER"]
+
+#: the contract of a learner whose path a lemma is checked on
+TRAJECTORY_LEARNER = Contract(BudgetedLearner, init=("k", "B", "eta", "random_state", "record_trajectory"))
+DESIGN = Contract(Function, call=("params", "name"))
+_BATCH = 25  # runs per task: one random stream and one cache file per batch
+_CONSISTENCY = 1e-9  # relative slack of the consistency checks of a recorded path
+
+
+@dataclass(frozen=True)
+class Path:
+    """One run of a learner, as it recorded it: iterates ``w`` (m, d), the gradients ``g`` its
+    update used (clipped, for AELR), the unclipped estimates ``g_tilde``, AELR's distributions
+    ``p`` (m, 2d) or None, the step size and radius it used, and its returned ``coef``."""
+
+    w: np.ndarray
+    g: np.ndarray
+    g_tilde: np.ndarray
+    p: np.ndarray | None
+    eta: float
+    B: float
+    coef: np.ndarray
+
+    @classmethod
+    def from_learner(cls, model, m: int, d: int) -> Path:
+        path = getattr(model, "trajectory_", None)
+        if path is None or "w" not in path or "g" not in path:
+            raise ParameterError(f"the learner {type(model).__name__} does not record its path: with "
+                                 "record_trajectory=True, fit must set trajectory_ with 'w' and 'g'")
+        arrays = {key: np.asarray(path[key], dtype=np.float64) for key in ("w", "g")}
+        arrays["g_tilde"] = np.asarray(path.get("g_tilde", path["g"]), dtype=np.float64)
+        for key, value in arrays.items():
+            if value.shape != (m, d) or not np.all(np.isfinite(value)):
+                raise ValueError(f"trajectory_['{key}'] must be a finite ({m}, {d}) array, got {value.shape}")
+        probs = path.get("p")
+        return cls(**arrays, p=None if probs is None else np.asarray(probs, dtype=np.float64),
+                   eta=float(path.get("eta", getattr(model, "eta_", math.nan))),
+                   B=float(path.get("B", math.nan)), coef=np.asarray(model.coef_, dtype=np.float64).ravel())
+
+    def checks(self, eta: float, B: float) -> list[Hypothesis]:
+        """The recorded path is the learner's: its mean is the returned w̄, it used the given η and
+        B, and (AELR) each p_t is a distribution with w_t = B(p_t[:d] − p_t[d:])."""
+        mean_gap = float(np.abs(self.w.mean(axis=0) - self.coef).max())
+        out = [Hypothesis("the recorded iterates are the learner's: (1/m)Σ_t w_t equals its w̄",
+                          mean_gap <= _CONSISTENCY * max(B, 1.0), f"largest difference {mean_gap:.3g}"),
+               Hypothesis("the learner used the step size and radius it was given",
+                          math.isclose(self.eta, eta, rel_tol=1e-12) and math.isclose(self.B, B, rel_tol=1e-12),
+                          f"η used {self.eta:.6g} (given {eta:.6g}), B used {self.B:g} (given {B:g})")]
+        if self.p is not None:
+            d = self.w.shape[1]
+            gap = float(np.abs(B * (self.p[:, :d] - self.p[:, d:]) - self.w).max())
+            mass = float(np.abs(self.p.sum(axis=1) - 1.0).max())
+            ok = gap <= _CONSISTENCY * B and mass <= _CONSISTENCY and float(self.p.min()) >= 0.0
+            out.append(Hypothesis("each p_t is a distribution on the 2d signed vertices and w_t = B(p⁺_t − p⁻_t)",
+                                  ok, f"largest |B(p⁺ − p⁻) − w| {gap:.3g}, largest |Σp − 1| {mass:.3g}"))
+        return out
+
+
+class _PathRuns(Claim):
+    """Settings × batches of runs; each run is one recorded path (shared by both kinds)."""
+
+    protocols = {"learner": TRAJECTORY_LEARNER, "design": DESIGN}
+    inequalities: dict[str, str] = {}
+    data_norm: str | None = None
+
+    def settings(self, p) -> list[dict]:
+        raise NotImplementedError
+
+    def run(self, p, setting, subjects, seed: np.random.SeedSequence) -> tuple[Path, list[Hypothesis]]:
+        """Fit the learner on a fresh sample of m examples with fresh randomness and its path
+        recorded; returns the path and the hypotheses checked on this run."""
+        design = subjects["design"](p, setting["design"])
+        data_seq, algo_seq = seed.spawn(2)
+        X, y = design.sample(p["m"], kernel_state(data_seq))
+        m, d = X.shape
+        model = subjects["learner"](k=p["k"], B=p["B"], eta=setting["eta"],
+                                    random_state=int(algo_seq.generate_state(1)[0]), record_trajectory=True)
+        model.fit(X, y)
+        path = Path.from_learner(model, m, d)
+        hyps = path.checks(setting["eta"], float(p["B"]))
+        if self.data_norm is not None:
+            B = float(p["B"])
+            size = np.sqrt((X * X).sum(axis=1)).max() if self.data_norm == "l2" else np.abs(X).max()
+            name = "‖x‖₂" if self.data_norm == "l2" else "‖x‖∞"
+            hyps += [Hypothesis(f"{name} ≤ 1 and |y| ≤ B on every example drawn",
+                                bool(size <= 1 + 1e-12 and np.abs(y).max() <= B * (1 + 1e-12)),
+                                f"max {name} {size:.15g}, max |y| {np.abs(y).max():.15g}, B = {B:g}"),
+                     Hypothesis(f"the design declares {name} ≤ 1 and |y| ≤ B almost surely",
+                                bool(design.satisfies(self.data_norm, B)), f"design {setting['design']}")]
+        return path, hyps
+
+    def tasks(self, p):
+        return [{"setting": i, "first": start, "reps": min(_BATCH, p["repetitions"] - start)}
+                for i in range(len(self.settings(p))) for start in range(0, p["repetitions"], _BATCH)]
+
+    def measure(self, p, task, subjects, seed):
+        setting = self.settings(p)[task["setting"]]
+        rows, hyps = [], {}
+        for r, child in enumerate(seed.spawn(task["reps"])):
+            path, checked = self.run(p, setting, subjects, child)
+            for h in checked:  # keep the first broken instance of each hypothesis
+                if h.statement not in hyps or (hyps[h.statement].met and not h.met):
+                    hyps[h.statement] = h
+            base = {"setting": task["setting"], "label": setting["label"], "run": task["first"] + r}
+            rows += [{**base, **row} for row in self.path_rows(p, setting, path)]
+        return Measurement(rows, list(hyps.values()))
+
+    def path_rows(self, p, setting, path: Path) -> list[dict]:
+        raise NotImplementedError
+
+
+class Pathwise(_PathRuns):
+    """Inequalities that must hold on every run (see the module docstring)."""
+
+    kind = "pathwise"
+    parameters = {"repetitions": Integer(1), "rounding": Positive()}
+
+    def sides(self, p, setting, path: Path) -> dict[str, tuple[float, float, float]]:
+        raise NotImplementedError
+
+    def ceiling(self, p, setting, path: Path) -> dict[str, float]:
+        return {}
+
+    def path_rows(self, p, setting, path):
+        tops = self.ceiling(p, setting, path)
+        return [{"check": name, "lhs": float(lhs), "rhs": float(rhs), "scale": float(scale),
+                 "ceiling": float(tops.get(name, math.nan))}
+                for name, (lhs, rhs, scale) in self.sides(p, setting, path).items()]
+
+    def decide(self, p, table):
+        rounding = float(p["rounding"])
+        table = table.assign(violated=table["lhs"] - table["rhs"] > rounding * table["scale"],
+                             ratio=table["lhs"] / table["rhs"].where(table["rhs"] > 0))
+        lines, verdicts, records = [], [], []
+        for name, text in self.inequalities.items():
+            part = table[table["check"] == name]
+            dec = stats.decide_always(int(part["violated"].sum()), len(part), f"{name} ({text})",
+                                      slack=f"{rounding:g} × the magnitude of its terms")
+            verdict, reason = dec.verdict, dec.reason
+            ceilings = part["ceiling"].dropna()
+            if verdict == stats.PASS and len(ceilings) == len(part) and (ceilings <= part["rhs"]).all():
+                verdict = stats.INCONCLUSIVE
+                reason += ("; vacuous: on every run even the largest left-hand side any iterates could give "
+                           "stays below the right-hand side, so the check could not have failed")
+            elif len(ceilings):
+                reason += f"; it could have failed on {int((ceilings > part['rhs']).sum())} of {len(part)} runs"
+            verdicts.append(verdict)
+            lines.append(f"- {verdict}: {reason}.")
+            for label, sub in part.groupby("label", sort=False):
+                ratio = sub["ratio"].dropna()
+                records.append({"check": name, "setting": label, "runs": len(sub),
+                                "violations": int(sub["violated"].sum()),
+                                "worst excess": float((sub["lhs"] - sub["rhs"]).max()),
+                                "median": float(ratio.median()) if len(ratio) else math.nan,
+                                "q90": float(ratio.quantile(0.9)) if len(ratio) else math.nan,
+                                "max": float(ratio.max()) if len(ratio) else math.nan, "theory": 1.0})
+        summary = pd.DataFrame(records)
+        summary["point"] = summary["setting"] + " · " + summary["check"]
+        head = summary[summary["check"] == next(iter(self.inequalities))]
+        tight = "; ".join(f"{r['setting']} · {r['check']}: median {r['median']:.3g}, 90% {r['q90']:.3g}, "
+                          f"max {r['max']:.3g}" for _, r in summary.iterrows())
+        text = ("Pathwise: every run must satisfy each inequality; one violation beyond the rounding slack "
+                f"{rounding:g} × (magnitude of its terms) is a certain FAIL, with no error rate.\n" + "\n".join(lines)
+                + f"\nTightness lhs/rhs over the runs: {tight}.")
+        worst = float(head["max"].max()) if len(head) else None
+        return Evidence(verdict=stats.combine(verdicts), observed=worst, theory=1.0, ratio=worst, delta=0.0,
+                        decision=text, summary=summary,
+                        plot=Plot(x="point", y="median", low="q90", high="max", theory="theory", kind="point",
+                                  ylabel="lhs / rhs over the runs", xlabel="setting · inequality",
+                                  band_label="90% quantile to maximum of lhs/rhs over the runs (decides: every "
+                                             "run must stay ≤ 1 up to rounding)",
+                                  theory_label="rhs (ratio 1)"))
+
+
+class ExpectedInequality(_PathRuns):
+    """E[lhs] ≤ rhs over repeated runs, on a known almost-sure range (see the module docstring)."""
+
+    kind = "bound"
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive()}
+
+    def lhs(self, p, setting, path: Path) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def rhs(self, p, setting, family) -> float:
+        raise NotImplementedError
+
+    def range(self, p, setting, family) -> tuple[float, float]:
+        raise NotImplementedError
+
+    def errata_evidence(self, p, table, parts) -> dict[str, str]:
+        return {}
+
+    def path_rows(self, p, setting, path):
+        return [{"family": family, "member": j, "lhs": float(v)}
+                for family, values in self.lhs(p, setting, path).items()
+                for j, v in enumerate(np.atleast_1d(values))]
+
+    def decide(self, p, table):
+        settings = self.settings(p)
+        members = table.groupby(["setting", "family"])["member"].nunique()
+        per = float(p["delta"]) / int(members.sum())
+        records, lines, verdicts = [], [], []
+        for (i, family), count in members.items():
+            setting = settings[int(i)]
+            part = table[(table["setting"] == i) & (table["family"] == family)]
+            bound = float(self.rhs(p, setting, family))
+            lo, hi = (float(v) for v in self.range(p, setting, family))
+            results = []
+            for _, g in part.groupby("member"):
+                x = g["lhs"].to_numpy()
+                if hi <= bound and x.max() <= hi + 1e-9 * max(abs(hi), 1.0):
+                    results.append({"mean": float(x.mean()), "low": lo, "high": hi, "hint": None,
+                                    "verdict": stats.INCONCLUSIVE,
+                                    "reason": f"vacuous: the almost-sure range of the left-hand side, [{lo:.4g}, "
+                                              f"{hi:.4g}], lies below the right-hand side {bound:.4g}, so no run of "
+                                              f"the paper's algorithm could have shown a violation"})
+                else:
+                    results.append(_decide_member(x, bound, lo, hi, per, float(p["resolution"]) * bound))
+            worst = max(results, key=lambda r: r["mean"])
+            verdict = stats.combine(r["verdict"] for r in results)
+            failing = [r for r in results if r["verdict"] == stats.FAIL]
+            shown = failing[0] if failing and verdict == stats.FAIL else worst
+            verdicts.append(verdict)
+            lines.append(f"- {setting['label']} · {family} ({count} member{'s' if count > 1 else ''}, worst shown): "
+                         f"{verdict}. {shown['reason']}" + (f"; {shown['hint']}" if shown.get("hint") else ""))
+            records.append({"setting": setting["label"], "family": family, "members": int(count),
+                            "runs": len(part) // int(count), "rhs": bound, "range low": lo, "range high": hi,
+                            "mean lhs": worst["mean"], "ratio": worst["mean"] / bound,
+                            "low": worst["low"] / bound, "high": worst["high"] / bound,
+                            "theory": 1.0, "resolution": 1.0 + float(p["resolution"]), "verdict": verdict,
+                            "point": f"{setting['label']} · {family}"})
+        summary = pd.DataFrame(records)
+        text = (f"In expectation: for each setting and family, E[lhs] ≤ rhs is decided on lhs shifted into [0, width] by "
+                f"its almost-sure range (empirical Bernstein ∩ Anderson), at δ = {p['delta']:g} split over "
+                f"{int(members.sum())} tests ({per:.3g} each): FAIL when the interval lies above rhs, PASS when its upper "
+                f"end is ≤ (1 + {p['resolution']:g})·rhs. The table gives E[lhs] and its interval in units of rhs.\n"
+                + "\n".join(lines))
+        worst_ratio = float(summary["ratio"].max())
+        return Evidence(verdict=stats.combine(verdicts), observed=worst_ratio, theory=1.0, ratio=worst_ratio,
+                        delta=float(p["delta"]), decision=text, summary=summary,
+                        errata=self.errata_evidence(p, table, summary),
+                        plot=Plot(x="point", y="ratio", low="low", high="high", theory="theory",
+                                  resolution="resolution", kind="point", xlabel="setting · family",
+                                  ylabel="E[lhs] / rhs (worst member)",
+                                  band_label=f"interval that decides, level 1 − {per:.2g} per test, in units of rhs",
+                                  theory_label="rhs (ratio 1)"))
+
+
+def _decide_member(lhs, rhs, lo, hi, delta, resolution) -> dict:
+    """Decide E[lhs] ≤ rhs for values that should lie in [lo, hi]; texts in units of rhs."""
+    x = np.asarray(lhs, dtype=np.float64)
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    above, below = bool(x.max() > hi + tol), bool(x.min() < lo - tol)
+    mean = float(x.mean())
+    out = {"mean": mean, "hint": None, "low": -math.inf, "high": math.inf}
+    if hi - lo <= tol and not above and not below:  # every value is lo: the mean is known exactly
+        out.update(verdict=stats.FAIL if lo > rhs else stats.INCONCLUSIVE, low=lo, high=lo,
+                   reason=f"the range is the single point {lo:.4g}: E[lhs] = {lo:.4g} exactly")
+        return out
+
+    def said(interval, method):
+        return (f"E[lhs] estimated {mean / rhs:.4g}·rhs, {method} interval [{interval[0] / rhs:.4g}, "
+                f"{interval[1] / rhs:.4g}]·rhs at level 1 − {delta:.3g} (n = {x.size}, almost-sure range "
+                f"[{lo / rhs:.4g}, {hi / rhs:.4g}]·rhs)")
+
+    if not above and not below:
+        iv, dec, hint = stats.decide_mean_at_most(np.clip(x, lo, hi) - lo, hi - lo, rhs - lo, delta, resolution)
+        out.update(verdict=dec.verdict, low=iv.low + lo, high=iv.high + lo, hint=hint)
+        rule = {stats.FAIL: "it lies above 1", stats.PASS: "its upper end is within the resolution"}
+        out["reason"] = said((out["low"], out["high"]), iv.method) + "; " + rule.get(dec.verdict, "it straddles 1")
+        return out
+    breach = " and ".join(text for flag, text in (
+        (above, f"{int((x > hi + tol).sum())} run(s) above the almost-sure upper end"),
+        (below, f"{int((x < lo - tol).sum())} run(s) below the lower end")) if flag)
+    breach += ": the subject is not the paper's algorithm on this instance"
+    if above and below:
+        out.update(verdict=stats.INCONCLUSIVE, reason=f"E[lhs] estimated {mean / rhs:.4g}·rhs; {breach}")
+    elif above:  # Anderson's lower confidence end needs only the lower end of the range
+        iv = stats.anderson_interval(x - lo, 0.0, float(x.max() - lo), delta)
+        out.update(verdict=stats.FAIL if iv.low + lo > rhs else stats.INCONCLUSIVE, low=iv.low + lo)
+        out["reason"] = (said((out["low"], math.inf), "Anderson lower") + f"; {breach}, so only a FAIL can be "
+                         f"decided, and the lower end is {'above' if out['verdict'] == stats.FAIL else 'not above'} 1")
+    else:  # and its upper end only the upper end of the range
+        iv = stats.anderson_interval(x - float(x.min()), 0.0, float(hi - x.min()), delta)
+        out.update(verdict=stats.PASS if iv.high + x.min() <= rhs + resolution else stats.INCONCLUSIVE,
+                   high=iv.high + float(x.min()))
+        out["reason"] = said((-math.inf, out["high"]), "Anderson upper") + f"; {breach}, so only a PASS can be decided"
+    return out
