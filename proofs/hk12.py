@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
+
 from theorycheck import estimators as est
 from theorycheck.bounds.hk12 import clipping_bias_bound, gradient_second_moment_bound
 from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, register
-from theorycheck.kinds.exact import LAW_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
-from theorycheck.protocols import Contract, EstimatorLaw, Function
-from theorycheck.validation import Grid, Integer, Positive
+from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
+from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
+from theorycheck.validation import Budget, Grid, Integer, Positive
 
 D = "tests.defects_exact:"
 SMALL = {"d_max": "3"}  # the planted laws enumerate every ordered draw, slowly
@@ -36,15 +38,23 @@ class Lemma3_3(ExactLaw):
         "w = 0), two generic ones (distinct |w_j|, mixed signs), the boundary family ‖x‖₂ = 1, ⟨w,x⟩ = −B, y = B "
         "and a small grid; every d ≤ d_max and every k ≤ d. Derived (x̃ and φ̃ independent): E‖g̃‖₂² = E[φ̃²]·"
         "(d + k − 1)/k·‖x‖₂² exactly, and E[φ̃²] ≤ 4B², so the supremum of the ratio to 8B²d/k is (d + k − 1)/(2d) "
-        "< 1: the bound is loose by 2d/(d + k − 1). That identity is checked too: a subject that breaks it is not "
-        "Algorithm 1's estimator, even if it is unbiased and within the bound."
+        "< 1: the bound is loose by 2d/(d + k − 1). That identity is checked too and FAILs the claim: it is our "
+        "derivation about Algorithm 1's estimator, so a subject that breaks it is not that estimator (even if it is "
+        "unbiased and within the bound), and the lemma is about that estimator. Monte Carlo: the sampler `estimate` "
+        "(the kernel a learner would run) is drawn on one instance (‖x‖₂ = 1, ‖w‖₂ = 0.9 with |w_j| ∈ [0.5, 1.5]·c, "
+        "mixed signs), on the range |g_i| ≤ max_j |φ_j|·d·|x_i| the estimator allows, as for cbss11.lemma11."
     )
-    subjects = {"distribution": est.aerr_gradient_estimate_distribution}
-    protocols = {"distribution": Contract(EstimatorLaw)}
-    parameters = {k: LAW_PARAMETERS[k] for k in ("d_max", "instances", "adversarial", "spread", "B")}
-    base = {"d_max": 4, "instances": 6, "adversarial": 2, "spread": 6, "B": 1.0}
-    profiles = {"quick": {}, "full": {"d_max": 6, "instances": 25, "adversarial": 4, "spread": 12, "B": 1.5}}
+    subjects = {"distribution": est.aerr_gradient_estimate_distribution, "estimate": est.aerr_gradient_estimate}
+    protocols = {"distribution": Contract(EstimatorLaw),
+                 "estimate": Contract(GradientEstimator, call=("random_state",))}
+    parameters = {**{k: LAW_PARAMETERS[k] for k in ("d_max", "instances", "adversarial", "spread", "B")},
+                  **MC_PARAMETERS, "mc_k": Budget(of="mc_d")}
+    base = {"d_max": 4, "instances": 6, "adversarial": 2, "spread": 6, "B": 1.0, "mc_d": 20, "mc_k": 4,
+            "mc_samples": 100_000, "mc_repetitions": 2, "delta": 1e-3, "resolution": 0.05}
+    profiles = {"quick": {}, "full": {"d_max": 6, "instances": 25, "adversarial": 4, "spread": 12, "B": 1.5,
+                                      "mc_d": 100, "mc_k": 10, "mc_samples": 1_000_000, "mc_repetitions": 4}}
     ball = "l2"
+    sampler = "estimate"
     target_name = "(⟨w,x⟩ − y)x"
     functional_name = "E‖g̃‖₂²"
     bound_name = "8B²d/k"
@@ -61,13 +71,15 @@ class Lemma3_3(ExactLaw):
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "aerr_law_one_draw"}),
         Defect("x̃ drawn without replacement (unbiased, within the bound)",
                {"distribution": D + "aerr_law_x_without_replacement"}, overrides=SMALL),
+        Defect("sampler with x̃ weighted d instead of d/k", {"estimate": D + "aerr_sampler_weight_d"}),
     )
     power = (
         "Every outcome of the subject's law is enumerated on every instance, so a bias on one instance, or a second "
         "moment above 8B²d/k on one (the boundary family attains the supremum (d + k − 1)/(2d) of the ratio), is a "
         "FAIL. Since the bound is loose by 2d/(d + k − 1), a noisier or quieter but unbiased estimator could pass it; "
-        "the identity check catches those (x̃ without replacement). The claim sees the law the subject reports, not "
-        "a sampler: a bug only in the jitted sampler or in a learner's own kernel is out of its reach."
+        "the identity check catches those (x̃ without replacement). The Monte-Carlo part checks the sampler itself "
+        "(a draw out of range is a certain FAIL; a bias of about twice the resolution on one coordinate is caught with "
+        "probability ≥ 1 − δ); a learner that runs a kernel of its own rather than this sampler is out of reach."
     )
 
     def target(self, w, x, y):
@@ -90,6 +102,20 @@ class Lemma3_3(ExactLaw):
         return {"identity": value == Fraction(d + k - 1, k) * base,
                 "printed_eq9": value == Fraction(2 * d + k - 1, 2 * k) * base}
 
+    def phi_values(self, w, x, y):  # every value φ̃ can take (j with w_j ≠ 0)
+        return (w @ w) * x[w != 0] / w[w != 0] - y
+
+    def mc_instance(self, d, k, seed):
+        rng = np.random.default_rng([seed, d, k, 33])
+        x = rng.uniform(-1.0, 1.0, d) * (rng.random(d) > 0.1)
+        w, y = rng.choice([-1.0, 1.0], d) * rng.uniform(0.5, 1.5, d), float(rng.uniform(-0.9, 0.9))
+        if self.ball == "l2":
+            return 0.9 * w / np.linalg.norm(w), x / np.linalg.norm(x), y
+        return 0.9 * w / np.abs(w).sum(), x / np.abs(x).max(), y
+
+    def mc_range(self, w, x, y, d, k):  # |x̃_i| ≤ d·|x_i| (all k draws on i)
+        return np.abs(self.phi_values(w, x, y)).max() * d * np.abs(x)
+
 
 @register
 class Lemma3_8(Lemma3_3):
@@ -107,9 +133,11 @@ class Lemma3_8(Lemma3_3):
         "(AELR's start) φ̃ = −y with no draw. Instances: random rational ones (‖x‖∞ ≤ 1 with ±1 and 0 entries, w "
         "rescaled to ‖w‖₁ ≤ B, often = B), the boundary family x ∈ {±1}^d, ⟨w,x⟩ = −B, y = B, two generic ones and "
         "a small grid; every d ≤ d_max and k ≤ d. Derived: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², with "
-        "E[φ̃²] = ‖w‖₁Σ|w_j|x_j² − 2y⟨w,x⟩ + y² ≤ 4B²; the supremum of the ratio is (d + k − 1)/(2d)."
+        "E[φ̃²] = ‖w‖₁Σ|w_j|x_j² − 2y⟨w,x⟩ + y² ≤ 4B²; the supremum of the ratio is (d + k − 1)/(2d). As for "
+        "Lemma 3.3, that identity FAILs a subject that breaks it, and the sampler `estimate` is drawn by Monte Carlo "
+        "(‖x‖∞ = 1, ‖w‖₁ = 0.9)."
     )
-    subjects = {"distribution": est.aelr_gradient_estimate_distribution}
+    subjects = {"distribution": est.aelr_gradient_estimate_distribution, "estimate": est.aelr_gradient_estimate}
     ball = "l1"
     functional_name = "‖E g̃²‖∞"
     identities = {"identity": "the subject is Algorithm 2's estimator: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², "
@@ -125,6 +153,7 @@ class Lemma3_8(Lemma3_3):
                overrides=SMALL),
         Defect("the clipped ḡ (η = 1) given as g̃", {"distribution": D + "aelr_law_clipped"}),
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "aelr_law_one_draw"}),
+        Defect("sampler with x̃ weighted d instead of d/k", {"estimate": D + "aelr_sampler_weight_d"}),
     )
     power = Lemma3_3.power.replace("x̃ without replacement", "x̃ without replacement, or AERR's φ̃")
 
@@ -134,6 +163,9 @@ class Lemma3_8(Lemma3_3):
     def phi_second_moment(self, w, x, y):  # E[(‖w‖₁ sign(w_j) x_j)²] = ‖w‖₁·Σ|w_j|x_j²
         l1 = sum(abs(a) for a in w)
         return l1 * sum((abs(a) * b * b for a, b in zip(w, x, strict=True)), Fraction(0)) - 2 * y * dot(w, x) + y * y
+
+    def phi_values(self, w, x, y):
+        return np.abs(w).sum() * np.sign(w[w != 0]) * x[w != 0] - y
 
     def identity(self, w, x, y, d, k, m, B):
         base = self.phi_second_moment(w, x, y) * max(v * v for v in x)

@@ -73,6 +73,17 @@ def aerr_law_x_without_replacement(w, x, y, k):
     return naive.hk12_law(w, x, y, k, power=2, x_replacement=False)
 
 
+def aerr_sampler_weight_d(w, x, y, k, *, random_state):
+    """x̃ weighted d instead of d/k (k times the estimate): biased for k ≥ 2, and out of range."""
+    g, n = est.aerr_gradient_estimate(w, x, y, k, random_state=random_state)
+    return g * k, n
+
+
+def aelr_sampler_weight_d(w, x, y, k, *, random_state):
+    g, n = est.aelr_gradient_estimate(w, x, y, k, random_state=random_state)
+    return g * k, n
+
+
 def aelr_law_no_sign(w, x, y, k):
     """φ̃ = ‖w‖₁·x_j − y: sign(w_j) dropped."""
     return naive.hk12_law(w, x, y, k, power=1, signed=False)

@@ -1,12 +1,13 @@
 """Planted defects for the regret lemmas of hk12 §3 (``hk12.lemma3.2``, ``3.5``, ``3.6``, ``3.7``).
 
-Each defect is a small, literal NumPy transcription of Algorithm 1 (AERR) or Algorithm 2 (AELR)
-with one thing wrong, and it records its path the way the library's learners do
-(``record_trajectory=True`` sets ``trajectory_``), so the claims check the path the defect
+Each defect is a literal transcription of Algorithm 1 (AERR) or Algorithm 2 (AELR), dense and
+O(d) per example, with one thing wrong, and it records its path the way the library's learners
+do (``record_trajectory=True`` sets ``trajectory_``), so the claims check the path the defect
 actually took. Importable by the CLI as ``--subject learner=tests.defects_regret:NAME``.
 
-The literal learners without a defect (:class:`LiteralAERR`, :class:`LiteralAELR`) are also the
-slow references the tests compare the recorded paths of the jitted kernels with, in law.
+:class:`LiteralAERR` and :class:`LiteralAELR` (no defect) draw their random numbers in the same
+order as the library's kernels, so with the same ``random_state`` they must take the same path:
+``tests/test_hk12_regret.py`` checks the recorded trajectories against them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,93 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
-from theorycheck.rng import as_generator
+from theorycheck.rng import as_kernel_state, next_index, next_weighted_index
+
+
+@njit(cache=True)
+def _literal_aerr(X, y, k, eta, B, w1, project, step, state, W, G, PHI, IDX, J):
+    """Algorithm 1 with w_{t+1} = Π(w_t − step·η·g̃_t) (no Π when ``project`` is false)."""
+    m, d = X.shape
+    w = w1.copy()
+    seen = np.full(d, -1)
+    n_read = 0
+    for t in range(m):
+        W[t] = w
+        xt = np.zeros(d)
+        for r in range(k):
+            i = next_index(state, d)
+            IDX[t, r] = i
+            xt[i] += d * X[t, i] / k
+            if seen[i] != t:
+                seen[i] = t
+                n_read += 1
+        sq = (w * w).sum()
+        J[t] = -1
+        if sq > 0.0:
+            j = next_weighted_index(state, np.cumsum(w * w))
+            J[t] = j
+            if seen[j] != t:
+                seen[j] = t
+                n_read += 1
+            phi = sq * X[t, j] / w[j] - y[t]
+        else:
+            phi = -y[t]
+        PHI[t] = phi
+        G[t] = phi * xt
+        v = w - step * eta * G[t]
+        norm = math.sqrt((v * v).sum())
+        w = v * B / max(norm, B) if project else v
+    return n_read
+
+
+@njit(cache=True)
+def _literal_aelr(X, y, k, eta, B, direction, clip, weight, state, W, G, GT, P, PHI, IDX, J):
+    """Algorithm 2 in log space (θ = log z⁺ = −log z⁻) with θ ← θ − direction·η·ḡ_t, importance
+    weight ``weight`` on x̃ (d in the paper) and clipping at 1/η when ``clip``."""
+    m, d = X.shape
+    theta = np.zeros(d)
+    seen = np.full(d, -1)
+    n_read = 0
+    for t in range(m):
+        top = np.abs(theta).max()
+        zp = np.exp(theta - top)
+        zm = np.exp(-theta - top)
+        total = zp.sum() + zm.sum()
+        P[t, :d] = zp / total
+        P[t, d:] = zm / total
+        w = B * (P[t, :d] - P[t, d:])
+        W[t] = w
+        xt = np.zeros(d)
+        for r in range(k):
+            i = next_index(state, d)
+            IDX[t, r] = i
+            xt[i] += weight * X[t, i] / k
+            if seen[i] != t:
+                seen[i] = t
+                n_read += 1
+        l1 = np.abs(w).sum()
+        J[t] = -1
+        if l1 > 0.0:
+            j = next_weighted_index(state, np.cumsum(np.abs(w)))
+            J[t] = j
+            if seen[j] != t:
+                seen[j] = t
+                n_read += 1
+            phi = l1 * (1.0 if w[j] > 0.0 else -1.0) * X[t, j] - y[t]
+        else:
+            phi = -y[t]
+        PHI[t] = phi
+        GT[t] = phi * xt
+        G[t] = np.minimum(np.maximum(GT[t], -1.0 / eta), 1.0 / eta) if clip else GT[t]
+        theta = theta - direction * eta * G[t]
+    return n_read
 
 
 class _Literal:
-    """Shared constructor and bookkeeping; subclasses implement ``_run``."""
+    """The constructor and ``fit`` shared by the literal learners (scikit-learn style)."""
 
     def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False):
         self.k = k
@@ -30,80 +111,44 @@ class _Literal:
         self.record_trajectory = record_trajectory
 
     def fit(self, X, y):
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
         m, d = X.shape
         eta = self._default_eta(d, self.k, m) if self.eta is None else float(self.eta)
-        rng = as_generator(self.random_state)
         path = {"w": np.zeros((m, d)), "g": np.zeros((m, d)), "g_tilde": np.zeros((m, d)),
                 "phi": np.zeros(m), "coordinates": np.zeros((m, self.k), dtype=np.int64),
-                "j": np.full(m, -1, dtype=np.int64)}
-        extra, n_read = self._run(X, y, eta, float(self.B), rng, path)
-        path.update(extra)
+                "j": np.zeros(m, dtype=np.int64)}
+        self.n_attributes_seen_ = int(self._run(X, y, eta, float(self.B), as_kernel_state(self.random_state), path))
         self.coef_ = path["w"].mean(axis=0)
         self.intercept_ = 0.0
         self.eta_ = eta
-        self.n_attributes_seen_ = n_read
         self.n_features_in_ = d
         if self.record_trajectory:
             self.trajectory_ = {**path, "eta": eta, "B": float(self.B)}
         return self
-
-    def _estimate(self, x, yt, w, weights, rng, path, t):
-        """Lines 3–10 (AERR) / 4–11 (AELR): g̃ = φ̃ x̃; ``weights`` are the inner-product
-        sampling weights (w² or |w|). Returns (g̃, attributes read)."""
-        d, k = x.shape[0], self.k
-        idx = rng.integers(0, d, size=k)
-        xt = np.zeros(d)
-        for i in idx:
-            xt[i] += self._weight(d) * x[i] / k
-        read = set(int(i) for i in idx)
-        if weights.sum() > 0.0:
-            j = int(rng.choice(d, p=weights / weights.sum()))
-            read.add(j)
-            phi = self._inner(w, j, x) - yt
-            path["j"][t] = j
-        else:
-            phi = -yt
-        path["phi"][t] = phi
-        path["coordinates"][t] = idx
-        return phi * xt, len(read)
-
-    def _weight(self, d):
-        return d
 
 
 class LiteralAERR(_Literal):
     """hk12 Algorithm 1 as printed (w_1 = 10⁻³·(B/√d)·𝟏, as the library's AERR)."""
 
     project = True
-    direction = 1.0  # +1: descent
-    step_factor = 1.0  # the step taken is step_factor·η, the step reported η
+    step = 1.0  # the step taken is step·η·g̃ (the step reported is η)
 
     @staticmethod
     def _default_eta(d, k, m):
         return thm31_eta(d, k, m)
 
-    @staticmethod
-    def _inner(w, j, x):
-        return float(w @ w) * x[j] / w[j]
-
-    def _run(self, X, y, eta, B, rng, path):
-        m, d = X.shape
-        w = np.full(d, 1e-3 * B / math.sqrt(d))
-        n_read = 0
-        for t in range(m):
-            path["w"][t] = w
-            g, read = self._estimate(X[t], y[t], w, w * w, rng, path, t)
-            n_read += read
-            path["g"][t] = path["g_tilde"][t] = g
-            v = w - self.direction * self.step_factor * eta * g
-            w = v * B / max(float(np.linalg.norm(v)), B) if self.project else v
-        return {}, n_read
+    def _run(self, X, y, eta, B, state, path):
+        d = X.shape[1]
+        w1 = np.full(d, 1e-3 * B / math.sqrt(d))
+        n_read = _literal_aerr(X, y, self.k, eta, B, w1, self.project, self.step, state, path["w"], path["g"],
+                               path["phi"], path["coordinates"], path["j"])
+        path["g_tilde"] = path["g"]
+        return n_read
 
 
 class LiteralAELR(_Literal):
-    """hk12 Algorithm 2 as printed, in log space (θ = log z⁺ = −log z⁻)."""
+    """hk12 Algorithm 2 as printed (w_1 = 0), recording p_t as well."""
 
     direction = 1.0  # +1: z⁺ ← z⁺·exp(−ηḡ), as line 14
     clip = True
@@ -112,34 +157,19 @@ class LiteralAELR(_Literal):
     def _default_eta(d, k, m):
         return thm34_eta(d, k, m, 1.0, "theorem")
 
-    @staticmethod
-    def _inner(w, j, x):
-        return float(np.abs(w).sum()) * math.copysign(1.0, w[j]) * x[j]
+    def _weight(self, d):
+        return float(d)
 
-    def _run(self, X, y, eta, B, rng, path):
+    def _run(self, X, y, eta, B, state, path):
         m, d = X.shape
-        theta = np.zeros(d)
-        p = np.zeros((m, 2 * d))
-        n_read = 0
-        for t in range(m):
-            top = float(np.abs(theta).max())
-            zp, zm = np.exp(theta - top), np.exp(-theta - top)
-            total = zp.sum() + zm.sum()
-            p[t, :d], p[t, d:] = zp / total, zm / total
-            w = B * (p[t, :d] - p[t, d:])
-            path["w"][t] = w
-            g, read = self._estimate(X[t], y[t], w, np.abs(w), rng, path, t)
-            n_read += read
-            path["g_tilde"][t] = g
-            gbar = np.clip(g, -1.0 / eta, 1.0 / eta) if self.clip else g
-            path["g"][t] = gbar
-            theta = theta - self.direction * eta * gbar
-        return {"p": p}, n_read
+        path["p"] = np.zeros((m, 2 * d))
+        return _literal_aelr(X, y, self.k, eta, B, self.direction, self.clip, self._weight(d), state, path["w"],
+                             path["g"], path["g_tilde"], path["p"], path["phi"], path["coordinates"], path["j"])
 
 
 # ------------------------------------------------------------------------------- the defects
 class AERRNoProjection(LiteralAERR):
-    """Skips line 12 (the projection onto the ball): Lemma 3.2's iterates leave the ball."""
+    """Skips line 12 (the projection onto the ball): the iterates leave the ball."""
 
     project = False
 
@@ -147,28 +177,32 @@ class AERRNoProjection(LiteralAERR):
 class AERRAscent(LiteralAERR):
     """Steps along +g̃ (gradient ascent): the regret of Lemma 3.2 grows linearly."""
 
-    direction = -1.0
+    step = -1.0
 
 
 class AERRDoubleStep(LiteralAERR):
     """Steps 2η but reports η: the (η/2)Σ‖g̃‖² term of Lemma 3.2 is too small for its path."""
 
-    step_factor = 2.0
+    step = 2.0
+
+
+class AERRFrozen(LiteralAERR):
+    """Computes every step and applies none: w_t = w_1 throughout."""
+
+    step = 0.0
 
 
 class AELRWrongSign(LiteralAELR):
-    """EG± with the wrong sign (z⁺ ← z⁺·exp(+ηḡ), z⁻ ← z⁻·exp(−ηḡ)): it moves towards the
-    worst vertex, and the regret of Lemmas 3.5 and 3.6 grows linearly."""
+    """EG± with the wrong sign (z⁺ ← z⁺·exp(+ηḡ), z⁻ ← z⁻·exp(−ηḡ)): it moves towards the worst
+    vertex, and the regret of Lemmas 3.5 and 3.6 grows linearly."""
 
     direction = -1.0
 
 
-class AELRSquaredWeight(LiteralAELR):
-    """A biased gradient estimate: the importance weight of x̃ is d² instead of d (so E x̃ = d·x
-    and E g̃² grows like d³ instead of d): clipping cuts much more than Lemma 3.7 allows."""
+class AELRFrozen(LiteralAELR):
+    """Computes every step and applies none: w_t = 0 throughout."""
 
-    def _weight(self, d):
-        return d * d
+    direction = 0.0
 
 
 class AELRNoClip(LiteralAELR):
@@ -177,13 +211,9 @@ class AELRNoClip(LiteralAELR):
     clip = False
 
 
-class AERRFrozen(LiteralAERR):
-    """Computes every step and applies none: w_t = w_1 throughout."""
+class AELRSquaredWeight(LiteralAELR):
+    """A biased gradient estimate: the importance weight of x̃ is d² instead of d (so E x̃ = d·x
+    and E g̃² grows like d³ instead of d): clipping cuts much more than Lemma 3.7 allows."""
 
-    step_factor = 0.0
-
-
-class AELRFrozen(LiteralAELR):
-    """Computes every step and applies none: w_t = 0 throughout."""
-
-    direction = 0.0
+    def _weight(self, d):
+        return float(d * d)

@@ -20,6 +20,10 @@ clipping bounds every change of θ_i by 1 per example, so this happens at most o
 ~27/k examples, and in practice only when the weights concentrate sharply. Per-example time
 O(k log d), independent of d, between rescales.
 
+With ``record_trajectory=True`` the same kernel also writes the path (w_t, p_t, ḡ_t, g̃_t, φ̃_t
+and the coordinates drawn) into arrays of m rows, O(d) per example, for the checks of Lemmas
+3.5–3.7 on small runs; without it those arrays are empty and untouched.
+
 Interpretations: w_1 = 0, where line 9 is undefined; then ⟨w_1, x_1⟩ = 0 is known without
 reading, so φ̃ = −y and no j is drawn (as ks15's supplement does for GAELR). Clipping applies
 to g̃[i] after summing repeated draws of the same coordinate, as the box clips the

@@ -19,6 +19,10 @@ Per-example cost O(k log d), independent of d:
   the theorem's small η the projection shrinks s by a factor close to 1, so this is rare;
   only with very large steps (η‖g̃‖ ≫ B) can it happen every few examples.
 
+With ``record_trajectory=True`` the same kernel also writes the path (w_t, g̃_t, φ̃_t and the
+coordinates drawn) into arrays of m rows, O(d) per example, for the pathwise checks of Lemma
+3.2 on small runs; without it those arrays are empty and untouched.
+
 Interpretations: line 1 leaves w_1 ≠ 0 with ‖w_1‖ ≤ B arbitrary; by default
 w_1 = 10⁻³·(B/√d)·𝟏 (‖w_1‖₂ = 10⁻³ B, so the run effectively starts at the origin, where
 OGD is usually started); ``w_init`` overrides it (e.g. a warm start). If w_t = 0 ever occurs,

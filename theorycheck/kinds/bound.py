@@ -44,10 +44,13 @@ the exact population excess risk of w̄ (½-loss, against the minimiser over the
 * the conclusion "w̄ lies in the ball" on every run (:func:`theorycheck.stats.decide_always`: one
   violation beyond rounding is a certain FAIL);
 * (a) the bound at m, per design, as above, with the trivial learner starting at ``start``;
-* (b) the rate in m on ``m_grid`` (values of m where the bound lies below the trivial learner's
-  value, so that the bound forces learning; at least three), tested with the one rate test
-  :func:`theorycheck.stats.decide_slope_at_most` against m^(−1/2): FAIL only, "consistent"
-  otherwise; its level is asymptotic (percentile bootstrap) and the page says so;
+* (b) the bound along ``m_grid``: at each m, the same mean test, FAIL only ("consistent"
+  otherwise; few runs per m rarely resolve a PASS), δ/2 split over designs and values of m. The
+  slope of log E against log m from the one rate test, :func:`theorycheck.stats.decide_slope_at_most`
+  (percentile bootstrap, asymptotic level), is reported beside it and never decides: the theorem
+  bounds E by C·m^(−1/2) at every m, not the local slope, and a correct learner whose excess risk
+  is c/√m − c′/m has a local slope above −1/2 everywhere (AERR on 'boundary' at d = 100 shows a
+  slope of −0.488 with a bootstrap interval entirely above −1/2 while it sits at 0.17 of the bound);
 * (c) the scaling in d/k at ``dk_m`` over ``k_grid``: a fitted slope, reported only;
 * witnesses of declared errata (``witnesses``), outside the verdict, into ``Evidence.errata``.
 
@@ -424,28 +427,30 @@ class RiskBound(MeanBound):
         rate = table[table["part"] == "rate"]
         names = list(dict.fromkeys(rate["design"]))
         if not names:
-            parts.append((None, "- (b) rate in m: not run (rate_repetitions = 0 or no rate_designs)."))
+            parts.append((None, "- (b) the bound along m: not run (rate_repetitions = 0 or no rate_designs)."))
         for name in names:
             rows = rate[rate["design"] == name]
-            means = rows.groupby("m").agg(mean=("value", "mean"), bound=("bound", "first"))
-            listed = ", ".join(f"m = {m}: {r['mean']:.3g} (bound {r['bound']:.3g})" for m, r in means.iterrows())
             if name in excluded:
                 parts.append((None, f"- (b) {name}: not tested (w̄ left the ball)."))
                 continue
-            forced = rows[rows["bound"] < rows["trivial"]]
-            if forced["m"].nunique() < 3:
-                parts.append((None, f"- (b) {name}: not tested: only {forced['m'].nunique()} value(s) of m have "
-                                    f"a bound below the trivial learner's value (at least 3 are needed). Means: "
-                                    f"{listed}."))
-                continue
-            fit, dec = stats.decide_slope_at_most(forced["m"], forced["value"], self.rate, delta / len(names),
-                                                  float(p["resolution"]))
-            word = stats.FAIL if dec.verdict == stats.FAIL else "consistent"
-            parts.append((stats.FAIL if word == stats.FAIL else None,
-                          f"- (b) {name}, rate in m against m^({self.rate:g}): {word}. {dec.reason}. FAIL only: "
-                          f"the bootstrap's level is asymptotic, and the rate is the issue's reading of the bound (at "
-                          f"finite m the bound alone does not imply it); tested on m where the bound lies below the "
-                          f"trivial learner's value. Means: {listed}."))
+            levels = sorted(set(rows["m"]))
+            each = delta / (len(names) * len(levels))
+            listed, above = [], []
+            for m in levels:
+                r = rows[rows["m"] == m]
+                bound = float(r["bound"].iloc[0])
+                iv, dec, _ = stats.decide_mean_at_most(r["value"].to_numpy(dtype=float), float(r["upper"].max()),
+                                                       bound, each, self.resolution_for(p, bound))
+                listed.append(f"m = {m}: {r['value'].mean():.3g} (bound {bound:.3g})")
+                if dec.verdict == stats.FAIL:
+                    above.append(f"m = {m} (interval [{iv.low:.4g}, {iv.high:.4g}])")
+            word = f"FAIL at {', '.join(above)}" if above else "consistent"
+            _, slope = stats.decide_slope_at_most(rows["m"], rows["value"], self.rate, delta, float(p["resolution"]))
+            parts.append((stats.FAIL if above else None, (
+                f"- (b) {name}, the bound at each m of the grid: {word}. FAIL only ({len(r)} runs per m, each at "
+                f"δ = {each:.3g}, empirical Bernstein ∩ Anderson). Means: {', '.join(listed)}. Reported only: "
+                f"{slope.reason}; the theorem bounds E at every m by C·m^(−1/2) but not the local slope, which a "
+                f"correct learner may have above −1/2 (c/√m − c′/m has one everywhere).")))
         scaling = table[table["part"] == "scaling"]
         for name in dict.fromkeys(scaling["design"]):
             rows = scaling[scaling["design"] == name]

@@ -25,6 +25,8 @@ and the verdict is :func:`theorycheck.stats.combine` of them.
     ``erratum_checks``: dict erratum key → (column that checks what holds, column that checks
         what is printed, or None); the default ``errata_evidence`` turns the counts into the
         evidence text of each declared erratum. Override ``errata_evidence(p, table)`` for more.
+  For kinds built on this one: ``extra_decisions(p, table)`` adds parts to the verdict (and
+  Evidence fields such as ``delta``), ``exact_rows(table)`` selects the rows the checks read.
 
 :class:`ExactLaw` — a randomized estimator's complete law, in rationals. The subject
 ``distribution`` (contract :class:`~theorycheck.protocols.EstimatorLaw`) returns
@@ -61,6 +63,9 @@ tightness (largest functional/bound) is reported.
     probability ≤ δ).
   Parameters: ``d_max``, ``instances``, ``spread`` and, if used, ``B`` and ``adversarial``
   (rules in :data:`LAW_PARAMETERS`); the Monte-Carlo part adds :data:`MC_PARAMETERS`.
+  Figure: the largest functional/bound per (d, k), one series per d, beside the bound (ratio
+  1); without a functional, the Monte-Carlo residuals with the intervals that decide them (the
+  summary then lists them per coordinate); without either, the largest bias per (d, k).
 """
 
 from __future__ import annotations
@@ -389,7 +394,8 @@ class ExactLaw(Exact):
             agg.update(max_ratio=("ratio", "max"), sup_ratio=("sup_ratio", "first"))
         summary = exact.groupby(["d", "k"], as_index=False).agg(**agg).assign(part="exact", bound_ratio=1.0)
         summary.insert(0, "series", [f"d = {d}" for d in summary["d"]])
-        mc = self.mc_part(p, table)[0]
+        # the Monte-Carlo intervals join the summary when they are the figure (no functional to draw)
+        mc = self.mc_part(p, table)[0] if self.functional is None else None
         return pd.concat([mc, summary], ignore_index=True) if mc is not None else summary
 
     def findings(self, p, table):

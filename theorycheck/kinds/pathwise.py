@@ -67,7 +67,7 @@ from ..protocols import BudgetedLearner, Contract, Function
 from ..rng import kernel_state
 from ..validation import Integer, ParameterError, Positive, Probability
 
-__all__ = ["ExpectedInequality", "Path", "Pathwise", "TRAJECTORY_LEARNER"]
+__all__ = ["TRAJECTORY_LEARNER", "ExpectedInequality", "Path", "Pathwise"]
 
 #: the contract of a learner whose path a lemma is checked on
 TRAJECTORY_LEARNER = Contract(BudgetedLearner, init=("k", "B", "eta", "random_state", "record_trajectory"))
@@ -106,13 +106,16 @@ class Path:
                    eta=float(path.get("eta", getattr(model, "eta_", math.nan))),
                    B=float(path.get("B", math.nan)), coef=np.asarray(model.coef_, dtype=np.float64).ravel())
 
+    @property
+    def output_gap(self) -> float:
+        """max_i |(1/m)Σ_t w_t[i] − w̄[i]|: 0 up to rounding when the learner returns the average of
+        the iterates it recorded (AERR line 14, AELR line 18)."""
+        return float(np.abs(self.w.mean(axis=0) - self.coef).max())
+
     def checks(self, eta: float, B: float) -> list[Hypothesis]:
-        """The recorded path is the learner's: its mean is the returned w̄, it used the given η and
-        B, and (AELR) each p_t is a distribution with w_t = B(p_t[:d] − p_t[d:])."""
-        mean_gap = float(np.abs(self.w.mean(axis=0) - self.coef).max())
-        out = [Hypothesis("the recorded iterates are the learner's: (1/m)Σ_t w_t equals its w̄",
-                          mean_gap <= _CONSISTENCY * max(B, 1.0), f"largest difference {mean_gap:.3g}"),
-               Hypothesis("the learner used the step size and radius it was given",
+        """Hypotheses on the recorded path: the learner used the given η and B, and (AELR) each p_t
+        is a distribution with w_t = B(p_t[:d] − p_t[d:])."""
+        out = [Hypothesis("the learner used the step size and radius it was given",
                           math.isclose(self.eta, eta, rel_tol=1e-12) and math.isclose(self.B, B, rel_tol=1e-12),
                           f"η used {self.eta:.6g} (given {eta:.6g}), B used {self.B:g} (given {B:g})")]
         if self.p is not None:
@@ -170,12 +173,24 @@ class _PathRuns(Claim):
             for h in checked:  # keep the first broken instance of each hypothesis
                 if h.statement not in hyps or (hyps[h.statement].met and not h.met):
                     hyps[h.statement] = h
-            base = {"setting": task["setting"], "label": setting["label"], "run": task["first"] + r}
+            base = {"setting": task["setting"], "label": setting["label"], "run": task["first"] + r,
+                    "output_gap": path.output_gap / max(float(p["B"]), 1.0)}
             rows += [{**base, **row} for row in self.path_rows(p, setting, path)]
         return Measurement(rows, list(hyps.values()))
 
     def path_rows(self, p, setting, path: Path) -> list[dict]:
         raise NotImplementedError
+
+    @staticmethod
+    def output_check(table) -> tuple[str, str]:
+        """The learner returns the average of the path it recorded (AERR line 14, AELR line 18), on
+        every run: the lemmas speak of those iterates, so a learner whose w̄ is not their mean is not
+        the algorithm they are about. One run off by more than 10⁻⁹·max(B, 1) is a certain FAIL."""
+        runs = table.drop_duplicates(["setting", "run"])
+        dec = stats.decide_always(int((runs["output_gap"] > _CONSISTENCY).sum()), len(runs),
+                                  "w̄ = (1/m)Σ_t w_t for the recorded iterates (line 14 / line 18)",
+                                  slack=f"{_CONSISTENCY:g}·max(B, 1)")
+        return dec.verdict, f"- {dec.verdict}: {dec.reason}."
 
 
 class Pathwise(_PathRuns):
@@ -223,6 +238,9 @@ class Pathwise(_PathRuns):
                                 "median": float(ratio.median()) if len(ratio) else math.nan,
                                 "q90": float(ratio.quantile(0.9)) if len(ratio) else math.nan,
                                 "max": float(ratio.max()) if len(ratio) else math.nan, "theory": 1.0})
+        verdict, line = self.output_check(table)
+        verdicts.append(verdict)
+        lines.append(line)
         summary = pd.DataFrame(records)
         summary["point"] = summary["setting"] + " · " + summary["check"]
         head = summary[summary["check"] == next(iter(self.inequalities))]
@@ -298,11 +316,15 @@ class ExpectedInequality(_PathRuns):
                             "low": worst["low"] / bound, "high": worst["high"] / bound,
                             "theory": 1.0, "resolution": 1.0 + float(p["resolution"]), "verdict": verdict,
                             "point": f"{setting['label']} · {family}"})
+        verdict, line = self.output_check(table)
+        verdicts.append(verdict)
+        lines.append(line)
         summary = pd.DataFrame(records)
-        text = (f"In expectation: for each setting and family, E[lhs] ≤ rhs is decided on lhs shifted into [0, width] by "
-                f"its almost-sure range (empirical Bernstein ∩ Anderson), at δ = {p['delta']:g} split over "
-                f"{int(members.sum())} tests ({per:.3g} each): FAIL when the interval lies above rhs, PASS when its upper "
-                f"end is ≤ (1 + {p['resolution']:g})·rhs. The table gives E[lhs] and its interval in units of rhs.\n"
+        text = (f"In expectation: for each setting and family, E[lhs] ≤ rhs is decided on lhs shifted into [0, width] "
+                f"by its almost-sure range (empirical Bernstein ∩ Anderson), at δ = {p['delta']:g} split over "
+                f"{int(members.sum())} tests ({per:.3g} each): FAIL when the interval lies above rhs, PASS when its "
+                f"upper end is ≤ (1 + {p['resolution']:g})·rhs. The table gives E[lhs] and its interval in units of "
+                f"rhs.\n"
                 + "\n".join(lines))
         worst_ratio = float(summary["ratio"].max())
         return Evidence(verdict=stats.combine(verdicts), observed=worst_ratio, theory=1.0, ratio=worst_ratio,
