@@ -52,7 +52,8 @@ class Lemma32(Pathwise):
     reference = "Lemma 3.2, eq. (4) (and its proof, Zinkevich 2003)"
     statement = ("On every run of AERR, for every ‖w‖₂ ≤ B: Σ_t g̃_tᵀ(w_t − w) ≤ 2B²/η + (η/2)Σ_t ‖g̃_t‖², where w_t "
                  "are the iterates (each in the ball) and g̃_t the gradient estimates the updates used.")
-    hypotheses = ("‖w_1‖₂ ≤ B", "the recorded path is the learner's (its mean is w̄; η and B as given)")
+    hypotheses = ("‖w_1‖₂ ≤ B (checked with every iterate, in 'iterates in the ball')",
+                  "the learner used the η and B it was given")
     interpretation = (
         "Checked at the worst comparator of each run: w = −B·Σg̃/‖Σg̃‖ for eq. (4) as printed; for the form its "
         "proof gives, ‖w_1 − w‖²/(2η) in place of 2B²/η, the maximiser of the difference, the projection of "
@@ -75,13 +76,15 @@ class Lemma32(Pathwise):
         Defect("gradient ascent (step along +g̃)", {"learner": _DEFECTS + "AERRAscent"}),
         Defect("steps 2η, reports η", {"learner": _DEFECTS + "AERRDoubleStep"}),
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AERRFrozen"}),
+        Defect("returns w_1, not the average of its path", {"learner": _DEFECTS + "AERRReturnsStart"}),
     )
     power = (
         "Catches a sign error in the step and a learner that does not move (the regret grows linearly), a step "
         "larger than the η it reports (the form from the proof is tight: its (η/2)Σ‖g̃‖² is then too small) and a "
         "missing projection, but the last only through 'iterates in the ball': the regret inequality itself holds "
-        "for unprojected gradient descent, so it cannot see one. It says nothing about the gradient estimate: "
-        "Lemma 3.2 holds for any vectors g̃_t (that is Lemma 3.3's job).")
+        "for unprojected gradient descent, so it cannot see one. A learner that returns anything but the mean of "
+        "its path fails the check every run makes. It says nothing about the gradient estimate: Lemma 3.2 holds "
+        "for any vectors g̃_t (that is Lemma 3.3's job).")
 
     def settings(self, p):
         base = thm31_eta(p["d"], p["k"], p["m"])
@@ -113,7 +116,7 @@ class Lemma35(Pathwise):
     statement = ("On every run of AELR, with p_t = (z⁺_t, z⁻_t)/‖(z⁺_t, z⁻_t)‖₁ and ḡ'_t = (ḡ_t, −ḡ_t): Σ_t p_tᵀḡ'_t ≤ "
                  "min_i Σ_t ḡ'_t[i] + log(2d)/η + η Σ_t p_tᵀ(ḡ'_t)², where ḡ_t is the clipped gradient estimate the "
                  "update used.")
-    hypotheses = ("the recorded path is the learner's (mean w̄, η and B as given, w_t = B(p⁺_t − p⁻_t))",)
+    hypotheses = ("the learner used the η and B it was given, and w_t = B(p⁺_t − p⁻_t)",)
     interpretation = (
         "Lemma A.1 needs ḡ'_t ≥ −1/η, which Algorithm 2's clipping (line 13) ensures; it is checked as the second "
         "inequality. Like Lemma 3.2 this is algebra on the updates and needs no hypothesis on the data. Step sizes: "
@@ -163,7 +166,7 @@ class Lemma36(ExpectedInequality):
     statement = ("If ‖E_t g̃_t²‖∞ ≤ G² for all t, then for every ‖w*‖₁ ≤ B, AELR's iterates satisfy "
                  "E Σ_t ḡ_tᵀw_t ≤ E Σ_t ḡ_tᵀw* + B(log(2d)/η + ηG²m).")
     hypotheses = ("‖x‖∞ ≤ 1 and |y| ≤ B almost surely (then ‖E_t g̃_t²‖∞ ≤ G² = 4B²(d + k − 1)/k)",
-                  "the recorded path is the learner's")
+                  "the learner used the η and B it was given")
     interpretation = (
         "Checked in the stronger form Appendix A.3 proves: the comparator may depend on the run, so each run "
         "contributes sup over the ball of Σ ḡ_tᵀ(w_t − w) = Σ ḡ_tᵀw_t + B‖Σ ḡ_t‖∞; this implies the statement for "
@@ -214,7 +217,7 @@ class Lemma37(ExpectedInequality):
                  "E Σ_t ḡ_tᵀw_t + 4BηG²m (as printed); corrected: E Σ_t g̃_tᵀ(w_t − w*) ≤ E Σ_t ḡ_tᵀ(w_t − w*) + "
                  "4BηG²m for every ‖w*‖₁ ≤ B.")
     hypotheses = ("‖x‖∞ ≤ 1 and |y| ≤ B almost surely", "η ≤ 1/(2G) (each eta_factor ≤ 1)",
-                  "the recorded path is the learner's")
+                  "the learner used the η and B it was given")
     interpretation = (
         "Both forms are checked. The corrected one must hold for every fixed w*; its left-hand side is linear in w*, "
         "so the worst fixed w* is one of the 2d vertices ±B·e_i, and all of them are tested (union bound); w* = 0 "
@@ -245,11 +248,13 @@ class Lemma37(ExpectedInequality):
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}, caught=False,
                why="Lemma 3.7 bounds the bias of clipping the estimator, whatever iterates in the ball it is "
                    "evaluated at, so a learner that does not move satisfies it (rightly)"),
+        Defect("returns w_1, not the average of its path", {"learner": _DEFECTS + "AELRReturnsStart"}),
     )
     power = (
         "Lemma 3.7 is about the estimator and its clipping, not about learning: it catches an estimator whose "
         "second moment exceeds G² enough for clipping to remove more than 4BηG² per step (an importance weight d² "
-        "instead of d), and no defect of the update. It is loose: the clipping bias observed is a few hundredths "
+        "instead of d), and no defect of the update (only a learner whose w̄ is not the mean of its path, by the "
+        "check every run makes). It is loose: the clipping bias observed is a few hundredths "
         "of the bound, because G² grows like d while the bias of the paper's estimator does not.")
 
     def settings(self, p):

@@ -217,3 +217,21 @@ class AELRSquaredWeight(LiteralAELR):
 
     def _weight(self, d):
         return float(d * d)
+
+
+class AERRReturnsStart(LiteralAERR):
+    """Runs Algorithm 1 and records its path, but returns w_1 instead of the average (line 14)."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.coef_ = np.full(np.shape(X)[1], 1e-3 * float(self.B) / math.sqrt(np.shape(X)[1]))
+        return self
+
+
+class AELRReturnsStart(LiteralAELR):
+    """Runs Algorithm 2 and records its path, but returns w_1 = 0 instead of the average (line 18)."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.coef_ = np.zeros(np.shape(X)[1])
+        return self

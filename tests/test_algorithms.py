@@ -27,7 +27,6 @@ from theorycheck.algorithms import (
     baseline_objective,
     sklearn_baselines,
 )
-from theorycheck.rng import seed_sequence
 from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
 from theorycheck.projections import project_l1_ball
 from theorycheck.rng import (
@@ -35,6 +34,7 @@ from theorycheck.rng import (
     next_index,
     next_weighted_index,
     sample_without_replacement,
+    seed_sequence,
 )
 from theorycheck.validation import ParameterError
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from theorycheck.claims import discover
 from theorycheck.cli import main
 
 CBSS = ["cbss11.lemma7", "cbss11.thm2", "cbss11.thm3"]
@@ -154,6 +155,11 @@ def test_every_claim_is_deterministic_across_jobs(capsys, tmp_path):
     assert outs["1"] == outs["2"]
     for table in (tmp_path / "1" / "tables").glob("*.csv"):
         assert table.read_bytes() == (tmp_path / "2" / "tables" / table.name).read_bytes(), table.name
+    # every declared erratum gets its evidence from the run
+    for claim in discover().values():
+        record = json.loads((tmp_path / "1" / "results" / f"{claim.id}.json").read_text())
+        missing = {e.key for e in claim.errata} - set(record["errata_evidence"])
+        assert not missing, (claim.id, missing)
 
 
 def test_index_keeps_earlier_results_apart_from_the_run(capsys, tmp_path):

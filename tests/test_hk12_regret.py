@@ -141,7 +141,7 @@ def test_lemma37_range_and_rhs():
 def test_pathwise_decision():
     claim = discover()["hk12.lemma3.5"]
     rows = [{"setting": 0, "label": "s", "run": r, "check": name, "lhs": 1.0, "rhs": 2.0, "scale": 3.0,
-             "ceiling": 5.0 if name == "Lemma 3.5" else math.nan}
+             "ceiling": 5.0 if name == "Lemma 3.5" else math.nan, "output_gap": 0.0}
             for r in range(4) for name in claim.inequalities]
     table = pd.DataFrame(rows)
     p = claim.profile("quick")
@@ -153,6 +153,10 @@ def test_pathwise_decision():
     beyond.loc[0, "lhs"] = 2.0 + 1e-8
     evidence = claim.decide(p, beyond)
     assert evidence.verdict == stats.FAIL and "1 of 4 runs" in evidence.decision
+    moved = table.copy()
+    moved.loc[moved["run"] == 2, "output_gap"] = 1e-6  # w̄ is not the mean of the recorded path
+    evidence = claim.decide(p, moved)
+    assert evidence.verdict == stats.FAIL and "violated on 1 of 4 runs" in evidence.decision
     vacuous = table.assign(ceiling=np.where(table["check"] == "Lemma 3.5", 1.5, math.nan))
     evidence = claim.decide(p, vacuous)
     assert evidence.verdict == stats.INCONCLUSIVE and "vacuous" in evidence.decision

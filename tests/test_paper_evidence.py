@@ -26,16 +26,17 @@ def test_cbss11_thm12_reports_the_halved_convention(tmp_path):
 def test_thm34_page_shows_the_printed_step_size_failing_at_large_B(tmp_path):
     (record,) = run_claims([discover()["hk12.thm3.4"]], out=tmp_path, progress=False)
     assert record["verdict"] == "PASS"  # the verdict is for B = 1, where both step sizes agree
-    note = record["notes"][-1]
+    note = record["errata_evidence"]["eta"]
     theorem, proof = note.split("; with the proof's")
     assert "lies entirely ABOVE the stated bound" in theorem
     assert "ABOVE" not in proof
-    assert "So the statement as printed fails for large B" in note
+    assert "So the statement as printed fails" in note
 
 
 def test_lemma8_page_shows_figure_1_as_printed_is_biased(tmp_path):
     (record,) = run_claims([discover()["cbss11.lemma8"]], out=tmp_path, progress=False)
     assert record["verdict"] == "PASS"
-    note = next(n for n in record["notes"] if n.startswith("Paper erratum"))
-    violations, runs = map(int, re.search(r"a violation in (\d+) of (\d+) repetitions", note).groups())
-    assert violations == runs == record["params"]["repetitions"]
+    note = record["errata_evidence"]["figure1-constants"]
+    counts = re.findall(r"a violation in (\d+) of (\d+) repetitions", note)
+    assert len(counts) == len(record["params"]["designs"])
+    assert all(int(v) == int(n) == record["params"]["repetitions"] for v, n in counts)

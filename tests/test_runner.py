@@ -138,7 +138,7 @@ class Rejecting(Counting):
 def test_a_parameter_error_inside_measure_is_a_usage_error_not_a_crash(tmp_path):
     from theorycheck.validation import ParameterError
 
-    with pytest.raises(ParameterError, match="cbss11.toy-rejecting: k=7 exceeds"):
+    with pytest.raises(ParameterError, match=r"cbss11\.toy-rejecting: k=7 exceeds"):
         run_claims([Rejecting()], out=tmp_path, progress=False)
     assert not list(tmp_path.glob(".cache/**/task-*.json"))
 

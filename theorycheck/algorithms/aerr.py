@@ -79,7 +79,7 @@ def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...]
 def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_idx, rec_j):
     """hk12 Algorithm 1 with lazy scaling. Returns (w_bar, n_attributes_read, n_renormalise).
 
-    With ``record`` true, row t of the output arrays receives the path (see :func:`_record`
+    With ``record`` true, row t of the output arrays receives the path (see :func:`trajectory_buffers`
     for their shapes); with ``record`` false they may be empty and are not touched, so the
     fast path only pays one branch per example."""
     m, d = X.shape

@@ -3,7 +3,10 @@
 A regret lemma speaks about the iterates w_t and the gradient estimates the algorithm actually
 used. Both kinds here therefore run the subject learner with ``record_trajectory=True`` on a
 fresh sample and read its ``trajectory_`` (see :class:`Path`), so the check is on that path and
-not on a re-implementation of it.
+not on a re-implementation of it. On every run both kinds also check that the learner returns the
+average of the iterates it recorded (AERR line 14, AELR line 18): the lemmas speak of those
+iterates, so one run where w̄ is not their mean (beyond 10⁻⁹·max(B, 1)) is a certain FAIL; this
+is what exposes a learner that reports one path and returns another (e.g. its starting point).
 
 :class:`Pathwise` (kind "pathwise"): inequalities lhs ≤ rhs that hold on *every* run (Lemma
 3.2's OGD regret, Lemma 3.5's multiplicative-weights regret, "every iterate lies in the ball").
