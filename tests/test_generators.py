@@ -87,8 +87,8 @@ def test_sample_errors():
         design.sample(0, _state(0))
     with pytest.raises(ParameterError, match="uint64"):
         design.sample(5, np.zeros(2, dtype=np.int64))
-    with pytest.raises(ParameterError, match="uint64"):
-        design.sample(5, 12345)
+    with pytest.raises(ParameterError, match="random_state must be"):
+        design.sample(5, "12345")
     with pytest.raises(ParameterError, match="all zeros"):
         design.sample(5, np.zeros(2, dtype=np.uint64))
     with pytest.raises(ParameterError, match="no finite support"):
@@ -97,6 +97,19 @@ def test_sample_errors():
         product_sign_design(20).support()
     with pytest.raises(ParameterError, match="norm must be"):
         design.satisfies("linf", 1.0)
+
+
+def test_sample_takes_every_form_of_random_state():
+    """The one convention: an int seeds a fresh stream; a kernel state is advanced in place."""
+    design = correlated_design(4, rho=0.3)
+    X_int, _ = design.sample(6, 7)
+    X_seq, _ = design.sample(6, np.random.SeedSequence(7))
+    assert np.array_equal(X_int, X_seq)
+    state = _state(1)
+    first, _ = design.sample(3, state)
+    second, _ = design.sample(3, state)
+    both, _ = design.sample(6, _state(1))
+    assert np.array_equal(np.vstack([first, second]), both)
 
 
 def test_design_is_immutable():
