@@ -23,7 +23,6 @@ from theorycheck.bounds.hk12_regret import (
 )
 from theorycheck.claims import discover
 from theorycheck.estimators import aelr_gradient_estimate_distribution, distribution_second_moment
-from theorycheck.kinds.pathwise import _decide_member
 from theorycheck.validation import ParameterError
 
 CLAIMS = ("hk12.lemma3.2", "hk12.lemma3.5", "hk12.lemma3.6", "hk12.lemma3.7")
@@ -165,15 +164,15 @@ def test_pathwise_decision():
 def test_expected_inequality_member_decisions():
     rng = np.random.default_rng(0)
     fine = rng.uniform(0.0, 0.5, 400)
-    assert _decide_member(fine, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.PASS
+    assert stats.decide_mean_in_range_at_most(fine, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.PASS
     above = rng.uniform(1.5, 2.0, 400)
-    assert _decide_member(above, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.FAIL
+    assert stats.decide_mean_in_range_at_most(above, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.FAIL
     breach = rng.uniform(4.0, 5.0, 400)  # above the almost-sure range: only FAIL can be decided
-    out = _decide_member(breach, 1.0, 0.0, 3.0, 1e-3, 0.1)
+    out = stats.decide_mean_in_range_at_most(breach, 1.0, 0.0, 3.0, 1e-3, 0.1)
     assert out["verdict"] == stats.FAIL and "not the paper's algorithm" in out["reason"]
     low = rng.uniform(-2.0, 0.2, 400)  # below the range: only PASS can be decided
-    assert _decide_member(low, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.PASS
-    assert _decide_member(above - 5.0, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] != stats.FAIL
+    assert stats.decide_mean_in_range_at_most(low, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] == stats.PASS
+    assert stats.decide_mean_in_range_at_most(above - 5.0, 1.0, 0.0, 3.0, 1e-3, 0.1)["verdict"] != stats.FAIL
 
 
 # ----------------------------------------------------------------------------- the claims

@@ -36,6 +36,10 @@ decide_always                  0: a pathwise statement, one violation        —
                                beyond the stated rounding is certain
 decide_mean_at_most / _least   ≤ δ: empirical Bernstein ∩ Anderson (DKW)    min_samples_mean,
                                interval on values in a known range          min_discrepancy_mean
+decide_mean_equals             ≤ δ: Hoeffding ∩ empirical Bernstein          min_samples_mean
+decide_mean_in_range_at_most   ≤ δ inside the range; outside it, the side   —
+                               whose Anderson end stays valid decides
+decide_mean_within             ≤ δ: any of the intervals above               —
 decide_frequency_at_most       ≤ δ/2: exact Clopper–Pearson on i.i.d.       min_trials_frequency
                                violation indicators
 decide_slope_at_most           ≈ δ/2: percentile bootstrap over the runs    (the interval's
@@ -561,3 +565,64 @@ def decide_mean_equals(n: int, mean: float, var: float, low: float, high: float,
     return interval, Decision(INCONCLUSIVE, f"{interval.describe()} contains {value:.6g} but is wider than "
                                             f"2 × resolution {resolution:g}"), \
         f"about {need} samples (now {n}) would bring the half-width under the resolution"
+
+
+def decide_mean_in_range_at_most(lhs, rhs, lo, hi, delta, resolution) -> dict:
+    """Decide "E[lhs] ≤ rhs" for values that should lie in a known almost-sure range [lo, hi].
+
+    Within the range this is :func:`decide_mean_at_most` on lhs − lo (false-FAIL rate ≤ δ). When
+    some values leave the range (the subject is not the algorithm whose range was derived), only
+    the side that still has a valid range is used: values above ``hi`` leave Anderson's lower
+    end valid (it needs no upper end), so only a FAIL can be decided; values below ``lo`` leave
+    its upper end valid, so only a PASS can. Returns a dict with ``verdict``, ``reason`` (texts
+    in units of rhs), ``mean``, ``low``, ``high`` and ``hint``.
+    """
+    x = np.asarray(lhs, dtype=np.float64)
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    above, below = bool(x.max() > hi + tol), bool(x.min() < lo - tol)
+    mean = float(x.mean())
+    out = {"mean": mean, "hint": None, "low": -math.inf, "high": math.inf}
+    if hi - lo <= tol and not above and not below:  # every value is lo: the mean is known exactly
+        out.update(verdict=FAIL if lo > rhs else INCONCLUSIVE, low=lo, high=lo,
+                   reason=f"the range is the single point {lo:.4g}: E[lhs] = {lo:.4g} exactly")
+        return out
+
+    def said(interval, method):
+        return (f"E[lhs] estimated {mean / rhs:.4g}·rhs, {method} interval [{interval[0] / rhs:.4g}, "
+                f"{interval[1] / rhs:.4g}]·rhs at level 1 − {delta:.3g} (n = {x.size}, almost-sure range "
+                f"[{lo / rhs:.4g}, {hi / rhs:.4g}]·rhs)")
+
+    if not above and not below:
+        iv, dec, hint = decide_mean_at_most(np.clip(x, lo, hi) - lo, hi - lo, rhs - lo, delta, resolution)
+        out.update(verdict=dec.verdict, low=iv.low + lo, high=iv.high + lo, hint=hint)
+        rule = {FAIL: "it lies above 1", PASS: "its upper end is within the resolution"}
+        out["reason"] = said((out["low"], out["high"]), iv.method) + "; " + rule.get(dec.verdict, "it straddles 1")
+        return out
+    breach = " and ".join(text for flag, text in (
+        (above, f"{int((x > hi + tol).sum())} run(s) above the almost-sure upper end"),
+        (below, f"{int((x < lo - tol).sum())} run(s) below the lower end")) if flag)
+    breach += ": the subject is not the paper's algorithm on this instance"
+    if above and below:
+        out.update(verdict=INCONCLUSIVE, reason=f"E[lhs] estimated {mean / rhs:.4g}·rhs; {breach}")
+    elif above:  # Anderson's lower confidence end needs only the lower end of the range
+        iv = anderson_interval(x - lo, 0.0, float(x.max() - lo), delta)
+        out.update(verdict=FAIL if iv.low + lo > rhs else INCONCLUSIVE, low=iv.low + lo)
+        out["reason"] = (said((out["low"], math.inf), "Anderson lower") + f"; {breach}, so only a FAIL can be "
+                         f"decided, and the lower end is {'above' if out['verdict'] == FAIL else 'not above'} 1")
+    else:  # and its upper end only the upper end of the range
+        iv = anderson_interval(x - float(x.min()), 0.0, float(hi - x.min()), delta)
+        out.update(verdict=PASS if iv.high + x.min() <= rhs + resolution else INCONCLUSIVE,
+                   high=iv.high + float(x.min()))
+        out["reason"] = said((-math.inf, out["high"]), "Anderson upper") + f"; {breach}, so only a PASS can be decided"
+    return out
+
+
+def decide_mean_within(interval: Interval, low: float, high: float) -> Decision:
+    """Decide "the mean lies in [low, high]" (a published number ± its tolerance): FAIL when the
+    whole interval lies outside (false-FAIL rate ≤ the interval's δ when the mean is inside), PASS
+    when it lies inside, INCONCLUSIVE otherwise."""
+    if interval.high < low or interval.low > high:
+        return Decision(FAIL, f"{interval.describe()} lies outside [{low:.6g}, {high:.6g}]")
+    if low <= interval.low and interval.high <= high:
+        return Decision(PASS, f"{interval.describe()} lies inside [{low:.6g}, {high:.6g}]")
+    return Decision(INCONCLUSIVE, f"{interval.describe()} straddles an end of [{low:.6g}, {high:.6g}]")

@@ -305,7 +305,8 @@ class ExpectedInequality(_PathRuns):
                                               f"{hi:.4g}], lies below the right-hand side {bound:.4g}, so no run of "
                                               f"the paper's algorithm could have shown a violation"})
                 else:
-                    results.append(_decide_member(x, bound, lo, hi, per, float(p["resolution"]) * bound))
+                    results.append(stats.decide_mean_in_range_at_most(x, bound, lo, hi, per,
+                                                                      float(p["resolution"]) * bound))
             worst = max(results, key=lambda r: r["mean"])
             verdict = stats.combine(r["verdict"] for r in results)
             failing = [r for r in results if r["verdict"] == stats.FAIL]
@@ -338,45 +339,3 @@ class ExpectedInequality(_PathRuns):
                                   ylabel="E[lhs] / rhs (worst member)",
                                   band_label=f"interval that decides, level 1 − {per:.2g} per test, in units of rhs",
                                   theory_label="rhs (ratio 1)"))
-
-
-def _decide_member(lhs, rhs, lo, hi, delta, resolution) -> dict:
-    """Decide E[lhs] ≤ rhs for values that should lie in [lo, hi]; texts in units of rhs."""
-    x = np.asarray(lhs, dtype=np.float64)
-    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
-    above, below = bool(x.max() > hi + tol), bool(x.min() < lo - tol)
-    mean = float(x.mean())
-    out = {"mean": mean, "hint": None, "low": -math.inf, "high": math.inf}
-    if hi - lo <= tol and not above and not below:  # every value is lo: the mean is known exactly
-        out.update(verdict=stats.FAIL if lo > rhs else stats.INCONCLUSIVE, low=lo, high=lo,
-                   reason=f"the range is the single point {lo:.4g}: E[lhs] = {lo:.4g} exactly")
-        return out
-
-    def said(interval, method):
-        return (f"E[lhs] estimated {mean / rhs:.4g}·rhs, {method} interval [{interval[0] / rhs:.4g}, "
-                f"{interval[1] / rhs:.4g}]·rhs at level 1 − {delta:.3g} (n = {x.size}, almost-sure range "
-                f"[{lo / rhs:.4g}, {hi / rhs:.4g}]·rhs)")
-
-    if not above and not below:
-        iv, dec, hint = stats.decide_mean_at_most(np.clip(x, lo, hi) - lo, hi - lo, rhs - lo, delta, resolution)
-        out.update(verdict=dec.verdict, low=iv.low + lo, high=iv.high + lo, hint=hint)
-        rule = {stats.FAIL: "it lies above 1", stats.PASS: "its upper end is within the resolution"}
-        out["reason"] = said((out["low"], out["high"]), iv.method) + "; " + rule.get(dec.verdict, "it straddles 1")
-        return out
-    breach = " and ".join(text for flag, text in (
-        (above, f"{int((x > hi + tol).sum())} run(s) above the almost-sure upper end"),
-        (below, f"{int((x < lo - tol).sum())} run(s) below the lower end")) if flag)
-    breach += ": the subject is not the paper's algorithm on this instance"
-    if above and below:
-        out.update(verdict=stats.INCONCLUSIVE, reason=f"E[lhs] estimated {mean / rhs:.4g}·rhs; {breach}")
-    elif above:  # Anderson's lower confidence end needs only the lower end of the range
-        iv = stats.anderson_interval(x - lo, 0.0, float(x.max() - lo), delta)
-        out.update(verdict=stats.FAIL if iv.low + lo > rhs else stats.INCONCLUSIVE, low=iv.low + lo)
-        out["reason"] = (said((out["low"], math.inf), "Anderson lower") + f"; {breach}, so only a FAIL can be "
-                         f"decided, and the lower end is {'above' if out['verdict'] == stats.FAIL else 'not above'} 1")
-    else:  # and its upper end only the upper end of the range
-        iv = stats.anderson_interval(x - float(x.min()), 0.0, float(hi - x.min()), delta)
-        out.update(verdict=stats.PASS if iv.high + x.min() <= rhs + resolution else stats.INCONCLUSIVE,
-                   high=iv.high + float(x.min()))
-        out["reason"] = said((-math.inf, out["high"]), "Anderson upper") + f"; {breach}, so only a PASS can be decided"
-    return out

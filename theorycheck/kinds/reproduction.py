@@ -80,12 +80,7 @@ class Reproduction(Claim):
                                     "average of per-repetition empirical Bernstein intervals", int(part["n"].sum()))
             else:
                 iv = stats.bounded_mean_interval(values, upper, per_delta)
-            if iv.high < low_ok or iv.low > high_ok:
-                verdict = stats.FAIL
-            elif low_ok <= iv.low and iv.high <= high_ok:
-                verdict = stats.PASS
-            else:
-                verdict = stats.INCONCLUSIVE
+            verdict = stats.decide_mean_within(iv, low_ok, high_ok).verdict
             verdicts.append(verdict)
             records.append({**{k: point[k] for k in keys}, "published": point["value"], "ours": iv.estimate,
                             "low": iv.low, "high": iv.high, "tolerance": self.tolerance, "verdict": verdict})
