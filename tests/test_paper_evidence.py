@@ -23,16 +23,6 @@ def test_cbss11_thm12_reports_the_halved_convention(tmp_path):
     assert record["notes"][0].startswith("Loss convention: cbss11's (⟨w, x⟩ − y)²")
 
 
-def test_thm34_page_shows_the_printed_step_size_failing_at_large_B(tmp_path):
-    (record,) = run_claims([discover()["hk12.thm3.4"]], out=tmp_path, progress=False)
-    assert record["verdict"] == "PASS"  # the verdict is for B = 1, where both step sizes agree
-    note = record["errata_evidence"]["eta"]
-    theorem, proof = note.split("; with the proof's")
-    assert "lies entirely ABOVE the stated bound" in theorem
-    assert "ABOVE" not in proof
-    assert "So the statement as printed fails" in note
-
-
 def test_lemma8_page_shows_figure_1_as_printed_is_biased(tmp_path):
     (record,) = run_claims([discover()["cbss11.lemma8"]], out=tmp_path, progress=False)
     assert record["verdict"] == "PASS"
