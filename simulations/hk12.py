@@ -48,7 +48,8 @@ class Theorem31(RiskBound):
         "Loss ½(⟨w,x⟩ − y)²; w* minimises the population risk over {‖w‖₂ ≤ B}, the strongest reading of the "
         "theorem's 'any w*'. Line 1 leaves w_1 arbitrary (non-zero, in the ball): the default learner and the "
         "trivial learner start at 10⁻³·(B/√d)·𝟏. Designs: 'boundary' (y = B·sign(x_1), the constraint is active, "
-        "the projection of line 12 matters), 'correlated' (equicorrelated attributes) and, on quick, 'mixed' "
+        "the projection of line 12 matters), 'correlated_signed' (equicorrelated attributes with every other "
+        "sign flipped, so w* has mixed signs at any d) and, on quick, 'mixed' "
         "(weights of alternating sign and unequal size; at d = 100 its L(w_1) − L(w*) is below any affordable "
         "bound, so the full profile cannot use it). " + _SUBJECTS)
     norm = "l2"
@@ -56,11 +57,11 @@ class Theorem31(RiskBound):
     subjects = {"learner": AERR}
     base = _BASE
     profiles = {
-        "quick": {"designs": ("boundary", "correlated", "mixed"), "d": 4, "k": 1, "m": 25000, "repetitions": 400,
+        "quick": {"designs": ("boundary", "correlated_signed", "mixed"), "d": 4, "k": 1, "m": 25000, "repetitions": 400,
                   "rate_designs": ("boundary", "mixed"), "m_grid": (12500, 25000, 50000, 100000),
                   "rate_repetitions": 15, "k_grid": (1, 2, 4), "dk_m": 12500, "dk_repetitions": 15},
-        "full": {"designs": ("boundary", "correlated"), "d": 100, "k": 20, "m": 40000, "repetitions": 500,
-                 "rate_designs": ("boundary", "correlated"), "m_grid": (20000, 40000, 100000, 300000),
+        "full": {"designs": ("boundary", "correlated_signed"), "d": 100, "k": 20, "m": 40000, "repetitions": 500,
+                 "rate_designs": ("boundary", "correlated_signed"), "m_grid": (20000, 40000, 100000, 300000),
                  "rate_repetitions": 30, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 40000, "dk_repetitions": 30},
     }
     defects = (
@@ -121,8 +122,9 @@ class Theorem34(RiskBound):
         "which is also the trivial learner. eta_rule = 'theorem' checks η as printed, 'proof' the proof's choice "
         "(see the erratum). For the printed η the proof gives only (B + 1/B)/2 times the stated bound (its "
         "general-η bound B(log(2d)/(ηm) + 5ηG²), also Kukliansky & Shamir 2015, Thm 4.1). The constant 5 agrees "
-        "with the corrected Lemma 3.7 of Kukliansky & Shamir's supplement. Designs: 'sparse' (s equal weights, "
-        "noisy labels) and 'label_bound' (y = B·x_1, |y| = B on every example, w* on the sphere of the ball); "
+        "with the corrected Lemma 3.7 of Kukliansky & Shamir's supplement. Designs: 'sparse_signed' (s weights "
+        "of equal size, every other sign flipped, so a 1-sparse w* is negative; noisy labels) and 'label_bound' "
+        "(y = B·x_1, |y| = B on every example, w* on the sphere of the ball); "
         "'correlated' is available, but at quick's d = 8 it needs m ≈ 50000 to be non-vacuous. " + _SUBJECTS)
     norm = "l1"
     theory_label = "bound 4B²√(10 d log(2d)/(km))"
@@ -138,11 +140,11 @@ class Theorem34(RiskBound):
                       "printed η is smaller by the factor B, and for large B the stated bound fails"),)
     base = {**_BASE, "s": 1, "eta_rule": "theorem"}
     profiles = {
-        "quick": {"designs": ("sparse", "label_bound"), "d": 8, "k": 4, "m": 10000, "repetitions": 250,
-                  "rate_designs": ("sparse",), "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 10,
+        "quick": {"designs": ("sparse_signed", "label_bound"), "d": 8, "k": 4, "m": 10000, "repetitions": 250,
+                  "rate_designs": ("sparse_signed",), "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 10,
                   "k_grid": (1, 2, 4, 8), "dk_m": 4000, "dk_repetitions": 15, "witness_repetitions": 30},
-        "full": {"designs": ("sparse", "label_bound"), "d": 100, "k": 20, "m": 100000, "repetitions": 400,
-                 "rate_designs": ("sparse", "label_bound"), "m_grid": (30000, 100000, 300000, 1000000),
+        "full": {"designs": ("sparse_signed", "label_bound"), "d": 100, "k": 20, "m": 100000, "repetitions": 400,
+                 "rate_designs": ("sparse_signed", "label_bound"), "m_grid": (30000, 100000, 300000, 1000000),
                  "rate_repetitions": 20, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 100000, "dk_repetitions": 20,
                  "witness_repetitions": 50},
     }

@@ -73,6 +73,59 @@ def lasso_design(params: dict, name: str) -> Design:
     return build_design("lasso", name, params)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class SignFlipped:
+    """A design with the sign of some attributes flipped: x' = S·x for S = diag(signs).
+
+    S is orthogonal and keeps every norm of x, so the hypotheses and the risk landscape are those
+    of ``base`` (a learner's excess risk at S·w equals the base's at w), while w*' = S·w* has the
+    signs of ``signs``: a design whose w* is non-negative becomes one with mixed signs and keeps
+    everything else, including how far the trivial learner is from w*. Exact moments:
+    E[x'x'ᵀ] = SΣS, E[x'y] = S·E[xy], E[y²] unchanged.
+    """
+
+    base: Design
+    signs: np.ndarray
+    name: str
+
+    @property
+    def d(self) -> int:
+        return self.base.d
+
+    def __getattr__(self, attr):  # the declared bounds and parameters of the base design
+        if attr in ("x_bound_l2", "x_bound_linf", "y_bound", "y_second_moment", "params"):
+            return getattr(self.base, attr)
+        raise AttributeError(attr)
+
+    @property
+    def second_moment(self) -> np.ndarray:
+        return self.signs[:, None] * self.base.second_moment * self.signs[None, :]
+
+    @property
+    def cross_moment(self) -> np.ndarray:
+        return self.signs * self.base.cross_moment
+
+    @property
+    def w_star(self) -> np.ndarray:
+        return self.signs * self.base.w_star
+
+    @property
+    def moments(self) -> tuple[np.ndarray, np.ndarray, float]:
+        return self.second_moment, self.cross_moment, self.y_second_moment
+
+    def sample(self, n, random_state) -> tuple[np.ndarray, np.ndarray]:
+        X, y = self.base.sample(n, random_state)
+        return X * self.signs[None, :], y
+
+    def satisfies(self, norm: str, B) -> bool:
+        return self.base.satisfies(norm, B)
+
+
+def alternating_signs(d: int) -> np.ndarray:
+    """(−1, +1, −1, +1, ...): the first attribute flipped, so a 1-sparse w* turns negative."""
+    return np.array([(-1.0) ** (i + 1) for i in range(d)])
+
+
 def mixed_weights(d: int) -> np.ndarray:
     """Unequal weights of alternating sign, (+1, −2, +3, −4, ...)/d: no two |w_i| are equal."""
     return np.array([(-1.0) ** i * (i + 1) for i in range(d)]) / d
@@ -110,10 +163,22 @@ def _ridge_correlated_mixed(p):
     return correlated_design(p["d"], rho=p["rho"], norm="l2", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
 
 
+@register_design("ridge", "correlated_signed", "the 'correlated' design with every other attribute's sign flipped: "
+                 "w* has mixed signs, and L(w_1) − L(w*) stays as large as on 'correlated' at any d")
+def _ridge_correlated_signed(p):
+    return SignFlipped(_ridge_correlated(p), alternating_signs(p["d"]), "correlated_signed")
+
+
 # ------------------------------------------------------------------------------ lasso (l1)
 @register_design("lasso", "sparse", "sign attributes, s equal non-zero weights, noisy labels")
 def _lasso_sparse(p):
     return sparse_lasso_design(p["d"], p["s"], B=p["B"], noise=p["noise"])
+
+
+@register_design("lasso", "sparse_signed", "the 'sparse' design with every other attribute's sign flipped: w* has "
+                 "mixed signs (a 1-sparse w* is negative)")
+def _lasso_sparse_signed(p):
+    return SignFlipped(_lasso_sparse(p), alternating_signs(p["d"]), "sparse_signed")
 
 
 @register_design("lasso", "sparse-uniform", "attributes uniform on [−1, 1], s equal non-zero weights, noisy labels")
