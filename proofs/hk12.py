@@ -9,9 +9,12 @@ from fractions import Fraction
 import numpy as np
 
 from theorycheck import estimators as est
-from theorycheck.bounds.hk12 import clipping_bias_bound, gradient_second_moment_bound
+from theorycheck.algorithms import AELR, AERR
+from theorycheck.bounds.hk12 import clipping_bias_bound, gradient_second_moment_bound, thm31_eta, thm34_eta
 from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, register
+from theorycheck.kinds import exact as kind
 from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
+from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
 from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
 from theorycheck.validation import Budget, Grid, Integer, Positive
 
@@ -42,19 +45,31 @@ class Lemma3_3(ExactLaw):
         "derivation about Algorithm 1's estimator, so a subject that breaks it is not that estimator (even if it is "
         "unbiased and within the bound), and the lemma is about that estimator. Monte Carlo: the sampler `estimate` "
         "(the kernel a learner would run) is drawn on one instance (‖x‖₂ = 1, ‖w‖₂ = 0.9 with |w_j| ∈ [0.5, 1.5]·c, "
-        "mixed signs), on the range |g_i| ≤ max_j |φ_j|·d·|x_i| the estimator allows, as for cbss11.lemma11."
+        "mixed signs), on the range |g_i| ≤ max_j |φ_j|·d·|x_i| the estimator allows, as for cbss11.lemma11. "
+        "Learner: the subject `learner` (AERR, with Theorem 3.1's η) is run with its path recorded on adversarial "
+        "ridge designs; its own g̃_t must be unbiased given the past along that path, a martingale statement "
+        "decided by Azuma–Hoeffding on the predictable range of the kernel (the range is finite on each step but "
+        "not uniformly: φ̃ can be as large as ‖w‖₂²|x_j|/|w_j|). The second moment is not checked along the path: "
+        "its range is not bounded by anything near 8B²d/k, so no calibrated test of it there has power."
     )
-    subjects = {"distribution": est.aerr_gradient_estimate_distribution, "estimate": est.aerr_gradient_estimate}
+    subjects = {"distribution": est.aerr_gradient_estimate_distribution, "estimate": est.aerr_gradient_estimate,
+                "learner": AERR}
     protocols = {"distribution": Contract(EstimatorLaw),
-                 "estimate": Contract(GradientEstimator, call=("random_state",))}
+                 "estimate": Contract(GradientEstimator, call=("random_state",)), "learner": TRAJECTORY_LEARNER}
     parameters = {**{k: LAW_PARAMETERS[k] for k in ("d_max", "instances", "adversarial", "spread", "B")},
-                  **MC_PARAMETERS, "mc_k": Budget(of="mc_d")}
+                  **MC_PARAMETERS, "mc_k": Budget(of="mc_d"), **kind.LEARNER_PARAMETERS,
+                  "learner_designs": kind.learner_designs("l2")}
     base = {"d_max": 4, "instances": 6, "adversarial": 2, "spread": 6, "B": 1.0, "mc_d": 20, "mc_k": 4,
-            "mc_samples": 100_000, "mc_repetitions": 2, "delta": 1e-3, "resolution": 0.05}
+            "mc_samples": 100_000, "mc_repetitions": 2, "delta": 1e-3, "resolution": 0.05,
+            "learner_designs": ("mixed", "correlated_mixed"), "learner_d": 5, "learner_k": 1, "learner_m": 40_000,
+            "learner_runs": 1, "learner_noise": 0.1, "learner_rho": 0.5, "learner_delta": 1e-3,
+            "learner_resolution": 0.05}
     profiles = {"quick": {}, "full": {"d_max": 6, "instances": 25, "adversarial": 4, "spread": 12, "B": 1.5,
-                                      "mc_d": 100, "mc_k": 10, "mc_samples": 1_000_000, "mc_repetitions": 4}}
+                                      "mc_d": 100, "mc_k": 10, "mc_samples": 1_000_000, "mc_repetitions": 4,
+                                      "learner_m": 100_000, "learner_runs": 4}}
     ball = "l2"
     sampler = "estimate"
+    learner = "learner"
     target_name = "(⟨w,x⟩ − y)x"
     functional_name = "E‖g̃‖₂²"
     bound_name = "8B²d/k"
@@ -72,6 +87,10 @@ class Lemma3_3(ExactLaw):
         Defect("x̃ drawn without replacement (unbiased, within the bound)",
                {"distribution": D + "aerr_law_x_without_replacement"}, overrides=SMALL),
         Defect("sampler with x̃ weighted d instead of d/k", {"estimate": D + "aerr_sampler_weight_d"}),
+        Defect("learner whose x̃ lacks the weight d/k", {"learner": D + "AERRWithoutWeight"}),
+        Defect("learner run with η·k/d (its estimates are Algorithm 1's)", {"learner": "tests.defects_bounds:"
+                                                                                    "MissingScaleAERR"},
+               caught=False, why="its g̃_t are the paper's (only its step is smaller), which is all Lemma 3.3 is about"),
     )
     power = (
         "Every outcome of the subject's law is enumerated on every instance, so a bias on one instance, or a second "
@@ -79,7 +98,9 @@ class Lemma3_3(ExactLaw):
         "FAIL. Since the bound is loose by 2d/(d + k − 1), a noisier or quieter but unbiased estimator could pass it; "
         "the identity check catches those (x̃ without replacement). The Monte-Carlo part checks the sampler itself "
         "(a draw out of range is a certain FAIL; a bias of about twice the resolution on one coordinate is caught with "
-        "probability ≥ 1 − δ); a learner that runs a kernel of its own rather than this sampler is out of reach."
+        "probability ≥ 1 − δ). The learner part reads the learner's own estimates on its path: a learner whose "
+        "estimate is biased by a fixed factor (x̃ without d/k) is caught; a per-step bias below the resolution (in "
+        "units of the step's range, which for AERR can be far wider than the typical estimate) is not."
     )
 
     def target(self, w, x, y):
@@ -116,6 +137,9 @@ class Lemma3_3(ExactLaw):
     def mc_range(self, w, x, y, d, k):  # |x̃_i| ≤ d·|x_i| (all k draws on i)
         return np.abs(self.phi_values(w, x, y)).max() * d * np.abs(x)
 
+    def learner_eta(self, d, k, m, B):
+        return thm31_eta(d, k, m)
+
 
 @register
 class Lemma3_8(Lemma3_3):
@@ -135,9 +159,14 @@ class Lemma3_8(Lemma3_3):
         "a small grid; every d ≤ d_max and k ≤ d. Derived: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², with "
         "E[φ̃²] = ‖w‖₁Σ|w_j|x_j² − 2y⟨w,x⟩ + y² ≤ 4B²; the supremum of the ratio is (d + k − 1)/(2d). As for "
         "Lemma 3.3, that identity FAILs a subject that breaks it, and the sampler `estimate` is drawn by Monte Carlo "
-        "(‖x‖∞ = 1, ‖w‖₁ = 0.9)."
+        "(‖x‖∞ = 1, ‖w‖₁ = 0.9). Learner: AELR (Theorem 3.4's η) on adversarial lasso designs, its unclipped g̃_t "
+        "checked along its path as for Lemma 3.3; there |φ̃| ≤ 2B, so every range is at most 2Bd|x_i|."
     )
-    subjects = {"distribution": est.aelr_gradient_estimate_distribution, "estimate": est.aelr_gradient_estimate}
+    subjects = {"distribution": est.aelr_gradient_estimate_distribution, "estimate": est.aelr_gradient_estimate,
+                "learner": AELR}
+    parameters = {**Lemma3_3.parameters, "learner_designs": kind.learner_designs("l1")}
+    base = {**Lemma3_3.base, "learner_designs": ("mixed", "label_bound"), "learner_m": 10_000}
+    profiles = {"quick": {}, "full": {**Lemma3_3.profiles["full"], "learner_m": 40_000}}
     ball = "l1"
     functional_name = "‖E g̃²‖∞"
     identities = {"identity": "the subject is Algorithm 2's estimator: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², "
@@ -154,6 +183,7 @@ class Lemma3_8(Lemma3_3):
         Defect("the clipped ḡ (η = 1) given as g̃", {"distribution": D + "aelr_law_clipped"}),
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "aelr_law_one_draw"}),
         Defect("sampler with x̃ weighted d instead of d/k", {"estimate": D + "aelr_sampler_weight_d"}),
+        Defect("learner whose x̃ lacks the weight d/k", {"learner": D + "AELRWithoutWeight"}),
     )
     power = Lemma3_3.power.replace("x̃ without replacement", "x̃ without replacement, or AERR's φ̃")
 
@@ -166,6 +196,9 @@ class Lemma3_8(Lemma3_3):
 
     def phi_values(self, w, x, y):
         return np.abs(w).sum() * np.sign(w[w != 0]) * x[w != 0] - y
+
+    def learner_eta(self, d, k, m, B):
+        return thm34_eta(d, k, m, B, "theorem")
 
     def identity(self, w, x, y, d, k, m, B):
         base = self.phi_second_moment(w, x, y) * max(v * v for v in x)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from theorycheck import estimators as est
 
 from . import naive
+from .defects_regret import LiteralAELR, LiteralAERR
 
 # ---------------------------------------------------------------------- cbss11 Lemma 7
 
@@ -125,3 +128,28 @@ def bias_bound_quarter(variance, C):
 def bias_bound_one(variance, C):
     """Var/C: a smaller constant than the paper's 2, still true."""
     return variance / C
+
+
+# ---------------------------------------------------------------------- learners (hk12 Lemmas 3.3, 3.8)
+class AERRWithoutWeight(LiteralAERR):
+    """Algorithm 1 whose x̃ is Σ_r x[i_r]·e_{i_r}, without the importance weight d/k: it computes
+    g̃ = (k/d)·φ̃·x̃_paper, steps η·g̃ with it and records it, so E g̃ = (k/d)(⟨w,x⟩ − y)x (biased,
+    and stable: the steps only get smaller)."""
+
+    def fit(self, X, y):
+        d = np.shape(X)[1]
+        self.step = self.k / d  # the literal kernel steps step·η·(φ̃ x̃_paper) = η·g̃
+        super().fit(X, y)
+        path = getattr(self, "trajectory_", None)
+        if path is not None:
+            path["g"] = path["g"] * (self.k / d)
+            path["g_tilde"] = path["g"]
+        return self
+
+
+class AELRWithoutWeight(LiteralAELR):
+    """Algorithm 2 whose x̃ lacks the importance weight d/k (E g̃ = (k/d)(⟨w,x⟩ − y)x), used and
+    recorded as its g̃ (clipping then cuts less: a stable, slower learner)."""
+
+    def _weight(self, d):
+        return float(self.k)

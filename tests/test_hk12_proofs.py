@@ -28,7 +28,8 @@ def _sup_ratio(summary):
 def test_lemma33_passes_attains_the_derived_supremum_and_shows_eq9(run_claim, tmp_path):
     record = run_claim("hk12.lemma3.3")
     assert record["verdict"] == "PASS", record["decision"]
-    assert record["delta"] == pytest.approx(1e-3) and record["theory"] == 1.0  # the Monte-Carlo part's δ
+    assert record["delta"] == pytest.approx(2e-3) and record["theory"] == 1.0  # Monte Carlo's δ + the learner's
+    assert "[PASS] Learner (the subject `learner`" in record["decision"]
     assert record["observed"] == pytest.approx(7 / 8, abs=1e-15)  # (d + k − 1)/(2d) at d = k = d_max = 4
     summary = pd.read_csv(tmp_path / record["summary_file"])
     assert summary["unbiased"].all() and summary["within_bound"].all() and summary["identity"].all()
@@ -141,6 +142,51 @@ def test_instances_satisfy_the_hypotheses_exactly():
                        if f == "adversarial")
 
 
+# ---------------------------------------------------------------------- the learners' own estimates
+@pytest.mark.parametrize(("claim_id", "learner"), [("hk12.lemma3.3", bad.AERRWithoutWeight),
+                                                   ("hk12.lemma3.8", bad.AELRWithoutWeight)])
+def test_learner_with_a_biased_estimate_fails_only_the_learner_part(run_claim, claim_id, learner):
+    record = run_claim(claim_id, {"learner": learner})
+    assert record["verdict"] == "FAIL"
+    assert "[FAIL] Learner (the subject `learner`" in record["decision"]
+    assert "> 1 (in" in record["decision"] and "left the almost-sure range" not in record["decision"]
+    assert "[FAIL]" not in record["decision"].split("[FAIL] Learner")[0]  # the law and the sampler still pass
+
+
+def test_learner_estimate_outside_its_range_is_a_certain_fail(run_claim):
+    from .defects_regret import AELRSquaredWeight  # x̃ weighted d² instead of d: |x̃_i| can exceed d·|x_i|
+
+    record = run_claim("hk12.lemma3.8", {"learner": AELRSquaredWeight}, learner_m=2000)
+    assert record["verdict"] == "FAIL" and "left the almost-sure range" in record["decision"]
+
+
+def test_learner_step_is_not_the_lemmas_business(run_claim):
+    from .defects_bounds import MissingScaleAERR  # AERR run with η·k/d: Algorithm 1's estimates, a smaller step
+
+    record = run_claim("hk12.lemma3.3", {"learner": MissingScaleAERR}, learner_m=5000, learner_resolution=0.1)
+    assert record["verdict"] == "PASS", record["decision"]
+
+
+def test_martingale_decision_is_calibrated_and_detects_its_discrepancy():
+    from theorycheck import stats
+
+    rng = np.random.default_rng(0)
+    n, C, delta = 400, 200, 0.05
+    # increments of width 1 with conditional mean 0 (a ±1/2 coin whose sign depends on the past)
+    steps = rng.choice([-0.5, 0.5], (n, C))
+    before = np.vstack([np.zeros((1, C)), np.cumsum(steps, axis=0)[:-1]])  # known before step t
+    sums = (np.where(before > 0, -1, 1) * steps).sum(axis=0)
+    decision, ratios, detect = stats.decide_martingale_mean_zero(sums, np.full(C, n), delta, 1.0, "coins")
+    assert decision.verdict == "PASS" and ratios.max() < 1
+    assert detect[0] == pytest.approx(stats.min_discrepancy_martingale(n, delta / C))
+    # a per-step bias of the detectable size, on one sum, is found
+    shifted = sums.copy()
+    shifted[7] += n * detect[0]
+    assert stats.decide_martingale_mean_zero(shifted, np.full(C, n), delta, 1.0, "coins")[0].verdict == "FAIL"
+    assert stats.decide_martingale_mean_zero(sums, np.full(C, n), delta, 0.01, "coins")[0].verdict == "INCONCLUSIVE"
+    assert stats.decide_martingale_mean_zero(sums, np.full(C, n), delta, 1.0, "coins", outside=1)[0].verdict == "FAIL"
+
+
 # ---------------------------------------------------------------------- Lemma A.2
 def test_lemma_a2_passes_and_finds_the_extremal_family(run_claim, tmp_path):
     record = run_claim("hk12.lemmaA.2")
@@ -204,7 +250,8 @@ def test_lemma_a2_laws_meet_their_labels():
 
 @pytest.mark.parametrize(("claim_id", "setting"), [
     ("hk12.lemma3.3", {"d_max": "8"}), ("hk12.lemma3.3", {"B": "0"}), ("hk12.lemma3.8", {"instances": "-1"}),
-    ("hk12.lemmaA.2", {"C": "1,-2"}), ("hk12.lemmaA.2", {"tail_depth": "0"}),
+    ("hk12.lemmaA.2", {"C": "1,-2"}), ("hk12.lemmaA.2", {"tail_depth": "0"}), ("hk12.lemma3.3", {"learner_k": "6"}),
+    ("hk12.lemma3.8", {"learner_designs": "boundary,nonexistent"}),
 ])
 def test_bad_parameters_are_rejected(claim_id, setting):
     with pytest.raises(ParameterError):

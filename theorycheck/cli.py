@@ -39,9 +39,13 @@ def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
 
 
 def _load_subject(spec: str):
+    """The object named by ``module:attr``; modules are also looked up in the current folder,
+    as ``python -m`` would, so a user's file beside them loads without setting PYTHONPATH."""
     module_name, sep, attr = spec.partition(":")
     if not sep:
         raise ParameterError(f"subject {spec!r} must be given as module:attribute")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         obj = importlib.import_module(module_name)
         for part in attr.split("."):

@@ -44,6 +44,9 @@ decide_frequency_at_most       ≤ δ/2: exact Clopper–Pearson on i.i.d.      
                                violation indicators
 decide_slope_at_most           ≈ δ/2: percentile bootstrap over the runs    (the interval's
                                at each level (asymptotic, stated as such)   half-width)
+decide_martingale_mean_zero    ≤ δ: Azuma–Hoeffding on sums of martingale   min_discrepancy_
+                               increments with predictable a.s. ranges,     martingale
+                               union bound over the sums
 =============================  ==========================================  ===================
 
 :func:`combine` is the one verdict combiner: FAIL if any part fails, PASS if every part
@@ -626,3 +629,52 @@ def decide_mean_within(interval: Interval, low: float, high: float) -> Decision:
     if low <= interval.low and interval.high <= high:
         return Decision(PASS, f"{interval.describe()} lies inside [{low:.6g}, {high:.6g}]")
     return Decision(INCONCLUSIVE, f"{interval.describe()} straddles an end of [{low:.6g}, {high:.6g}]")
+
+
+def min_discrepancy_martingale(steps: int, delta: float) -> float:
+    """The smallest average per-step conditional mean (in units of the width bound 1 of
+    :func:`decide_martingale_mean_zero`) that a sum of ``steps`` increments reveals at level δ
+    with probability ≥ 1 − δ: twice the Azuma threshold over the number of steps,
+    sqrt(2·log(2/δ)/steps) (the centred sum stays above minus the threshold with probability
+    ≥ 1 − δ/2, by the same inequality)."""
+    if steps < 1:
+        raise ParameterError("need at least one step")
+    return math.sqrt(2.0 * math.log(2.0 / check_delta(delta)) / steps)
+
+
+def decide_martingale_mean_zero(sums, steps, delta: float, resolution: float, what: str, outside: int = 0):
+    """Decide "every increment has conditional mean 0" from C sums of martingale increments.
+
+    Sum c is S_c = Σ_{t ≤ n_c} Z_t where, under the claim, E[Z_t | everything before Z_t is drawn]
+    = 0 and Z_t ∈ [a_t, a_t + 1] almost surely with a_t known before Z_t is drawn (the caller
+    divides each increment by a predictable bound on the width of its range, which keeps both
+    properties); ``steps`` is n_c, fixed in advance. Azuma–Hoeffding (Hoeffding's lemma given the
+    past, so exp(λS_t − λ²t/8) is a supermartingale; Markov at the best fixed λ) gives
+    P(|S_c| ≥ τ_c) ≤ δ/C for τ_c = sqrt(n_c·log(2C/δ)/2). FAIL when some |S_c| > τ_c (union bound
+    over the C sums: false-FAIL rate ≤ δ, finite-sample), or when ``outside`` > 0 increments left
+    their almost-sure range (certain); PASS when none does and every sum detects a per-step bias of
+    ``resolution`` (:func:`min_discrepancy_martingale` at δ/C); INCONCLUSIVE otherwise.
+    Returns (decision, ratios |S_c|/τ_c, the per-step bias each sum detects).
+    """
+    sums = np.asarray(sums, dtype=np.float64).ravel()
+    steps = np.asarray(steps, dtype=np.int64).ravel()
+    C = sums.size
+    if C == 0 or steps.min() < 1:
+        return Decision(INCONCLUSIVE, f"no sum of increments checked {what}"), np.zeros(C), np.full(C, math.inf)
+    level = check_delta(delta) / C
+    tau = np.sqrt(steps * math.log(2.0 / level) / 2.0)
+    ratios = np.abs(sums) / tau
+    detect = np.array([min_discrepancy_martingale(int(n), level) for n in steps])
+    head = (f"{what}: {C} martingale sums, Azuma–Hoeffding at δ/{C} = {level:.3g} each (union bound: total "
+            f"δ = {delta:g}); largest |S|/threshold {float(ratios.max()):.3g}")
+    if outside:
+        return Decision(FAIL, f"{what}: {outside} increments left the almost-sure range derived for the claim, "
+                              "which is certain"), ratios, detect
+    if (ratios > 1.0).any():
+        return Decision(FAIL, f"{head} > 1 (in {int((ratios > 1.0).sum())} sums)"), ratios, detect
+    worst = float(detect.max())
+    if worst <= resolution:
+        return Decision(PASS, f"{head} ≤ 1; every sum detects a per-step bias of {worst:.3g} width units "
+                              f"(resolution {resolution:g})"), ratios, detect
+    return Decision(INCONCLUSIVE, f"{head} ≤ 1, but some sum only detects a per-step bias of {worst:.3g} width "
+                                  f"units (> resolution {resolution:g})"), ratios, detect

@@ -61,6 +61,22 @@ tightness (largest functional/bound) is reported.
     not the paper's estimator); otherwise each coordinate's mean is decided by
     :func:`theorycheck.stats.decide_mean_equals` at δ/d (union bound: a true lemma FAILs with
     probability ≤ δ).
+  Learner part (optional; when ``learner`` names a subject with the contract
+  :data:`~theorycheck.kinds.pathwise.TRAJECTORY_LEARNER`): the estimates a learner computed in its
+  own kernel, on the path it took. For each design in ``learner_designs`` (the registry's
+  "ridge" designs for ``ball = "l2"``, "lasso" for "l1") and each of ``learner_runs`` runs, the
+  learner is built with ``learner_eta(d, k, m, B)`` and ``record_trajectory=True`` and fitted on
+  m = ``learner_m`` fresh examples; Z_t = g̃_t − target(w_t, x_t, y_t) must then have conditional
+  mean 0 given the past and (x_t, y_t). Range (for an estimate φ̃·x̃ with x̃ from k uniform draws
+  weighted d/k): x̃_i = (d/k)·N_i·x_i with N_i ∈ {0, …, k}, so x̃_i lies between 0 and d·x_i, and
+  φ̃ lies in [φ_lo, φ_hi], the extremes of ``phi_values(w_t, x_t, y_t)`` (−y_t when w_t = 0); so
+  g̃_t,i lies in the hull of {0, d·x_i·φ_lo, d·x_i·φ_hi}, known before the draws (predictable). A
+  recorded g̃_t,i outside it is a certain FAIL; otherwise each Z_t,i is divided by its range's
+  width W_t,i, and two sums per coordinate and run, Σ_t Z_t,i/W_t,i and Σ_t sign(target_t,i)·
+  Z_t,i/W_t,i (the second adds up a scale error in the estimate), are decided by
+  :func:`theorycheck.stats.decide_martingale_mean_zero` at ``learner_delta`` (Azuma–Hoeffding,
+  union bound over every sum) with ``learner_resolution``, the per-step bias in units of W.
+  Hook: ``learner_eta``. Parameters: :data:`LEARNER_PARAMETERS`.
   Parameters: ``d_max``, ``instances``, ``spread`` and, if used, ``B`` and ``adversarial``
   (rules in :data:`LAW_PARAMETERS`); the Monte-Carlo part adds :data:`MC_PARAMETERS`.
   Figure: the largest functional/bound per (d, k), one series per d, beside the bound (ratio
@@ -81,9 +97,11 @@ import pandas as pd
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..estimators import SampleMoments
+from ..generators.registry import build_design, design_names
 from ..rng import kernel_state
 from ..stats import FAIL
-from ..validation import Integer, ParameterError, Positive, Probability
+from ..validation import Budget, Integer, Names, ParameterError, Positive, Probability
+from .pathwise import Path
 
 Vector = tuple[Fraction, ...]
 Instance = tuple[str, Vector, Vector, Fraction]  # (family, w, x, y)
@@ -92,6 +110,15 @@ LAW_PARAMETERS = {"d_max": Integer(1, 7), "instances": Integer(0), "adversarial"
                   "spread": Integer(1), "B": Positive()}
 MC_PARAMETERS = {"mc_d": Integer(1), "mc_k": Integer(1), "mc_samples": Integer(2), "mc_repetitions": Integer(0),
                  "delta": Probability(), "resolution": Positive()}
+LEARNER_PARAMETERS = {"learner_d": Integer(1), "learner_k": Budget(of="learner_d"), "learner_m": Integer(1),
+                      "learner_runs": Integer(0), "learner_noise": Probability(), "learner_rho": Probability(),
+                      "learner_delta": Probability(), "learner_resolution": Positive()}
+SETTING = {"l2": "ridge", "l1": "lasso"}
+
+
+def learner_designs(ball: str):
+    """The rule of ``learner_designs``: names of the registry's designs for the ball's setting."""
+    return Names(*design_names(SETTING[ball]))
 
 
 def fmt(v) -> str:
@@ -266,6 +293,7 @@ class ExactLaw(Exact):
     identities: ClassVar[dict[str, str]] = {}
     readings: ClassVar[dict[str, tuple[Any, str]]] = {}
     sampler: ClassVar[str | None] = None
+    learner: ClassVar[str | None] = None
     case_columns = ("d", "k", "family", "w", "x", "y")
     details = {"unbiased": ("mean", "target"), "within_bound": ("functional", "bound", "ratio")}
     worst = {"within_bound": "ratio"}
@@ -302,6 +330,12 @@ class ExactLaw(Exact):
     def mc_range(self, w, x, y, d, k) -> np.ndarray:
         raise NotImplementedError
 
+    def learner_eta(self, d, k, m, B) -> float:
+        raise NotImplementedError
+
+    def phi_values(self, w, x, y) -> np.ndarray:
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ declared checks
     @property
     def checks(self) -> dict[str, str]:  # type: ignore[override]
@@ -315,12 +349,60 @@ class ExactLaw(Exact):
     def cases(self, p):
         exact = [{"part": "exact", "d": d} for d in range(1, p["d_max"] + 1)]
         mc = [{"part": "mc", "repetition": r} for r in range(p["mc_repetitions"])] if self.sampler else []
-        return exact + mc
+        runs = [{"part": "learner", "design": name, "run": r} for name in p["learner_designs"]
+                for r in range(p["learner_runs"])] if self.learner else []
+        return exact + mc + runs
 
     def measure(self, p, task, subjects, seed):
         if task["part"] == "mc":
             return self.measure_mc(p, task, subjects[self.sampler], seed)
+        if task["part"] == "learner":
+            return self.measure_learner(p, task, subjects[self.learner], seed)
         return super().measure(p, task, subjects, seed)
+
+    def estimate_range(self, W, X, y):
+        """Per step and coordinate, the hull of {0, d·x_i·φ_lo, d·x_i·φ_hi} that g̃_t,i lies in
+        (see the module docstring), from the iterates W (m, d) and the data."""
+        d = X.shape[1]
+        lo, hi = np.empty(len(y)), np.empty(len(y))
+        for t in range(len(y)):
+            phi = self.phi_values(W[t], X[t], y[t])
+            phi = phi if phi.size else np.array([-y[t]])
+            lo[t], hi[t] = phi.min(), phi.max()
+        ends = np.stack([np.zeros_like(X), d * X * lo[:, None], d * X * hi[:, None]])
+        return ends.min(axis=0), ends.max(axis=0)
+
+    def measure_learner(self, p, task, learner, seed):
+        d, k, m, B = p["learner_d"], p["learner_k"], p["learner_m"], float(p["B"])
+        design = build_design(SETTING[self.ball], task["design"], {"d": d, "B": B, "noise": p["learner_noise"],
+                                                                    "rho": p["learner_rho"], "s": max(1, d // 2)})
+        data_seq, algo_seq = seed.spawn(2)
+        X, y = design.sample(m, kernel_state(data_seq))
+        eta = float(self.learner_eta(d, k, m, B))
+        model = learner(k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]), record_trajectory=True)
+        model.fit(X, y)
+        path = Path.from_learner(model, m, d)
+        target = ((path.w * X).sum(axis=1) - y)[:, None] * X
+        lo, hi = self.estimate_range(path.w, X, y)
+        g = path.g_tilde
+        slack = 1e-9 * np.maximum(np.abs(lo), np.abs(hi)) + 1e-300
+        excess = np.maximum(g - hi, lo - g)
+        width = hi - lo
+        scaled = np.where(width > 0, (g - target) / np.where(width > 0, width, 1.0), 0.0)
+        size = np.sqrt((X * X).sum(axis=1)).max() if self.ball == "l2" else np.abs(X).max()
+        norm = BALLS[self.ball][0]
+        hyps = [Hypothesis(  # the step the learner took is not the lemma's business, only its estimates
+            f"{norm} ≤ 1 and |y| ≤ B on every example drawn (design {task['design']})",
+            bool(size <= 1 + 1e-12 and np.abs(y).max() <= B * (1 + 1e-12)),
+            f"max {norm} {size:.15g}, max |y| {np.abs(y).max():.15g}, B = {B:g}")]
+        rows = []
+        for statistic, weight in (("plain", 1.0), ("aligned", np.sign(target))):
+            sums = (weight * scaled).sum(axis=0)
+            rows += [{"part": "learner", "design": task["design"], "run": task["run"], "coordinate": i,
+                      "statistic": statistic, "sum": float(sums[i]), "steps": m,
+                      "outside": int((excess[:, i] > slack[:, i]).sum()) if statistic == "plain" else 0,
+                      "max_excess": float(excess[:, i].max())} for i in range(d)]
+        return Measurement(rows, hyps)
 
     def evaluate(self, p, case, subjects, rng):
         law, d = subjects["distribution"], case["d"]
@@ -382,9 +464,32 @@ class ExactLaw(Exact):
         mc = table[table["part"] == "mc"] if self.sampler and "part" in table else table.iloc[0:0]
         return decide_unbiased_coordinates(p, mc) if len(mc) else (None, [])
 
+    def learner_part(self, p, table) -> list[tuple[str, str]]:
+        """The learner part's decision (see the module docstring), or []."""
+        runs = table[table["part"] == "learner"] if self.learner and "part" in table else table.iloc[0:0]
+        if not len(runs):
+            return []
+        what = (f"Learner (the subject `{self.learner}`, d = {p['learner_d']}, k = {p['learner_k']}, "
+                f"{p['learner_m']} steps per run, {p['learner_runs']} run(s) on each of "
+                f"{', '.join(p['learner_designs'])}): its recorded g̃_t − {self.target_name} at w_t, a martingale, "
+                "summed per coordinate (plain, and aligned with the sign of the target)")
+        dec, ratios, _ = stats.decide_martingale_mean_zero(
+            runs["sum"], runs["steps"], p["learner_delta"], p["learner_resolution"], what,
+            outside=int(runs["outside"].sum()))
+        worst = runs.iloc[int(np.argmax(ratios))]
+        text = dec.reason + (f"; worst: design {worst['design']}, run {int(worst['run'])}, coordinate "
+                             f"{int(worst['coordinate'])}, {worst['statistic']} sum {worst['sum']:.4g}")
+        if runs["outside"].sum():
+            bad = runs.loc[runs["max_excess"].idxmax()]
+            text += (f"; e.g. design {bad['design']}, coordinate {int(bad['coordinate'])}: a g̃_t,i "
+                     f"{bad['max_excess']:.4g} beyond the range the paper's estimator allows")
+        return [(dec.verdict, text + ".")]
+
     def extra_decisions(self, p, table):
         summary, parts = self.mc_part(p, table)
-        return parts, ({"delta": p["delta"]} if summary is not None else {})
+        learner = self.learner_part(p, table)
+        delta = (p["delta"] if summary is not None else 0.0) + (p["learner_delta"] if learner else 0.0)
+        return parts + learner, ({"delta": delta} if summary is not None or learner else {})
 
     def summarize(self, p, table):
         exact = self.exact_rows(table)
