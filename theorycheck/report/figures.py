@@ -460,6 +460,14 @@ def render_svg(summary: pd.DataFrame, plot: dict) -> str:
     if draw is None:
         raise ValueError(f"unknown plot kind {kind!r}; expected line, point or residual")
     hue = plot.get("hue") if plot.get("hue") in summary else None
+    # An interval end at ±∞ (a one-sided interval) has nothing to draw: the bar stops at the point
+    # and the table beside the figure shows the infinite end.
+    ends = [c for c in (plot.get("low"), plot.get("high")) if c and c in summary]
+    if ends:
+        summary = summary.copy()
+        for column in ends:
+            values = pd.to_numeric(summary[column], errors="coerce")
+            summary[column] = values.where(np.isfinite(values))
     series = _series(summary, hue)
     fig, ax = _new_figure()
     style_handles = draw(ax, summary, plot, series)
