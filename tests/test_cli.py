@@ -172,3 +172,40 @@ def test_index_keeps_earlier_results_apart_from_the_run(capsys, tmp_path):
     head, earlier = index.split("Earlier results in this folder")
     assert "cbss11.thm2.html" in head and "cbss11.lemma7.html" not in head
     assert "cbss11.lemma7.html" in earlier and "cbss11.thm3.html" in earlier
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--out", ""], "--out must name a folder"),
+    (["--out", "A_FILE"], "is not a folder"),
+    (["--out", "/proc/theorycheck-cannot-be-here"], "cannot be written"),
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+    (["--set", "functions=2", "functions=3"], "gives functions twice"),
+    (["--jobs", "100000"], "exceeds the"),
+])
+def test_bad_verify_inputs_exit_2_before_any_work(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "A_FILE").write_text("not a folder")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    argv = [a.replace("A_FILE", str(tmp_path / "A_FILE")) for a in argv]
+    status, out, err = run(capsys, "verify", "cbss11.lemma7", "--quiet", *(["--out", str(tmp_path / "r")]
+                                                                       if "--out" not in argv else []), *argv)
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+
+
+def test_generated_files_follow_the_umask(capsys, tmp_path):
+    """Files are written with the mode the umask gives (0644 usually), not mkstemp's 0600."""
+    import os
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    status, _, _ = run(capsys, "verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path))
+    assert status == 0
+    for path in (tmp_path / "index.html", tmp_path / "summary.json", tmp_path / "results" / "cbss11.lemma7.json"):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+
+
+def test_a_paper_without_claims_says_so(capsys):
+    status, out, _ = run(capsys, "list", "--paper", "ks15")
+    assert status == 0 and out.startswith("ks15 has no claims yet") and "cbss11" in out

@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -34,8 +35,27 @@ def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
             name, sep, value = part.partition("=")
             if not sep or not name.strip() or not value.strip():
                 raise ParameterError(f"malformed {what} {part!r}: expected NAME=VALUE")
+            if name.strip() in result:
+                raise ParameterError(f"{what} gives {name.strip()} twice ({result[name.strip()]} and {value.strip()}); "
+                                     "give each name once")
             result[name.strip()] = value.strip()
     return result
+
+
+def _output_folder(text: str) -> Path:
+    """The ``--out`` folder, checked before any work: a non-empty path that is a folder (or can be
+    created as one) and that we may write into."""
+    if not text.strip():
+        raise ParameterError("--out must name a folder, got an empty path")
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out {text!r} is not a folder (a file of that name exists)")
+    existing = next((parent for parent in (out, *out.parents) if parent.exists()), Path("."))
+    try:  # the one honest test of "can be written": make (and remove) a folder there
+        os.rmdir(tempfile.mkdtemp(prefix=".theorycheck-probe-", dir=existing))
+    except OSError as err:
+        raise ParameterError(f"--out {text!r} cannot be written: {err.strerror} in {existing}") from None
+    return out
 
 
 def _load_subject(spec: str):
@@ -113,6 +133,9 @@ def _cmd_list(args) -> int:
     else:
         for c in claims:
             print(f"{c.id:<22} {c.kind:<12} {c.reference:<14} {c.title}")
+        if not claims:
+            print(f"{args.paper} has no claims yet (papers with claims: "
+                  + ", ".join(sorted({c.paper for c in select(None)})) + ")")
     return EXIT_OK
 
 
@@ -123,6 +146,13 @@ def _cmd_verify(args) -> int:
 
     if args.jobs == 0 or args.jobs < -1:
         raise ParameterError(f"--jobs must be a positive number or -1, got {args.jobs}")
+    cores = os.cpu_count() or 1
+    if args.jobs > cores:
+        raise ParameterError(f"--jobs {args.jobs} exceeds the {cores} cores of this machine; use at most {cores} "
+                             "(or -1 for all of them)")
+    if args.seed < 0:
+        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    _output_folder(args.out)
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)

@@ -55,11 +55,24 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(data)
             fh.flush()
+            os.fchmod(fh.fileno(), 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    """The process's umask (read once: reading it means setting it)."""
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
 
 
 def write_json(path: Path, obj: Any) -> None:
