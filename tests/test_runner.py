@@ -181,3 +181,33 @@ def test_declared_rules_are_checked_before_any_work(tmp_path, overrides, message
 def test_profiles_list_only_what_differs_from_the_base():
     assert Declared().profile("full") == {"tasks": 3, "error_at": -1, "d": 4, "k": 2}
     assert Declared().profile("quick")["tasks"] == 2
+
+
+@pytest.mark.parametrize("damage", [b"{}", b"null", b"[1, 2]", b'{"rows": 3}', b"\xff\xfe not utf-8", b"{trunc"])
+def test_a_damaged_cache_entry_is_recomputed_with_a_warning(tmp_path, capsys, damage):
+    (first,) = run_claims([Counting()], out=tmp_path, progress=False)
+    (entry,) = list(tmp_path.glob(".cache/**/task-0.json"))
+    entry.write_bytes(damage)
+    CALLS.clear()
+    (again,) = run_claims([Counting()], out=tmp_path, progress=False)
+    assert CALLS == [0]  # only the damaged task ran again
+    assert again["observed"] == first["observed"]
+    err = capsys.readouterr().err
+    assert "is damaged; it is recomputed" in err and str(entry) in err
+
+
+def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
+    from theorycheck import report
+    from theorycheck.runner import load_result
+
+    run_claims([Counting()], out=tmp_path, progress=False)
+    run_claims([Vacuous()], out=tmp_path, progress=False)
+    (tmp_path / "results" / "cbss11.toy.json").write_text('{"id": "cbss11.toy", "verd')
+    assert load_result(tmp_path, "cbss11.toy") is None
+    report.render(tmp_path, registry={})
+    assert "is damaged" in capsys.readouterr().err
+    (tmp_path / "summary.json").write_text("{")
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match=r"summary\.json is damaged"):
+        report.render(tmp_path, registry={})

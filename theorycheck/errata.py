@@ -27,8 +27,8 @@ def stored_results(out: Path | str | None) -> dict[str, dict[str, Any]]:
     for path in sorted(folder.glob("*.json"), key=lambda p: natural_key(p.stem)):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue  # unreadable: treated as no run
+        except (OSError, ValueError):  # unreadable, bad JSON or not UTF-8: treated as no run
+            continue
         if isinstance(record, dict) and "id" in record:
             records[record["id"]] = record
     return records

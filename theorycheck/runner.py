@@ -24,6 +24,7 @@ import inspect
 import json
 import os
 import platform
+import sys
 import tempfile
 import time
 import traceback
@@ -261,11 +262,10 @@ def run_claims(
         for r in range(len(plan.tasks)):
             path = plan.cache_dir / f"task-{r}.json"
             if use_cache and path.exists():
-                try:
-                    stored[(i, r)] = json.loads(path.read_text(encoding="utf-8"))
+                payload = _read_cached_task(path)
+                if payload is not None:
+                    stored[(i, r)] = payload
                     continue
-                except (OSError, json.JSONDecodeError):
-                    pass  # unreadable: recompute
             pending.append((i, r))
 
     errors: dict[int, str] = {}
@@ -310,6 +310,24 @@ def run_claims(
         records.append(record)
     write_summary(out, records, profile=profile, seed=seed, env=env)
     return records
+
+
+def _read_cached_task(path: Path) -> dict | None:
+    """A stored task, or None (with a one-line warning) when the file is unreadable or not of the
+    shape the runner writes, so that a damaged cache is recomputed rather than trusted."""
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # ValueError covers bad JSON and bytes that are not UTF-8
+        payload = None
+    shaped = (isinstance(payload, dict) and isinstance(payload.get("rows"), list)
+              and all(isinstance(row, dict) for row in payload["rows"])
+              and isinstance(payload.get("hypotheses"), list)
+              and all(isinstance(h, dict) and {"statement", "met"} <= set(h) for h in payload["hypotheses"])
+              and isinstance(payload.get("seconds"), int | float))
+    if not shaped:
+        print(f"theorycheck: warning: the cached task {path} is damaged; it is recomputed", file=sys.stderr)
+        return None
+    return payload
 
 
 def _execute(calls, jobs: int):
@@ -456,7 +474,16 @@ def _verdicts():
 
 
 def load_result(out: Path | str, claim_id: str) -> dict[str, Any] | None:
+    """The stored result of ``claim_id``, or None when there is none or it cannot be read (then
+    with a one-line warning)."""
     path = Path(out) / "results" / f"{claim_id}.json"
     if not path.exists():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict) or "verdict" not in record:
+        print(f"theorycheck: warning: the stored result {path} is damaged; it is ignored", file=sys.stderr)
+        return None
+    return record

@@ -17,6 +17,7 @@ import importlib.util
 import json
 import math
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -161,8 +162,16 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) ->
     return rows
 
 
-def _load(path: Path) -> dict[str, Any]:
-    record = json.loads(path.read_text(encoding="utf-8"))
+def _load(path: Path) -> dict[str, Any] | None:
+    """A stored result, or None (with a one-line warning) when the file is damaged."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict) or not {"id", "verdict"} <= set(record):
+        print(f"theorycheck: warning: the stored result {path} is damaged; it is left out of the report",
+              file=sys.stderr)
+        return None
     for key, value in _RECORD_DEFAULTS.items():
         record.setdefault(key, value)
     return record
@@ -182,7 +191,12 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     summary_path = out / "summary.json"
     if not summary_path.exists():
         raise ParameterError(f"no stored results in {out}: run `theorycheck verify --out {out}` first")
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        if not isinstance(summary, dict) or not isinstance(summary.get("claims"), list):
+            raise ValueError
+    except (OSError, ValueError):
+        raise ParameterError(f"{summary_path} is damaged; run `theorycheck verify --out {out}` to rebuild it") from None
     registry = discover() if registry is None else registry
     env = _environment()
     claim_page = env.get_template("claim.html")
@@ -194,6 +208,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     earlier = []
     for result_path in sorted((out / "results").glob("*.json"), key=lambda path: natural_key(path.stem)):
         r = _load(result_path)
+        if r is None:
+            continue
         records[r["id"]] = r
         if r["id"] not in in_run:
             earlier.append(r)
