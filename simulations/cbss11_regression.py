@@ -28,9 +28,9 @@ from theorycheck.bounds.cbss11 import (
 )
 from theorycheck.claims import Defect, Erratum, register
 from theorycheck.generators.registry import design_names, lasso_design
-from theorycheck.kinds.frequency import (
+from theorycheck.kinds.frequency import ViolationFrequency
+from theorycheck.kinds.learners import (
     DESIGN_CONTRACT,
-    ViolationFrequency,
     budget_hypothesis,
     design_for,
     excess_risk,

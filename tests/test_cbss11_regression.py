@@ -24,7 +24,8 @@ from theorycheck.bounds.cbss11 import (
 )
 from theorycheck.claims import discover
 from theorycheck.generators.registry import build_design, lasso_design
-from theorycheck.kinds.frequency import excess_risk, order_statistic_interval
+from theorycheck.kinds.frequency import order_statistic_interval
+from theorycheck.kinds.learners import excess_risk
 from theorycheck.population import l1_ball_sup_abs_quadratic
 from theorycheck.validation import ParameterError
 

@@ -50,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .rng import as_kernel_state, is_kernel_state, next_index, next_weighted_index, sample_without_replacement
+from .rng import as_kernel_state, next_index, next_weighted_index, sample_without_replacement
 from .validation import ParameterError, check_int, check_matrix, check_real
 
 __all__ = [
@@ -179,21 +179,6 @@ def _clip_inplace(g, c):
 # --------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------
-
-
-def _kernel_state(random_state) -> np.ndarray:
-    """The kernel state for ``random_state`` (:func:`theorycheck.rng.as_kernel_state`); a kernel
-    state given by the caller must be writable and not the forbidden all-zero state."""
-    if is_kernel_state(random_state):
-        if not random_state.flags.writeable or not random_state.flags.c_contiguous:
-            raise ParameterError("random_state, a kernel state, must be a writable contiguous uint64[2] array")
-        if random_state[0] == 0 and random_state[1] == 0:
-            raise ParameterError("random_state must not be all zeros (the forbidden xoroshiro state)")
-        return random_state
-    if isinstance(random_state, np.ndarray) or isinstance(random_state, list | tuple):
-        raise ParameterError("random_state must be an int, a SeedSequence, a Generator or a kernel state "
-                             f"(uint64[2], from theorycheck.rng.kernel_state), got {random_state!r}")
-    return as_kernel_state(random_state)
 
 
 def _vector(name: str, v) -> np.ndarray:
@@ -354,7 +339,7 @@ def aer_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int]
     """
     w, x, y = _check_example(w, x, y)
     k = _check_aer_budget(k, x.shape[0])
-    state = _kernel_state(random_state)
+    state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aer_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
@@ -459,7 +444,7 @@ def aerr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int
     """
     w, x, y = _check_example(w, x, y)
     k = _check_hk12_budget(k, x.shape[0])
-    state = _kernel_state(random_state)
+    state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aerr_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
@@ -520,7 +505,7 @@ def aelr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int
     """
     w, x, y = _check_example(w, x, y)
     k = _check_hk12_budget(k, x.shape[0])
-    state = _kernel_state(random_state)
+    state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aelr_gradient_kernel(w, x, y, k, state, out)
     return out, int(n_read)
@@ -586,7 +571,7 @@ def _equip(sampler, kernel, which: int, check_budget) -> None:
         w, x, y = _check_example(w, x, y)
         k = check_budget(k, x.shape[0])
         n = check_int("n", n, low=1)
-        total, squares, largest, max_read = _draw_moments(which, w, x, y, k, n, _kernel_state(random_state))
+        total, squares, largest, max_read = _draw_moments(which, w, x, y, k, n, as_kernel_state(random_state))
         return SampleMoments(n, total, squares, largest, int(max_read))
 
     moments.__doc__ = (f"n draws of :func:`{sampler.__name__}` summed in one jitted loop: the same draws as n "

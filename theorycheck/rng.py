@@ -85,7 +85,14 @@ def as_kernel_state(random_state) -> np.ndarray:
     A kernel state is returned as it is (the caller's stream advances); anything else seeds a
     fresh state through :func:`seed_sequence`'s rules.
     """
-    if is_kernel_state(random_state):
+    if isinstance(random_state, np.ndarray):
+        if random_state.dtype != np.uint64 or random_state.shape != (2,):
+            raise ParameterError("random_state must be a uint64 array of shape (2,) from theorycheck.rng.kernel_state, "
+                                 f"got dtype {random_state.dtype} and shape {random_state.shape}")
+        if not random_state.flags.writeable or not random_state.flags.c_contiguous:
+            raise ParameterError("random_state must be a writeable, contiguous array (it is advanced in place)")
+        if random_state[0] == 0 and random_state[1] == 0:
+            raise ParameterError("random_state must not be all zeros (the forbidden xoroshiro128+ state)")
         return random_state
     return kernel_state(seed_sequence(random_state))
 

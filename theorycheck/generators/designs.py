@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..rng import next_sign, next_uniform
+from ..rng import as_kernel_state, next_sign, next_uniform
 from ..validation import ParameterError, check_budget, check_int, check_matrix, check_real
 
 __all__ = [
@@ -91,25 +91,6 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     a = np.array(a, dtype=np.float64, copy=True)
     a.setflags(write=False)
     return a
-
-
-def _check_state(rng_state) -> np.ndarray:
-    if not isinstance(rng_state, np.ndarray):
-        from ..rng import as_kernel_state
-
-        return as_kernel_state(rng_state)
-    if rng_state.dtype != np.uint64 or rng_state.shape != (2,):
-        raise ParameterError(
-            "random_state must be a uint64 array of shape (2,) from theorycheck.rng.kernel_state, "
-            f"got dtype {rng_state.dtype} and shape {rng_state.shape}"
-        )
-    if not rng_state.flags.writeable or not rng_state.flags.c_contiguous:
-        raise ParameterError(
-            "random_state must be a writeable, contiguous array (it is advanced in place)"
-        )
-    if rng_state[0] == 0 and rng_state[1] == 0:
-        raise ParameterError("random_state must not be all zeros (the forbidden xoroshiro128+ state)")
-    return rng_state
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,7 +161,7 @@ class Design:
         y : ndarray, shape (n,)
         """
         n = check_int("n", n, low=1)
-        state = _check_state(random_state)
+        state = as_kernel_state(random_state)
         X = np.empty((n, self.d), dtype=np.float64)
         y = np.empty(n, dtype=np.float64)
         w = self.w_star if self.w_star is not None else np.zeros(self.d)

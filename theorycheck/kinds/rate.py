@@ -46,7 +46,7 @@ import pandas as pd
 from .. import stats
 from ..claims import Claim, Evidence, Measurement, Plot
 from ..validation import Integer, Number, Probability
-from .frequency import streams
+from .learners import streams
 
 __all__ = ["Rate"]
 
