@@ -17,6 +17,7 @@ unconstrained minimiser outside the ball, so that a missing projection shows).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 
@@ -131,6 +132,22 @@ def mixed_weights(d: int) -> np.ndarray:
     return np.array([(-1.0) ** i * (i + 1) for i in range(d)]) / d
 
 
+# ------------------------------------------------------------------------------ both settings
+# The same constructions scaled to the setting's norm: ‖x‖₂ ≤ 1 (ridge) or ‖x‖∞ ≤ 1 (lasso).
+def _correlated(norm, p, w=None):
+    return correlated_design(p["d"], rho=p["rho"], norm=norm, B=p["B"], noise=p["noise"], w=w)
+
+
+for _setting, _norm in (("ridge", "l2"), ("lasso", "linf")):
+    register_design(_setting, "correlated", "equicorrelated sign attributes (correlation rho), equal weights, "
+                    "noisy labels")(functools.partial(_correlated, _norm))
+    register_design(_setting, "mixed", "independent sign attributes, unequal weights of alternating sign, noisy "
+                    "labels")(lambda p, norm=_norm: product_sign_design(p["d"], norm=norm, B=p["B"], noise=p["noise"],
+                                                                       w=mixed_weights(p["d"])))
+    register_design(_setting, "correlated_mixed", "equicorrelated attributes with unequal weights of alternating "
+                    "sign")(lambda p, norm=_norm: _correlated(norm, p, mixed_weights(p["d"])))
+
+
 # ------------------------------------------------------------------------------ ridge (l2)
 @register_design("ridge", "boundary", "x uniform on {±1/√d}^d, y = B·√d·x_1 = ±B: |y| = B always, and the "
                  "unconstrained minimiser B√d·e_1 lies outside the ball, so the constraint is active at w* = B·e_1")
@@ -142,31 +159,16 @@ def _ridge_boundary(p):
     return dataclasses.replace(base, name="boundary", y_bound=B, params={"d": d, "B": B, "target": "B*sign(x_1)"})
 
 
-@register_design("ridge", "correlated", "equicorrelated sign attributes (correlation rho), equal weights, noisy labels")
-def _ridge_correlated(p):
-    return correlated_design(p["d"], rho=p["rho"], norm="l2", B=p["B"], noise=p["noise"])
-
-
 @register_design("ridge", "product_sign", "independent sign attributes, equal weights, noisy labels (a weak test: "
                  "L(0) − L(w*) is small)")
 def _ridge_product(p):
     return product_sign_design(p["d"], norm="l2", B=p["B"], noise=p["noise"])
 
 
-@register_design("ridge", "mixed", "independent sign attributes, unequal weights of alternating sign, noisy labels")
-def _ridge_mixed(p):
-    return product_sign_design(p["d"], norm="l2", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
-
-
-@register_design("ridge", "correlated_mixed", "equicorrelated attributes with unequal weights of alternating sign")
-def _ridge_correlated_mixed(p):
-    return correlated_design(p["d"], rho=p["rho"], norm="l2", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
-
-
 @register_design("ridge", "correlated_signed", "the 'correlated' design with every other attribute's sign flipped: "
                  "w* has mixed signs, and L(w_1) − L(w*) stays as large as on 'correlated' at any d")
 def _ridge_correlated_signed(p):
-    return SignFlipped(_ridge_correlated(p), alternating_signs(p["d"]), "correlated_signed")
+    return SignFlipped(_correlated("l2", p), alternating_signs(p["d"]), "correlated_signed")
 
 
 # ------------------------------------------------------------------------------ lasso (l1)
@@ -189,21 +191,6 @@ def _lasso_sparse_uniform(p):
 @register_design("lasso", "product", "independent sign attributes, dense equal weights, noisy labels")
 def _lasso_product(p):
     return product_sign_design(p["d"], norm="linf", B=p["B"], noise=p["noise"])
-
-
-@register_design("lasso", "correlated", "equicorrelated sign attributes (correlation rho), equal weights, noisy labels")
-def _lasso_correlated(p):
-    return correlated_design(p["d"], rho=p["rho"], norm="linf", B=p["B"], noise=p["noise"])
-
-
-@register_design("lasso", "mixed", "independent sign attributes, unequal weights of alternating sign, noisy labels")
-def _lasso_mixed(p):
-    return product_sign_design(p["d"], norm="linf", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
-
-
-@register_design("lasso", "correlated_mixed", "equicorrelated attributes, unequal weights of alternating sign")
-def _lasso_correlated_mixed(p):
-    return correlated_design(p["d"], rho=p["rho"], norm="linf", B=p["B"], noise=p["noise"], w=mixed_weights(p["d"]))
 
 
 @register_design("lasso", "label_bound", "sign attributes, y = B·x_1 exactly: |y| = B on every example and w* = B·e_1 "
