@@ -7,6 +7,12 @@ estimator                paper                        attributes read per exampl
 :class:`AER`             cbss11 Figure 2 (Thm 12)     at most k (k/2 uniform + k/2 ∝ |w|)
 :class:`AERR`            hk12 Algorithm 1 (Thm 3.1)   at most k + 1 (k uniform + 1 ∝ w²)
 :class:`AELR`            hk12 Algorithm 2 (Thm 3.4)   at most k + 1 (k uniform + 1 ∝ |w|)
+:class:`GAERR`           ks15 Algorithm 1 (Thm 3.1)   at most k + 1 (k from any q + 1)
+:class:`DDAERR`          ks15 §3.1 (Thm 3.3)          at most k + 1 (k ∝ √E[x²] + 1)
+:class:`TwoPhaseDDAERR`  ks15 Algorithm 2 (Thm 3.4)   phase 1: k + 1 uniform; phase 2: GAERR
+:class:`GAELR`           ks15 Algorithm 3 (Thm 4.1)   at most k + 1 (k from any q + 1 ∝ |w|)
+:class:`DDAELR`          ks15 §4.1 (Thm 4.4)          at most k + 1 (k ∝ E[x²] + 1)
+:class:`TwoPhaseDDAELR`  ks15 Algorithm 4 (Thm 4.5)   phase 1: k + 1 uniform; phase 2: GAELR
 :class:`OnlineGradientDescent`  full information      all d
 :class:`ExponentiatedGradient`  full information      all d
 =======================  ===========================  =====================================
@@ -20,16 +26,24 @@ from .aer import AER, aer_lambda
 from .aerr import AERR
 from .baseline import Baseline, baseline_estimates, baseline_objective
 from .full_information import ExponentiatedGradient, OnlineGradientDescent, sklearn_baselines
+from .ks15 import DDAELR, DDAERR, GAELR, GAERR, TwoPhaseDDAELR, TwoPhaseDDAERR, phase_one_moments
 
 __all__ = [
     "AELR",
     "AER",
     "AERR",
+    "DDAELR",
+    "DDAERR",
+    "GAELR",
+    "GAERR",
     "Baseline",
     "ExponentiatedGradient",
     "OnlineGradientDescent",
+    "TwoPhaseDDAELR",
+    "TwoPhaseDDAERR",
     "aer_lambda",
     "baseline_estimates",
     "baseline_objective",
+    "phase_one_moments",
     "sklearn_baselines",
 ]

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm34_eta
-from ..rng import next_index, next_uniform
+from ..rng import next_index, next_uniform, next_weighted_index
 from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
@@ -58,7 +58,7 @@ from ._common import (
 )
 from .aerr import trajectory_buffers
 
-__all__ = ["AELR"]
+__all__ = ["AELR", "lasso_buffers", "run_gaelr", "theta_for"]
 
 
 @njit(cache=True)
@@ -93,24 +93,39 @@ def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi,
 
 
 @njit(cache=True)
-def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j):
-    """hk12 Algorithm 2 in log space with k-sparse updates.
+def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_weight, inner_draws,
+                  moment_counts, moment_sums, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j):
+    """GAELR (ks15 Algorithm 3; hk12 Algorithm 2 when q is uniform) in log space with k-sparse
+    updates. Returns (w_bar, n_attributes_read, n_rescale).
 
-    Returns (w_bar, n_attributes_read, n_rescale). With ``record`` true, row t of the output
-    arrays receives the path (w_t, ḡ_t, g̃_t, p_t, φ̃_t, the draws); with ``record`` false they
-    may be empty and are not touched (one branch per example on the fast path)."""
+    ``theta0`` is the starting θ = log z⁺ (zeros: w_1 = 0). ``q_cumulative`` (empty: uniform
+    draws), ``q_weight`` (1/q_i), ``inner_weight`` (empty: j ∝ |w_j|; else j ∝ |w_j|·c_j, in a
+    third sum-tree), ``inner_draws`` and ``moment_counts``/``moment_sums`` as in
+    :func:`theorycheck.algorithms.aerr._gaerr_kernel`. With ``record`` true, row t of the output
+    arrays receives the path (w_t, ḡ_t, g̃_t, p_t, φ̃_t, the draws); with ``record`` false they may
+    be empty and are not touched (one branch per example on the fast path)."""
     m, d = X.shape
     size = _tree_size(d)
-    theta = np.zeros(d)  # log z⁺ = −log z⁻
+    theta = theta0.copy()  # log z⁺ = −log z⁻
+    improved = inner_weight.shape[0] > 0
+    weighted = q_cumulative.shape[0] > 0
+    moments = moment_counts.shape[0] > 0
     ref = 0.0
+    for i in range(d):
+        ref = max(ref, abs(theta[i]))
     abs_tree = np.zeros(2 * size)
     norm_tree = np.zeros(2 * size)
-    a0, c0 = _aelr_leaves(0.0, ref)  # w_1 = 0: z⁺ = z⁻ = 𝟏
+    imp_tree = np.zeros(2 * size if improved else 0)  # leaves |sinh θ_i|·c_i (times 2e^{−ref})
     for i in range(d):
+        a0, c0 = _aelr_leaves(theta[i], ref)
         abs_tree[size + i] = a0
         norm_tree[size + i] = c0
+        if improved:
+            imp_tree[size + i] = a0 * inner_weight[i]
     _tree_rebuild(abs_tree, size)
     _tree_rebuild(norm_tree, size)
+    if improved:
+        _tree_rebuild(imp_tree, size)
     acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to (qlast_hi + qlast_lo)[i]
     qlast_hi = np.zeros(d)
     qlast_lo = np.zeros(d)
@@ -122,7 +137,6 @@ def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, re
     distinct = np.empty(k, dtype=np.int64)
     xs = np.empty(k)
     clip = 1.0 / eta
-    scale = d / k
     n_read = 0
     n_rescale = 0
     for t in range(m):
@@ -135,10 +149,10 @@ def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, re
                 rec_w[t, i] = B * sgn * abs_tree[size + i] / norm_total
                 rec_p[t, i] = math.exp(theta[i] - ref) / norm_total
                 rec_p[t, d + i] = math.exp(-theta[i] - ref) / norm_total
-        # lines 4-8: k uniform coordinates (repeats are summed)
+        # lines 4-8: k draws from q (repeats are summed)
         nd = 0
         for r in range(k):
-            i = next_index(state, d)
+            i = next_weighted_index(state, q_cumulative) if weighted else next_index(state, d)
             if record:
                 rec_idx[t, r] = i
             if stamp[i] != t:
@@ -149,24 +163,36 @@ def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, re
                 xs[nd] = X[t, i]
                 nd += 1
             mult[i] += 1
-        # lines 9-10: j ∝ |w_j|, φ̃ = ‖w‖₁ sign(w[j]) x[j] − y
-        if abs_total > 0.0:
-            j = _tree_draw(abs_tree, size, next_uniform(state))
-            if stamp[j] != t:
-                stamp[j] = t
-                n_read += 1
-            sgn = 1.0 if theta[j] > 0.0 else -1.0
-            phi = B * abs_total / norm_total * sgn * X[t, j] - y[t]
+            if moments:
+                moment_counts[i] += 1.0
+                moment_sums[i] += X[t, i] * X[t, i]
+        # lines 9-10: φ̃ = (w_j/p_j) x[j] − y, averaged over the inner-product draws
+        total = imp_tree[1] if improved else abs_total
+        j = -1
+        if total > 0.0:
+            est = 0.0
+            for _ in range(inner_draws):
+                jj = _tree_draw(imp_tree if improved else abs_tree, size, next_uniform(state))
+                if j < 0:
+                    j = jj
+                if stamp[jj] != t:
+                    stamp[jj] = t
+                    n_read += 1
+                sgn = 1.0 if theta[jj] > 0.0 else -1.0
+                if improved:  # w_j/p_j = B·sign(w_j)·Σ|leaf|c / (normaliser·c_j)
+                    est += B * total / (norm_total * inner_weight[jj]) * sgn * X[t, jj]
+                else:  # w_j/p_j = ‖w‖₁·sign(w_j)
+                    est += B * abs_total / norm_total * sgn * X[t, jj]
+            phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:
-            j = -1
             phi = -y[t]
         if record:
             rec_phi[t] = phi
             rec_j[t] = j
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
-        for q in range(nd):
-            i = distinct[q]
-            g = phi * scale * xs[q] * mult[i]
+        for c in range(nd):
+            i = distinct[c]
+            g = phi * (q_weight[i] / k) * xs[c] * mult[i]
             if record:
                 rec_gt[t, i] = g
             if g > clip:
@@ -180,11 +206,17 @@ def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, re
             qlast_hi[i] = hi
             qlast_lo[i] = lo
             theta[i] -= eta * g
-            a, c = _aelr_leaves(theta[i], ref)
+            a, cc = _aelr_leaves(theta[i], ref)
             _tree_set(abs_tree, size, i, a)
-            _tree_set(norm_tree, size, i, c)
+            _tree_set(norm_tree, size, i, cc)
+            if improved:
+                _tree_set(imp_tree, size, i, a * inner_weight[i])
         if norm_tree[1] > 1e12 * norm_at_rescale or norm_tree[1] < 1e-250:
             ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo)
+            if improved:
+                for i in range(d):
+                    imp_tree[size + i] = abs_tree[size + i] * inner_weight[i]
+                _tree_rebuild(imp_tree, size)
             hi = 0.0
             lo = 0.0
             norm_at_rescale = norm_tree[1]
@@ -194,6 +226,59 @@ def _aelr_kernel(X, y, k, eta, B, state, record, rec_w, rec_g, rec_gt, rec_p, re
         sgn = 1.0 if theta[i] > 0.0 else -1.0
         wbar[i] = B * (acc[i] + sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))) / m
     return wbar, n_read, n_rescale
+
+
+_EMPTY = np.zeros(0)
+
+
+def lasso_buffers(record, m: int, d: int, k: int) -> dict[str, np.ndarray]:
+    """The recorded-path arrays of the Lasso learners: those of :func:`trajectory_buffers` plus
+    ``g_tilde`` (m, d) and ``p`` (m, 2d)."""
+    out = trajectory_buffers(record, m, d, k, extra=("g_tilde",))
+    out["p"] = np.zeros((m, 2 * d) if record else (0, 0))
+    return out
+
+
+def run_gaelr(X, y, k, eta, B, theta0, state, *, q=None, inner_weight=None, inner_draws=1, moments=None,
+              record=None):
+    """Call the GAELR kernel on validated inputs (see :func:`theorycheck.algorithms.aerr.run_gaerr`);
+    ``theta0`` is the starting log z⁺ (zeros for w_1 = 0, :func:`theta_for` for a warm start)."""
+    d = X.shape[1]
+    if q is None:
+        q_cumulative, q_weight = _EMPTY, np.full(d, float(d))
+    else:
+        q_cumulative = np.cumsum(q)
+        q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
+    counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
+    rec = record if record is not None else lasso_buffers(False, 0, 0, k)
+    return _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight,
+                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
+                         record is not None, rec["w"], rec["g"], rec["g_tilde"], rec["p"], rec["phi"],
+                         rec["coordinates"], rec["j"])
+
+
+def theta_for(w, B: float) -> np.ndarray:
+    """The log-weights θ (z⁺ = e^θ, z⁻ = e^{−θ}) whose EG± iterate B·sinh θ/Σ cosh θ equals w.
+
+    Needs ‖w‖₁ < B. With a = w/B and N = Σ_j cosh θ_j, sinh θ_i = a_i·N, so N solves
+    N = Σ_j √(1 + a_j² N²); the right side minus N is convex in N, positive at N = d and
+    negative beyond d/(1 − ‖a‖₁), so the root is unique and bisection finds it.
+    """
+    a = np.asarray(w, dtype=np.float64) / B
+    total = float(np.abs(a).sum())
+    if not total < 1.0:
+        raise ParameterError(f"a warm start needs ‖w‖₁ < B = {B:g}, got {total * B:.17g}")
+    d = a.shape[0]
+    lo, hi = float(d), d / (1.0 - total) + 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if np.sqrt(1.0 + (a * mid) ** 2).sum() > mid:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * hi:
+            break
+    return np.arcsinh(a * 0.5 * (lo + hi))
 
 
 class AELR(BudgetedRegressor):
@@ -272,12 +357,9 @@ class AELR(BudgetedRegressor):
             eta = thm34_eta(d, k, m, B, "proof")
         else:
             eta = check_step("eta", self.eta)
-        record = trajectory_buffers(self.record_trajectory, m, d, k, extra=("g_tilde",))
-        record["p"] = np.zeros((m, 2 * d) if self.record_trajectory else (0, 0))
-        wbar, n_read, n_rescale = _aelr_kernel(X, y, k, eta, B, state_from(self.random_state),
-                                               bool(self.record_trajectory), record["w"], record["g"],
-                                               record["g_tilde"], record["p"], record["phi"],
-                                               record["coordinates"], record["j"])
+        record = lasso_buffers(self.record_trajectory, m, d, k)
+        wbar, n_read, n_rescale = run_gaelr(X, y, k, eta, B, np.zeros(d), state_from(self.random_state),
+                                            record=record if self.record_trajectory else None)
         if self.record_trajectory:
             self.trajectory_ = {**record, "eta": float(eta), "B": float(B)}
         self.coef_ = wbar

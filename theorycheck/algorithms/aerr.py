@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm31_eta
-from ..rng import next_index, next_uniform
+from ..rng import next_index, next_uniform, next_weighted_index
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
@@ -54,7 +54,7 @@ from ._common import (
     state_from,
 )
 
-__all__ = ["AERR", "trajectory_buffers"]
+__all__ = ["AERR", "ridge_start", "run_gaerr", "trajectory_buffers"]
 
 _MAX_RECORDED = 10_000_000  # entries of one (m, d) trajectory array
 
@@ -76,20 +76,40 @@ def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...]
 
 
 @njit(cache=True)
-def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_idx, rec_j):
-    """hk12 Algorithm 1 with lazy scaling. Returns (w_bar, n_attributes_read, n_renormalise).
+def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weight, inner_draws,
+                  moment_counts, moment_sums, record, rec_w, rec_g, rec_phi, rec_idx, rec_j):
+    """GAERR (ks15 Algorithm 1; hk12 Algorithm 1 when q is uniform) with lazy scaling.
 
-    With ``record`` true, row t of the output arrays receives the path (see :func:`trajectory_buffers`
-    for their shapes); with ``record`` false they may be empty and are not touched, so the
-    fast path only pays one branch per example."""
+    Returns (w_bar, n_attributes_read, n_renormalise).
+
+    * ``q_cumulative``: partial sums of q for the k data-point draws; empty: uniform draws
+      (:func:`next_index`, the stream AERR has always used). ``q_weight[i]`` = 1/q_i, the
+      importance weight of a draw of i (d for the uniform q).
+    * ``inner_weight``: empty: j ∝ w_j² (line 8); else j ∝ |w_j|·c_j with c = inner_weight
+      (ks15's "improved inner product"), kept in a second sum-tree.
+    * ``inner_draws``: φ̃ averages that many independent inner-product draws.
+    * ``moment_counts``/``moment_sums`` (length d, or empty to skip): each data-point draw of
+      i adds 1 and x[i]² (ks15 Algorithm 2's phase-1 statistics, when AERR runs in phase 1).
+    * With ``record`` true, row t of the output arrays receives the path (see
+      :func:`trajectory_buffers`; ``rec_j`` keeps the first inner-product draw); with
+      ``record`` false they may be empty and are not touched.
+    """
     m, d = X.shape
     size = _tree_size(d)
     tree = np.zeros(2 * size)  # leaves u_j²
+    improved = inner_weight.shape[0] > 0
+    weighted = q_cumulative.shape[0] > 0
+    moments = moment_counts.shape[0] > 0
+    tree2 = np.zeros(2 * size if improved else 0)  # leaves |u_j|·c_j
     u = w1.copy()
     s = 1.0
     for i in range(d):
         tree[size + i] = u[i] * u[i]
+        if improved:
+            tree2[size + i] = abs(u[i]) * inner_weight[i]
     _tree_rebuild(tree, size)
+    if improved:
+        _tree_rebuild(tree2, size)
     acc = np.zeros(d)  # Σ_t w_t[i] up to the prefix value (plast_hi + plast_lo)[i]
     plast_hi = np.zeros(d)
     plast_lo = np.zeros(d)
@@ -105,41 +125,53 @@ def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_
         if record:
             for i in range(d):
                 rec_w[t, i] = s * u[i]
-        # lines 3-7: k uniform coordinates, x̃ = (1/k) Σ_r d x[i_r] e_{i_r}
+        # lines 3-7: k draws from q, x̃ = (1/k) Σ_r x[i_r]/q_{i_r} e_{i_r}
         for r in range(k):
-            i = next_index(state, d)
+            i = next_weighted_index(state, q_cumulative) if weighted else next_index(state, d)
             idx[r] = i
             xs[r] = X[t, i]
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
-        # lines 8-9: j ∝ w_j², φ̃ = ‖w‖² x[j]/w[j] − y = s ‖u‖² x[j]/u[j] − y
-        usq = tree[1]
-        if usq > 0.0:
-            j = _tree_draw(tree, size, next_uniform(state))
-            xj = X[t, j]
-            if stamp[j] != t:
-                stamp[j] = t
-                n_read += 1
-            phi = s * usq * xj / u[j] - y[t]
-        else:
-            j = -1
+            if moments:
+                moment_counts[i] += 1.0
+                moment_sums[i] += xs[r] * xs[r]
+        # lines 8-9: φ̃ = (w_j/p_j) x[j] − y, averaged over the inner-product draws
+        total = tree2[1] if improved else tree[1]
+        j = -1
+        if total > 0.0:
+            est = 0.0
+            for _ in range(inner_draws):
+                jj = _tree_draw(tree2 if improved else tree, size, next_uniform(state))
+                if j < 0:
+                    j = jj
+                xj = X[t, jj]
+                if stamp[jj] != t:
+                    stamp[jj] = t
+                    n_read += 1
+                if improved:  # w_j/p_j = s·sign(u_j)·Σ|u|c / c_j
+                    est += s * math.copysign(total, u[jj]) * xj / inner_weight[jj]
+                else:  # w_j/p_j = s·‖u‖²/u_j
+                    est += s * total * xj / u[jj]
+            phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
+        else:  # w_t = 0 (or its support carries no second moment): ⟨w_t, x_t⟩ = 0 is known
             phi = -y[t]
         if record:
             rec_phi[t] = phi
             rec_j[t] = j
             for r in range(k):
                 rec_idx[t, r] = idx[r]
-                rec_g[t, idx[r]] += phi * d / k * xs[r]  # g̃_t = φ̃ x̃_t (repeated draws add up)
-        # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ d / (k s)) x[i] per draw
-        coef = eta * phi * d / (k * s)
+                rec_g[t, idx[r]] += phi * q_weight[idx[r]] / k * xs[r]  # g̃_t = φ̃ x̃_t
+        # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ / (q_i k s)) x[i] per draw
         for r in range(k):
             i = idx[r]
             acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
             plast_hi[i] = hi
             plast_lo[i] = lo
-            u[i] -= coef * xs[r]
+            u[i] -= eta * phi * q_weight[i] / (k * s) * xs[r]
             _tree_set(tree, size, i, u[i] * u[i])
+            if improved:
+                _tree_set(tree2, size, i, abs(u[i]) * inner_weight[i])
         # line 12: w = v·B/max(‖v‖, B)
         norm_v = s * math.sqrt(tree[1])
         if norm_v > B:
@@ -151,7 +183,11 @@ def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_
                 plast_lo[i] = 0.0
                 u[i] *= s
                 tree[size + i] = u[i] * u[i]
+                if improved:
+                    tree2[size + i] = abs(u[i]) * inner_weight[i]
             _tree_rebuild(tree, size)
+            if improved:
+                _tree_rebuild(tree2, size)
             hi = 0.0
             lo = 0.0
             s = 1.0
@@ -160,6 +196,43 @@ def _aerr_kernel(X, y, k, eta, B, w1, state, record, rec_w, rec_g, rec_phi, rec_
     for i in range(d):
         wbar[i] = (acc[i] + u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))) / m
     return wbar, n_read, n_renorm
+
+
+_EMPTY = np.zeros(0)
+
+
+def run_gaerr(X, y, k, eta, B, w1, state, *, q=None, inner_weight=None, inner_draws=1, moments=None,
+              record=None):
+    """Call the GAERR kernel on validated inputs. ``q`` None means uniform (AERR's stream);
+    ``moments`` is None or a pair (counts, sums) of length-d arrays updated in place;
+    ``record`` the dict of :func:`trajectory_buffers` (None: not recorded)."""
+    d = X.shape[1]
+    if q is None:
+        q_cumulative, q_weight = _EMPTY, np.full(d, float(d))
+    else:
+        q_cumulative = np.cumsum(q)
+        with np.errstate(divide="ignore"):
+            q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
+    counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
+    rec = record if record is not None else trajectory_buffers(False, 0, 0, k)
+    return _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight,
+                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
+                         record is not None, rec["w"], rec["g"], rec["phi"], rec["coordinates"], rec["j"])
+
+
+def ridge_start(w_init, d: int, B: float) -> np.ndarray:
+    """w_1 for the Ridge learners: 10⁻³·(B/√d)·𝟏 when ``w_init`` is None (line 1 leaves it
+    arbitrary, non-zero and in the ball), else ``w_init`` validated (d entries, finite, non-zero,
+    ‖w_init‖₂ ≤ B)."""
+    if w_init is None:
+        return np.full(d, 1e-3 * B / math.sqrt(d))
+    w1 = np.array(check_matrix("w_init", w_init, ndim=1), dtype=np.float64)
+    if w1.shape[0] != d:
+        raise ParameterError(f"w_init must have n_features = {d} entries, got {w1.shape[0]}")
+    norm = float(np.linalg.norm(w1))
+    if norm == 0.0 or norm > B * (1.0 + 1e-12):
+        raise ParameterError(f"w_init must be non-zero with ‖w_init‖₂ ≤ B = {B}, got norm {norm}")
+    return w1
 
 
 class AERR(BudgetedRegressor):
@@ -232,19 +305,10 @@ class AERR(BudgetedRegressor):
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)
         eta = thm31_eta(d, k, m) if self.eta is None else check_step("eta", self.eta)
-        if self.w_init is None:
-            w1 = np.full(d, 1e-3 * B / math.sqrt(d))
-        else:
-            w1 = np.array(check_matrix("w_init", self.w_init, ndim=1), dtype=np.float64)
-            if w1.shape[0] != d:
-                raise ParameterError(f"w_init must have n_features = {d} entries, got {w1.shape[0]}")
-            norm = float(np.linalg.norm(w1))
-            if norm == 0.0 or norm > B * (1.0 + 1e-12):
-                raise ParameterError(f"w_init must be non-zero with ‖w_init‖₂ ≤ B = {B}, got norm {norm}")
+        w1 = ridge_start(self.w_init, d, B)
         record = trajectory_buffers(self.record_trajectory, m, d, k)
-        wbar, n_read, n_renorm = _aerr_kernel(X, y, k, eta, B, w1, state_from(self.random_state),
-                                              bool(self.record_trajectory), record["w"], record["g"],
-                                              record["phi"], record["coordinates"], record["j"])
+        wbar, n_read, n_renorm = run_gaerr(X, y, k, eta, B, w1, state_from(self.random_state),
+                                           record=record if self.record_trajectory else None)
         if self.record_trajectory:
             self.trajectory_ = {**record, "g_tilde": record["g"], "eta": float(eta), "B": float(B)}
         self.coef_ = wbar
