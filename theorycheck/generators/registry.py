@@ -203,3 +203,33 @@ def _lasso_label_bound(p):
                  "minimiser B√d·e_1 has ‖·‖₁ = B√d > B, so the L1 constraint is active at w* = B·e_1")
 def _lasso_boundary(p):
     return _ridge_boundary(p)
+
+
+# ------------------------------------------------------------------------------ ks15 §5.1 (both settings)
+# The decaying-moment family u_i = i^α: as printed (it breaks ‖x‖₂ ≤ 1 and |y| ≤ B; the experiments use
+# it) and bounded (the hypotheses hold, same second-moment profile, so the same ratios ρ). New keys, read
+# with defaults so that existing claims are unaffected: alpha (default −1.0), w_seed (default 0).
+from .decaying import decaying_bounded_design, decaying_design  # noqa: E402
+
+
+def _decaying(setting, p):
+    return decaying_design(p["d"], p.get("alpha", -1.0), setting=setting, w_seed=p.get("w_seed", 0))
+
+
+def _decaying_bounded(setting, p):
+    return decaying_bounded_design(p["d"], p.get("alpha", -1.0), setting=setting, B=p["B"], noise=p["noise"],
+                                   w_seed=p.get("w_seed", 0))
+
+
+register_design("ridge", "decaying", "ks15 §5.1 as printed: x_i ~ Bernoulli(u_i), u = i^alpha/‖i^alpha‖₂ when that "
+                "exceeds 1, y = ⟨w*, x⟩ with w* uniform on {±1}^d (from w_seed), no noise; breaks ‖x‖₂ ≤ 1 and "
+                "|y| ≤ B (B and noise unused)")(functools.partial(_decaying, "ridge"))
+register_design("ridge", "decaying_bounded", "ks15 §5.1's profile with the hypotheses: x_i = √v_i·Bernoulli(½), "
+                "v = u/Σu (so ‖x‖₂ ≤ 1, E[x²] ∝ u), w* = B(1 − noise)·√v along E[x], noisy labels")(
+    functools.partial(_decaying_bounded, "ridge"))
+register_design("lasso", "decaying", "ks15 §5.1 as printed: x_i ~ Bernoulli(i^alpha), y = ⟨w*, x⟩ with w* in "
+                "{−1, 0, 1} w.p. 0.15/0.7/0.15 (from w_seed), no noise; |y| may exceed B (B and noise unused)")(
+    functools.partial(_decaying, "lasso"))
+register_design("lasso", "decaying_bounded", "ks15 §5.1's attributes x_i ~ Bernoulli(i^alpha), w* = B(1 − noise)·"
+                "(1, −½, ¼)/1.75 on the first three attributes, noisy labels: ‖x‖∞ ≤ 1 and |y| ≤ B")(
+    functools.partial(_decaying_bounded, "lasso"))
