@@ -168,7 +168,9 @@ def _cmd_verify(args) -> int:
         for r in records:
             ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
             vacuous = "  vacuous (the trivial learner meets the bound too)" if r.get("vacuous") else ""
-            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:7.2f}s{ratio}{vacuous}")
+            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:8.2f}s CPU{ratio}{vacuous}")
+        if summary.get("wall_seconds") is not None:
+            print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
         print(f"report: {index}")
     for r in records:
         if r["verdict"] == "ERROR":

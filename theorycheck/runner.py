@@ -51,7 +51,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP, dir=path.parent)
     try:
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(data)
@@ -64,7 +64,32 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         raise
 
 
+_TMP = ".tmp"
 _UMASK: int | None = None
+
+
+def remove_orphans(out: Path) -> list[Path]:
+    """Delete the temporary files that a killed writer left under ``out`` (``.<name>.<pid>.*.tmp``
+    whose process no longer runs; a SIGKILL leaves no chance to clean up) and return them."""
+    removed = []
+    for tmp in Path(out).rglob(f".*{_TMP}"):
+        parts = tmp.name.split(".")
+        pid = next((int(p) for p in reversed(parts[:-2]) if p.isdigit()), None)
+        if pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        tmp.unlink(missing_ok=True)
+        removed.append(tmp)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _umask() -> int:
@@ -76,8 +101,11 @@ def _umask() -> int:
     return _UMASK
 
 
-def write_json(path: Path, obj: Any) -> None:
-    write_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+def write_json(path: Path, obj: Any, *, sort_keys: bool = True) -> None:
+    """Write ``obj`` as JSON, atomically. A cached task keeps its keys in order (``sort_keys=False``):
+    its rows' keys become the table's columns, which must not depend on whether a task came from
+    the cache."""
+    write_atomic(path, json.dumps(obj, indent=2, sort_keys=sort_keys, default=_json_default) + "\n")
 
 
 def _json_default(value: Any) -> Any:
@@ -253,6 +281,8 @@ def run_claims(
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records."""
     out = Path(out)
+    if out.exists():
+        remove_orphans(out)
     plans = plan_claims(
         claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out
     )
@@ -269,34 +299,43 @@ def run_claims(
             pending.append((i, r))
 
     errors: dict[int, str] = {}
-    total = sum(len(p.tasks) for p in plans)
+    history = _read_timings(out)
+    cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
+    remaining = {i: sum(1 for j, _ in pending if j == i) for i in range(len(plans))}
     bar = tqdm(
-        total=total,
-        initial=total - len(pending),
-        desc="tasks",
-        unit="task",
+        total=round(sum(cost.values()), 1),
+        desc="work",
+        unit="s",
         disable=not progress,
         mininterval=0.5,
         dynamic_ncols=True,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}",
     )
+    if pending:
+        bar.set_postfix_str(plans[pending[0][0]].claim.id, refresh=False)
     calls = [
         (i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
         for i, r in pending
     ]
+    start = time.perf_counter()
     try:
         for i, (r, payload, error) in _execute(calls, jobs):
             plan = plans[i]
-            bar.set_postfix_str(plan.claim.id, refresh=False)
-            bar.update(1)
+            remaining[i] -= 1
+            running = next((plans[j].claim.id for j, n in remaining.items() if n > 0), plan.claim.id)
+            bar.set_postfix_str(f"running {running}", refresh=False)
+            bar.update(round(cost[(i, r)], 1))
             if isinstance(error, ParameterError):
                 raise error
             if error is not None:
                 errors.setdefault(i, error)
                 continue
             stored[(i, r)] = payload
-            write_json(plan.cache_dir / f"task-{r}.json", payload)
+            write_json(plan.cache_dir / f"task-{r}.json", payload, sort_keys=False)
     finally:
         bar.close()
+    wall = time.perf_counter() - start
+    _write_timings(out, history, plans, stored, profile)
 
     env = environment()
     ran = set(pending)
@@ -308,8 +347,42 @@ def run_claims(
         record["tasks_from_cache"] = len(plan.tasks) - fresh
         _store_result(out, plan, record)
         records.append(record)
-    write_summary(out, records, profile=profile, seed=seed, env=env)
+    write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
     return records
+
+
+# ---------------------------------------------------------------------- timings for the progress bar
+_TIMINGS = "timings.json"
+
+
+def _read_timings(out: Path) -> dict[str, list[float]]:
+    """Seconds per task of earlier runs, keyed "claim|profile" (a damaged file counts as none)."""
+    try:
+        data = json.loads((out / ".cache" / _TIMINGS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, list) and all(isinstance(x, int | float) for x in v)}
+
+
+def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
+    """The expected cost of task r: its own time in an earlier run with as many tasks, else the
+    claim's mean time per task, else 1 s (so a claim never run before counts like a short task)."""
+    times = history.get(f"{plan.claim.id}|{profile}")
+    if not times:
+        return 1.0
+    if len(times) == len(plan.tasks):
+        return max(float(times[r]), 0.01)
+    return max(float(np.mean(times)), 0.01)
+
+
+def _write_timings(out: Path, history, plans, stored, profile: str) -> None:
+    for i, plan in enumerate(plans):
+        times = [stored.get((i, r), {}).get("seconds") for r in range(len(plan.tasks))]
+        if times and all(isinstance(t, int | float) for t in times):
+            history[f"{plan.claim.id}|{profile}"] = [round(float(t), 4) for t in times]
+    write_json(out / ".cache" / _TIMINGS, history)
 
 
 def _read_cached_task(path: Path) -> dict | None:
@@ -448,12 +521,16 @@ def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
     write_json(out / "results" / f"{cid}.json", record)
 
 
-def write_summary(out: Path, records, *, profile: str, seed: int, env) -> dict[str, Any]:
+def write_summary(out: Path, records, *, profile: str, seed: int, env,
+                  wall_seconds: float | None = None) -> dict[str, Any]:
+    """Write ``summary.json``: one row per claim (``seconds`` is CPU time, summed over the claim's
+    tasks; ``headline`` the first line of its decision) and the run's wall time."""
     keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
             "ratio", "trivial", "vacuous", "delta", "params", "subjects", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
-        "claims": [{k: r.get(k) for k in keys} for r in records],
+        "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"))} for r in records],
+        "wall_seconds": wall_seconds,
         "profile": profile,
         "seed": seed,
         "family_wise_delta": stats.union_delta(stochastic),
@@ -467,6 +544,14 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env) -> dict[s
     }
     write_json(out / "summary.json", summary)
     return summary
+
+
+def headline(decision) -> str:
+    """The first line of a decision, without list markers, at most 240 characters."""
+    if not isinstance(decision, str):
+        return ""
+    first = next((line.strip().lstrip("-• ").strip() for line in decision.splitlines() if line.strip()), "")
+    return first if len(first) <= 240 else first[:239] + "…"
 
 
 def _verdicts():

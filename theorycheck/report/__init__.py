@@ -50,6 +50,23 @@ def _num(value, digits: int = 4) -> str:
     return f"{value:.{digits}g}"
 
 
+def duration(seconds) -> str:
+    """Seconds as a person reads them: "0.42 s", "38 s", "14 min 50 s", "2 h 05 min"."""
+    if not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        return "—"
+    if seconds < 0.01:
+        return "< 0.01 s"
+    if seconds < 10:
+        return f"{seconds:.2f} s" if seconds < 1 else f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, sec = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {sec:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
 def _setval(value) -> str:
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value)
@@ -66,6 +83,7 @@ def _environment() -> Environment:
     )
     env.filters["num"] = _num
     env.filters["setval"] = _setval
+    env.filters["duration"] = duration
     return env
 
 
