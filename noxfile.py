@@ -1,5 +1,6 @@
 """Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
-report in reports/), `nox -s lint`, `nox -s coverage`. Arguments after `--` pass through, e.g.
+report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep).
+Arguments after `--` pass through, e.g.
 `nox -s verify -- --profile quick 'cbss11.*'` or `nox -s tests -- -k thm2`."""
 
 import nox
@@ -48,3 +49,12 @@ def coverage(session: nox.Session) -> None:
     session.run("coverage", "run", "--source=theorycheck", "-m", "pytest", "-q",
                 *(session.posargs or UNIT_TESTS))
     session.run("coverage", "report", "--skip-empty", "--sort=cover")
+
+
+@nox.session
+def calibrate(session: nox.Session) -> None:
+    """Every claim on the quick profile under 20 base seeds (1..20): each non-PASS verdict, and
+    the runs with a FAIL against the Binomial(20, family-wise δ) a calibrated suite allows. Pass
+    options after `--`, e.g. `nox -s calibrate -- --seeds 5 'ks15.*'`."""
+    session.install("-e", ".")
+    session.run("python", "-m", "theorycheck.calibrate", "--jobs", "-1", *session.posargs)
