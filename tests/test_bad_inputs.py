@@ -1,0 +1,87 @@
+"""The bad-input catalogue: every rejected input exits 2 with one line on stderr, no traceback,
+before any work, and leaves every file under --out as it was (here a folder holding an earlier
+run, compared byte for byte and by modification time)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from theorycheck.cli import main
+
+T31, T34 = "hk12.thm3.1", "hk12.thm3.4"
+
+CASES = [
+    # selection
+    (["verify", "no.such"], "no claim matches"),
+    (["verify", "zz*"], "no claim matches"),
+    (["show", "no.such"], "no claim matches"),
+    (["show", "hk12.*"], "not a glob"),
+    (["list", "--paper", "nope"], "unknown paper"),
+    (["errata", "--paper", "nope"], "unknown paper"),
+    (["frobnicate"], "invalid choice"),
+    # --set, one rule of each type
+    (["verify", T31, "--set", "k=0"], "k must be at least 1"),
+    (["verify", T31, "--set", "k=5"], "must not exceed d"),
+    (["verify", T31, "--set", "k=1.5"], "must be an integer"),
+    (["verify", T31, "--set", "d=abc"], "must be an integer"),
+    (["verify", T31, "--set", "B=-1"], "B must be > 0"),
+    (["verify", T31, "--set", "B=nan"], "finite number"),
+    (["verify", T31, "--set", "B=inf"], "finite number"),
+    (["verify", T31, "--set", "delta=0"], "delta must be > 0"),
+    (["verify", T31, "--set", "delta=1.5"], "delta must be < 1"),
+    (["verify", T31, "--set", "noise=2"], "noise must be <= 1"),
+    (["verify", T31, "--set", "designs=nope"], "unknown designs"),
+    (["verify", T31, "--set", "designs="], "malformed --set"),
+    (["verify", T34, "--set", "eta_rule=sometimes"], "must be one of"),
+    (["verify", T31, "--set", "m_grid=1,x"], "comma-separated list"),
+    (["verify", T31, "--set", "repetitions=1"], "at least 2"),
+    (["verify", "cbss11.thm6", "--set", "ks=0,1"], "at least 2"),
+    (["verify", "cbss11.lemma8", "--set", "s=100"], "must not exceed d"),
+    (["verify", T31, "--set", "=3"], "malformed --set"),
+    (["verify", T31, "--set", "k"], "malformed --set"),
+    (["verify", T31, "--set", "learner=3"], "no selected claim has a parameter named learner"),
+    (["verify", T31, "--set", "k=1", "k=2"], "gives k twice"),
+    # profile, jobs, seed
+    (["verify", T31, "--profile", "huge"], "invalid choice"),
+    (["verify", T31, "--jobs", "0"], "--jobs"),
+    (["verify", T31, "--jobs", "-2"], "--jobs"),
+    (["verify", T31, "--jobs", "abc"], "invalid int value"),
+    (["verify", T31, "--jobs", "100000"], "exceeds the"),
+    (["verify", T31, "--seed", "-1"], "non-negative"),
+    (["verify", T31, "--seed", "x"], "invalid int value"),
+    # subjects
+    (["verify", T31, "--subject", "learner=theorycheck.algorithms"], "module:attribute"),
+    (["verify", T31, "--subject", "learner=theorycheck.algorithms:NoSuch"], "cannot load subject"),
+    (["verify", T31, "--subject", "learner=no.such.module:Thing"], "cannot load subject"),
+    (["verify", T31, "--subject", "learner=numpy:array"], "does not follow BudgetedLearner"),
+    (["verify", T31, "--subject", "nosuch=theorycheck.algorithms:AERR"], "no selected claim has a subject"),
+    (["verify", T31, "--subject", "learner="], "malformed --subject"),
+]
+
+
+def _state(folder):
+    return {p.relative_to(folder).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def earlier_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("earlier")
+    assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize(("argv", "message"), CASES, ids=[" ".join(a) for a, _ in CASES])
+def test_rejected_before_any_work(capsys, earlier_run, argv, message):
+    capsys.readouterr()
+    before = _state(earlier_run)
+    out_flag = ["--out", str(earlier_run)] if argv[0] in ("verify", "report") else []
+    status = main([*argv, *out_flag, *(["--quiet"] if argv[0] == "verify" else [])])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and out == ""
+    assert _state(earlier_run) == before  # nothing written, nothing half-written
