@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from theorycheck.generators import build_design, design_names
-from theorycheck.generators.decaying import _signs, decaying_bounded_design, decaying_design, decaying_profile
+from theorycheck.generators.decaying import decaying_bounded_design, decaying_design, decaying_profile, printed_w_star
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import Design
 from theorycheck.rng import kernel_state
@@ -133,8 +133,8 @@ def test_printed_w_star_frequencies():
     """Ridge signs are fair and Lasso's −1/0/1 have probabilities 0.15/0.7/0.15 (z-tests at DELTA)."""
     d = 200_000
     z = NormalDist().inv_cdf(1 - DELTA / 8)
-    ridge, lasso = _signs(d, "ridge", 5), _signs(d, "lasso", 5)  # the draw decaying_design(d, ...) uses
-    assert np.array_equal(decaying_design(50, setting="lasso", w_seed=5).w_star, _signs(50, "lasso", 5))
+    ridge, lasso = printed_w_star(d, "ridge", 5), printed_w_star(d, "lasso", 5)  # the draw decaying_design(d, ...) uses
+    assert np.array_equal(decaying_design(50, setting="lasso", w_seed=5).w_star, printed_w_star(50, "lasso", 5))
     for values, target, p in ((ridge, 1.0, 0.5), (lasso, -1.0, 0.15), (lasso, 0.0, 0.7), (lasso, 1.0, 0.15)):
         assert abs(np.mean(values == target) - p) <= z * math.sqrt(p * (1 - p) / d)
 

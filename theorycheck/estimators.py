@@ -65,6 +65,10 @@ __all__ = [
     "clip_estimate",
     "distribution_mean",
     "distribution_second_moment",
+    "gaelr_gradient_estimate",
+    "gaelr_gradient_estimate_distribution",
+    "gaerr_gradient_estimate",
+    "gaerr_gradient_estimate_distribution",
     "squared_loss_gradient",
     "subset_average",
 ]
@@ -671,3 +675,227 @@ def squared_loss_gradient(w, x, y, *, paper: str) -> tuple[Fraction, ...]:
     ws, xs, y = _exact_example(w, x, y)
     residual = sum(a * b for a, b in zip(ws, xs, strict=True)) - y
     return tuple(factors[paper] * residual * v for v in xs)
+
+
+# --------------------------------------------------------------------------------------------
+# ks15: GAERR and GAELR, the data-point estimate drawn from any q
+# --------------------------------------------------------------------------------------------
+# Kukliansky & Shamir (2015), Algorithm 1 (GAERR) lines 3–10 and Algorithm 3 (GAELR, NOTES.md):
+# x̃ = (1/k)·Σ_r x[i_r]/q_{i_r}·e_{i_r} with i_r ~ q independent; one inner-product draw j with
+# p_j ∝ w_j² (GAERR) or |w_j| (GAELR), or ∝ |w_j|·c_j with c = ``inner_weights`` (the "improved
+# inner product", c = √E[x²]); φ̃ = (w_j/p_j)·x[j] − y; g̃ = φ̃·x̃. Attributes with q_i = 0 (or
+# |w_j|c_j = 0) are never drawn, so the estimate is unbiased only if x_i = 0 almost surely there.
+# At w = 0 (or when every |w_j|c_j is 0) φ̃ = −y with no draw. With q uniform and no c these are
+# hk12's AERR and AELR estimates.
+
+
+@njit(cache=True)
+def _inner_weight(w, c, j, power):
+    a = abs(w[j])
+    if c.shape[0]:
+        return a * c[j]
+    return a * a if power == 2 else a
+
+
+@njit(cache=True)
+def _ks15_gradient_kernel(w, x, y, k, q, c, state, out, power):
+    """ks15's g̃ = φ̃·x̃ (see the block comment): x̃ from k draws ∝ q with weight 1/(k·q_i), j ∝ the
+    inner weights (|w_j|**power, or |w_j|·c_j when c is not empty); returns the attributes read."""
+    d = x.shape[0]
+    seen = np.zeros(d, dtype=np.bool_)
+    cumulative = np.empty(d)
+    n_read, total = 0, 0.0
+    for i in range(d):
+        out[i] = 0.0
+        total += q[i]
+        cumulative[i] = total
+    for _ in range(k):
+        i = next_weighted_index(state, cumulative)
+        while q[i] == 0.0:  # only reachable through rounding at the top end
+            i -= 1
+        if not seen[i]:
+            seen[i] = True
+            n_read += 1
+        out[i] += x[i] / q[i]
+    total = 0.0
+    for i in range(d):
+        total += _inner_weight(w, c, i, power)
+        cumulative[i] = total
+    phi = -y  # w = 0 (or no positive inner weight): ⟨w, x⟩ taken as 0, no draw
+    if total > 0.0:
+        j = next_weighted_index(state, cumulative)
+        while _inner_weight(w, c, j, power) == 0.0:
+            j -= 1
+        if not seen[j]:
+            n_read += 1
+        phi = w[j] * (total / _inner_weight(w, c, j, power)) * x[j] - y
+    for i in range(d):
+        out[i] = phi * (out[i] / k)
+    return n_read
+
+
+@njit(cache=True)
+def _gaerr_gradient_kernel(w, x, y, k, q, c, state, out):
+    """One draw of ks15's GAERR estimate (Algorithm 1, lines 3–10); returns attributes read."""
+    return _ks15_gradient_kernel(w, x, y, k, q, c, state, out, 2)
+
+
+@njit(cache=True)
+def _gaelr_gradient_kernel(w, x, y, k, q, c, state, out):
+    """One draw of ks15's GAELR estimate (Algorithm 3, unclipped); returns attributes read."""
+    return _ks15_gradient_kernel(w, x, y, k, q, c, state, out, 1)
+
+
+@njit(cache=True)
+def _draw_moments_q(power, w, x, y, k, q, c, n, state):
+    d = x.shape[0]
+    out = np.empty(d)
+    total, squares, largest = np.zeros(d), np.zeros(d), np.zeros(d)
+    max_read = 0
+    for _ in range(n):
+        max_read = max(max_read, _ks15_gradient_kernel(w, x, y, k, q, c, state, out, power))
+        for i in range(d):
+            total[i] += out[i]
+            squares[i] += out[i] * out[i]
+            largest[i] = max(largest[i], abs(out[i]))
+    return total, squares, largest, max_read
+
+
+def _check_sampling(q, inner_weights, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """q (None: uniform) a probability vector of length d; inner_weights None or ≥ 0 of length d."""
+    vecs = []
+    for name, v in (("q", q), ("inner_weights", inner_weights)):
+        if v is None:
+            vecs.append(np.full(d, 1.0 / d) if name == "q" else np.empty(0))
+            continue
+        v = _vector(name, v)
+        if v.shape[0] != d or (v < 0).any():
+            raise ParameterError(f"{name} must have {d} entries (one per attribute), all ≥ 0")
+        vecs.append(v)
+    if abs(vecs[0].sum() - 1.0) > 1e-9:
+        raise ParameterError(f"q must sum to 1 (a probability vector), got Σq = {vecs[0].sum():.12g}")
+    return vecs[0], vecs[1]
+
+
+def _exact_sampling(q, inner_weights, d: int):
+    """The exact counterparts: q (None: uniform 1/d) rational, ≥ 0, summing to exactly 1."""
+    qs = (Fraction(1, d),) * d if q is None else tuple(_exact_scalar(f"q[{i}]", v) for i, v in enumerate(q))
+    cs = None if inner_weights is None else tuple(_exact_scalar(f"inner_weights[{i}]", v)
+                                                  for i, v in enumerate(inner_weights))
+    for name, v in (("q", qs), ("inner_weights", cs or ())):
+        if (v or name == "q") and (len(v) != d or min(v) < 0):
+            raise ParameterError(f"{name} must have {d} entries (one per attribute), all ≥ 0")
+    if sum(qs) != 1:
+        raise ParameterError(f"q must sum to exactly 1 in rational arithmetic (pass Fractions), got {sum(qs)}")
+    return qs, cs
+
+
+def _ks15_distribution(ws, xs, y, k, qs, cs, power):
+    d = len(xs)
+    weights = tuple(abs(a) * cs[j] if cs is not None else abs(a) ** power for j, a in enumerate(ws))
+    total = sum(weights)
+    support = [j for j in range(d) if weights[j] != 0]
+    _check_outcome_count(math.comb(sum(1 for v in qs if v) + k - 1, k) * max(len(support), 1))
+    phis = [(weights[j] / total, ws[j] * total / weights[j] * xs[j] - y) for j in support] or [(Fraction(1), -y)]
+    result = []
+    for p_data, counts in _multisets(qs, k):
+        x_tilde = [Fraction(0)] * d
+        for i, c in counts.items():
+            x_tilde[i] = c * xs[i] / (k * qs[i])
+        result += [(p_data * p_phi, tuple(phi * v for v in x_tilde)) for p_phi, phi in phis]
+    return result
+
+
+def gaerr_gradient_estimate(w, x, y, k, q=None, *, inner_weights=None, random_state) -> tuple[np.ndarray, int]:
+    """Draw ks15's GAERR estimate g̃ of the gradient (⟨w,x⟩ − y)x (Algorithm 1, lines 3–10).
+
+    * lines 3–7: k indices i_r drawn independently from q (with replacement),
+      x̃ = (1/k)·Σ_r x[i_r]/q_{i_r}·e_{i_r};
+    * lines 8–9: one index j with p_j = w_j²/‖w‖₂² (or, with ``inner_weights`` c, p_j ∝ |w_j|·c_j,
+      the "improved inner product" after eq. (2)), φ̃ = (w_j/p_j)·x[j] − y;
+    * line 10: g̃ = φ̃·x̃.
+
+    Parameters
+    ----------
+    w, x : array_like, shape (d,)
+        Current predictor and the example's attributes (finite).
+    y : float
+        The example's label.
+    k : int
+        Number of draws for x̃, 1 ≤ k ≤ d (the estimator reads k + 1 attributes).
+    q : array_like, shape (d,), optional
+        The sampling distribution of the k draws (≥ 0, Σq = 1 within 1e-9); None is uniform
+        (hk12's AERR). Attributes with q_i = 0 are never drawn (unbiased only if x_i = 0 there).
+    inner_weights : array_like, shape (d,), optional
+        c ≥ 0 for p_j ∝ |w_j|·c_j; None gives Algorithm 1's p_j ∝ w_j².
+    random_state : int, SeedSequence, Generator or kernel state
+        The randomness (:mod:`theorycheck.rng`); a kernel state is advanced in place.
+
+    Returns
+    -------
+    estimate : numpy.ndarray, shape (d,)
+    n_attributes_read : int
+        Distinct attributes read, |{i_1, ..., i_k, j}| ≤ k + 1 (≤ k when there is no draw j).
+    """
+    w, x, y = _check_example(w, x, y)
+    k = _check_hk12_budget(k, x.shape[0])
+    q, c = _check_sampling(q, inner_weights, x.shape[0])
+    out = np.empty(x.shape[0])
+    n_read = _gaerr_gradient_kernel(w, x, y, k, q, c, as_kernel_state(random_state), out)
+    return out, int(n_read)
+
+
+def gaelr_gradient_estimate(w, x, y, k, q=None, *, inner_weights=None, random_state) -> tuple[np.ndarray, int]:
+    """Draw ks15's GAELR estimate g̃ (Algorithm 3 of the supplement, NOTES.md): x̃ as in
+    :func:`gaerr_gradient_estimate`, j with p_j = |w_j|/‖w‖₁ (or ∝ |w_j|·c_j), φ̃ = (w_j/p_j)·x[j] − y
+    (= ‖w‖₁·sign(w_j)·x[j] − y), g̃ = φ̃·x̃. Returns the *unclipped* g̃ (the algorithm updates with
+    clip(g̃, 1/η): :func:`clip_estimate`). Parameters and returns as for GAERR."""
+    w, x, y = _check_example(w, x, y)
+    k = _check_hk12_budget(k, x.shape[0])
+    q, c = _check_sampling(q, inner_weights, x.shape[0])
+    out = np.empty(x.shape[0])
+    n_read = _gaelr_gradient_kernel(w, x, y, k, q, c, as_kernel_state(random_state), out)
+    return out, int(n_read)
+
+
+def gaerr_gradient_estimate_distribution(w, x, y, k, q=None, inner_weights=None
+                                         ) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact law of :func:`gaerr_gradient_estimate`: every multiset of the k draws from q
+    (multinomial probability) and every j with a positive inner weight, in rationals. q must sum
+    to exactly 1 (Fractions; None is uniform). With q uniform and no inner weights it is
+    :func:`aerr_gradient_estimate_distribution`. Returns (probability, g̃) pairs."""
+    ws, xs, y = _exact_example(w, x, y)
+    k = _check_hk12_budget(k, len(xs))
+    return _ks15_distribution(ws, xs, y, k, *_exact_sampling(q, inner_weights, len(xs)), 2)
+
+
+def gaelr_gradient_estimate_distribution(w, x, y, k, q=None, inner_weights=None
+                                         ) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact law of :func:`gaelr_gradient_estimate` (unclipped; clip with :func:`clip_distribution`).
+    With q uniform and no inner weights it is :func:`aelr_gradient_estimate_distribution`."""
+    ws, xs, y = _exact_example(w, x, y)
+    k = _check_hk12_budget(k, len(xs))
+    return _ks15_distribution(ws, xs, y, k, *_exact_sampling(q, inner_weights, len(xs)), 1)
+
+
+def _equip_q(sampler, kernel, power: int) -> None:
+    """``kernel`` and ``moments(w, x, y, k, q, n, *, inner_weights=None, random_state)`` for a ks15 sampler."""
+
+    def moments(w, x, y, k, q, n, *, inner_weights=None, random_state) -> SampleMoments:
+        w, x, y = _check_example(w, x, y)
+        k = _check_hk12_budget(k, x.shape[0])
+        q, c = _check_sampling(q, inner_weights, x.shape[0])
+        n = check_int("n", n, low=1)
+        total, squares, largest, max_read = _draw_moments_q(power, w, x, y, k, q, c, n,
+                                                            as_kernel_state(random_state))
+        return SampleMoments(n, total, squares, largest, int(max_read))
+
+    moments.__doc__ = (f"n draws of :func:`{sampler.__name__}` summed in one jitted loop: the same draws as n "
+                       "calls on the same stream; returns :class:`SampleMoments`.")
+    moments.__qualname__ = f"{sampler.__name__}.moments"
+    sampler.kernel = kernel
+    sampler.moments = moments
+
+
+_equip_q(gaerr_gradient_estimate, _gaerr_gradient_kernel, 2)
+_equip_q(gaelr_gradient_estimate, _gaelr_gradient_kernel, 1)

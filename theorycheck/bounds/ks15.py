@@ -14,7 +14,8 @@ the data-point estimate, one for the inner product), m examples (m₁ in phase 1
   Theorem 4.5 (Lasso). The step sizes of the two-phased algorithms and of Theorem 3.4's η are
   those of the supplement, as ``../shared/papers/NOTES.md`` gives them.
 * §5: the improvement ratios ρ_Ridge and ρ_Lasso (:func:`rho_ridge`, :func:`rho_lasso`) and the
-  second moments of the decaying family of §5.1 (:func:`decaying_second_moments`).
+  second moments of the decaying family of §5.1 (:func:`decaying_second_moments`; the family itself,
+  with every moment, is :mod:`theorycheck.generators.decaying`).
 
 Exact variants for the proof claims (:mod:`proofs.ks15`), on rationals (:class:`fractions.Fraction`):
 :func:`ridge_q_exact`, :func:`lasso_q_exact`, :func:`lemma32_bound_exact`, and
@@ -45,6 +46,7 @@ __all__ = [
     "one_norm",
     "phase1_epsilon",
     "power_sum_enclosure",
+    "rational_sqrt",
     "rho_lasso",
     "rho_ridge",
     "ridge_q",
@@ -176,7 +178,8 @@ def datapoint_coordinate_moments(s, q) -> np.ndarray:
 
 def decaying_second_moments(d, alpha, setting: str) -> np.ndarray:
     """s = E[x²] of the §5.1 family: u_i = i^α (α ≤ 0) projected onto the unit L2 ball ("ridge")
-    or the unit L∞ ball ("lasso"); attributes are independent Bernoulli(u_i), so s_i = u_i."""
+    or the unit L∞ ball ("lasso"); attributes are independent Bernoulli(u_i), so s_i = u_i (the same
+    vector as ``theorycheck.generators.decaying.decaying_design(...).second_moments``)."""
     d = check_int("d", d, low=1)
     alpha = check_real("alpha", alpha, high=0.0)
     u = np.arange(1, d + 1, dtype=np.float64) ** alpha

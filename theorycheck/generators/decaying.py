@@ -63,7 +63,7 @@ from numba import njit
 from ..rng import as_generator, as_kernel_state, next_u64
 from ..validation import ParameterError, check_int, check_matrix, check_real
 
-__all__ = ["DecayingDesign", "decaying_bounded_design", "decaying_design", "decaying_profile"]
+__all__ = ["DecayingDesign", "decaying_bounded_design", "decaying_design", "decaying_profile", "printed_w_star"]
 
 SETTINGS = ("ridge", "lasso")
 _U64 = np.uint64
@@ -318,8 +318,12 @@ def decaying_profile(d, alpha=-1.0, setting="ridge") -> np.ndarray:
     return np.minimum(u, 1.0)
 
 
-def _signs(d, setting, w_seed) -> np.ndarray:
-    """The printed w*: uniform on {±1}^d (Ridge) or −1/0/1 with probabilities 0.15/0.7/0.15 (Lasso)."""
+def printed_w_star(d, setting, w_seed) -> np.ndarray:
+    """The printed w* of §5.1, drawn from the seed ``w_seed``: uniform on {±1}^d (Ridge) or −1/0/1
+    with probabilities 0.15/0.7/0.15 (Lasso)."""
+    d = check_int("d", d, low=1)
+    if setting not in SETTINGS:
+        raise ParameterError(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
     w_seed = check_int("w_seed", w_seed, low=0)
     r = as_generator(w_seed).random(d)
     if setting == "ridge":
@@ -374,7 +378,7 @@ def decaying_design(d, alpha=-1.0, *, setting="ridge", w_seed=0) -> DecayingDesi
     """
     d, alpha, setting = _check(d, alpha, setting)
     u = decaying_profile(d, alpha, setting)
-    w = _signs(d, setting, w_seed)
+    w = printed_w_star(d, setting, w_seed)
     params = {"d": d, "alpha": alpha, "setting": setting, "w_seed": int(w_seed)}
     return _make("decaying", setting, alpha, u, u.copy(), np.ones(d), w, 0.0, None, params)
 
@@ -428,7 +432,7 @@ def decaying_bounded_design(d, alpha=-1.0, *, setting="ridge", B=1.0, noise=0.0,
         s = min(d, 3)
         w[:s] = (-0.5) ** np.arange(s)
     elif label == "seeded":
-        w = _signs(d, setting, w_seed)
+        w = printed_w_star(d, setting, w_seed)
         if not w.any():
             w[0] = 1.0
     elif label == "given":
