@@ -67,6 +67,7 @@ __all__ = [
     "distribution_second_moment",
     "gaelr_gradient_estimate",
     "gaelr_gradient_estimate_distribution",
+    "gaerr_conditional_second_moment",
     "gaerr_gradient_estimate",
     "gaerr_gradient_estimate_distribution",
     "squared_loss_gradient",
@@ -899,3 +900,24 @@ def _equip_q(sampler, kernel, power: int) -> None:
 
 _equip_q(gaerr_gradient_estimate, _gaerr_gradient_kernel, 2)
 _equip_q(gaelr_gradient_estimate, _gaelr_gradient_kernel, 1)
+
+
+def gaerr_conditional_second_moment(X, y, W, q, k, c) -> np.ndarray:
+    """E_A[‖g̃_t‖² | w_t, x_t, y_t] for each row t of (X, y, W) (a recorded path: W[t] = w_t), for GAERR's
+    estimate with k draws from q and the inner-product draw ∝ w² (c None) or ∝ |w|·c:
+    E_A‖x̃‖²·E_A φ̃² (the two estimates use independent draws).
+
+    E_A‖x̃‖² = (1/k)Σ_{q_i>0} x_i²/q_i + (1 − 1/k)Σ_{q_i>0} x_i² (k i.i.d. draws from q);
+    E_A φ̃² = Σ_{p_j>0} (w_j x_j)²/p_j − 2y⟨w, x⟩ + y², with p_j = w_j²/‖w‖² (line 8), where the sum is
+    ‖w‖²Σ_{w_j≠0} x_j², or p_j ∝ |w_j|c_j (improved inner product), where it is (Σ|w_l|c_l)·Σ |w_j|x_j²/c_j.
+    """
+    live = q > 0
+    x2 = X * X
+    datapoint = (x2[:, live] / q[live]).sum(axis=1) / k + (1.0 - 1.0 / k) * x2[:, live].sum(axis=1)
+    if c is None:
+        first = (W * W).sum(axis=1) * np.where(W != 0.0, x2, 0.0).sum(axis=1)
+    else:
+        a = np.abs(W) * c
+        safe = np.where(c > 0.0, c, 1.0)
+        first = a.sum(axis=1) * np.where(a > 0.0, np.abs(W) * x2 / safe, 0.0).sum(axis=1)
+    return datapoint * (first - 2.0 * y * (W * X).sum(axis=1) + y * y)

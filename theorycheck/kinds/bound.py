@@ -63,6 +63,39 @@ d, m)``, ``more_notes(p, table)``, ``witnesses = {erratum key: {form: parameter 
 random_state=int)) and ``design`` ((params, name) → a Design). Parameters (rules declared
 here): d, k, B, noise, rho, m, repetitions, designs, rate_designs, m_grid, rate_repetitions,
 k_grid, dk_m, dk_repetitions, delta, resolution.
+
+Optional hooks for distribution-dependent learners and bounds (ks15; the hk12 claims use none):
+
+* ``design_grid = {design name: (design parameter, claim parameter)}``: part (a) runs that design
+  once per value of the claim's grid parameter (e.g. ``{"decaying_bounded": ("alpha", "alphas")}``
+  gives one design per α, labelled "decaying_bounded α=−2"); :meth:`RiskBound.variants` lists
+  them (override it for anything else).
+* ``design_quantities(p, design) -> dict``: quantities of the design built for a run (e.g. its
+  second moments ``diag E[xxᵀ]``), merged into the parameters that ``bound``, ``bounds``,
+  ``eta``, ``start``, ``bound_for_eta``, ``learner_params`` and ``extra_hypotheses`` see, so a
+  right-hand side or step size may depend on the distribution (a key may not shadow a parameter).
+* ``learner_params(p, design) -> dict``: further keywords for the learner (e.g.
+  ``second_moments=``); declare them in the claim's ``protocols`` as well.
+* ``reported(p, d, k, m) -> dict``: numbers written into every row beside the bound (e.g. another
+  paper's bound on the same instance); name them in ``carry`` to show them in the summary.
+* ``eta`` may return None: the learner then chooses its own step size (data-dependent, as the
+  two-phase learners' η from their phase-1 estimates) and reports it as ``eta_``.
+* ``bounds(p, d, k, m) -> {form: rhs}``: several right-hand sides of one theorem checked on the
+  same runs (one row per form, labelled "design · form"; default ``{"": bound(p, d, k, m)}``).
+  The mean tests split δ over every (design, form) pair.
+* ``events = {name: statement}`` with ``event(p, name, design, model, X, y) -> (certain,
+  possible, value)`` and ``event_target(p, name)`` (the probability with which the theorem allows
+  the event's *violation*): a supporting fact that holds with probability ≥ 1 − target over the
+  learner's own randomness and the sample (e.g. ks15 Theorem 3.4's sandwich of H). It gets its own
+  runs: ``event_repetitions`` runs per design of ``event_length(p)`` examples (short runs when the
+  fact needs only the learner's first phase), each fitted as in part (a); ``certain``/``possible``
+  say whether the run surely/possibly violates it. Per event and design,
+  :func:`theorycheck.stats.decide_frequency_at_most` (Clopper–Pearson) decides "P(violation) ≤
+  target": FAIL when the certain count's interval lies above the target, PASS when the possible
+  count's upper end is ≤ target·(1 + resolution). ``value`` is reported (its extremes).
+
+δ is split evenly between part (a), part (b) (when it runs) and the events (when declared), and
+within each part by the union bound.
 """
 
 from __future__ import annotations
@@ -265,6 +298,7 @@ def excess_range(norm: str, moments, B: float, w_opt: np.ndarray) -> float:
 
 
 _SETTING = {"l2": ("ridge", "‖x‖₂", "‖w̄‖₂", ridge_design), "l1": ("lasso", "‖x‖∞", "‖w̄‖₁", lasso_design)}
+_SYMBOL = {"alpha": "α"}  # how a design parameter of design_grid is written in a label
 
 
 class RiskBound(MeanBound):
@@ -275,6 +309,10 @@ class RiskBound(MeanBound):
     carry = ("d", "k", "m")
     rate: ClassVar[float] = -0.5
     witnesses: ClassVar[dict[str, dict[str, dict]]] = {}
+    #: design name -> (design parameter, grid parameter of the claim): one design per grid value
+    design_grid: ClassVar[dict[str, tuple[str, str]]] = {}
+    #: supporting events checked at a frequency (name -> statement); see the module docstring
+    events: ClassVar[dict[str, str]] = {}
     protocols = {"learner": Contract(BudgetedLearner, init=("k", "B", "eta", "random_state")),
                  "design": Contract(Function, call=("params", "name"))}
 
@@ -291,6 +329,8 @@ class RiskBound(MeanBound):
                  "dk_repetitions": Integer(0), "delta": Probability(), "resolution": Positive()}
         if cls.witnesses:
             rules["witness_repetitions"] = Integer(0)
+        if cls.events:
+            rules["event_repetitions"] = Integer(0)
         cls.parameters = {**rules, **cls.__dict__.get("parameters", {})}
         cls.subjects = {"design": default_design, **cls.__dict__.get("subjects", {})}
 
@@ -310,8 +350,46 @@ class RiskBound(MeanBound):
     def extra_hypotheses(self, p, d: int, m: int) -> list[Hypothesis]:
         return []
 
+    def bounds(self, p, d: int, k: int, m: int) -> dict[str, float]:
+        return {"": self.bound(p, d, k, m)}
+
+    def design_quantities(self, p, design) -> dict[str, Any]:
+        return {}
+
+    def learner_params(self, p, design) -> dict[str, Any]:
+        return {}
+
+    def reported(self, p, d: int, k: int, m: int) -> dict[str, float]:
+        return {}
+
+    def event(self, p, name: str, design, model, X, y) -> tuple[bool, bool, float]:
+        raise NotImplementedError
+
+    def event_target(self, p, name: str) -> float:
+        raise NotImplementedError
+
+    def event_length(self, p) -> int:
+        return int(p["m"])
+
+    def variants(self, p) -> list[dict]:
+        """Part (a)'s designs: dicts with ``label`` (the design column), ``design`` (the name the
+        ``design`` subject builds) and ``fixed`` (parameter overrides): one per name of
+        ``designs``, or one per grid value for the names in :attr:`design_grid`."""
+        out = []
+        for name in p["designs"]:
+            if name in self.design_grid:
+                key, grid = self.design_grid[name]
+                out += [{"label": f"{name} {_SYMBOL.get(key, key)}={v:g}", "design": name, "fixed": {key: v}}
+                        for v in p[grid]]
+            else:
+                out.append({"label": name, "design": name, "fixed": {}})
+        return out
+
     # ------------------------------------------------------------------ parameters and tasks
     def check_params(self, p):
+        for name, (_, grid) in self.design_grid.items():
+            if name in p["designs"] and grid not in p:
+                raise ParameterError(f"design {name} needs the grid parameter {grid}")
         stray = [name for name in p["rate_designs"] if name not in p["designs"]]
         if stray and p["rate_repetitions"] > 0:
             raise ParameterError(f"rate_designs must be among designs ({', '.join(p['designs'])}), got "
@@ -324,14 +402,34 @@ class RiskBound(MeanBound):
         return f"design (d = {p['d']}, k = {p['k']}, m = {p['m']}, B = {p['B']:g})"
 
     def mean_share(self, p):
-        return 0.5 if self._rate_on(p) else 1.0
+        return 1.0 / (1 + self._rate_on(p) + self._events_on(p))
 
     @staticmethod
     def _rate_on(p) -> bool:
         return p["rate_repetitions"] > 0 and len(p["rate_designs"]) > 0
 
+    def _events_on(self, p) -> bool:
+        return bool(self.events) and p.get("event_repetitions", 0) > 0
+
+    @staticmethod
+    def _task_fields(variant: dict) -> dict:
+        """What a task adds for a variant: nothing for a plain registry design (the hk12 tasks)."""
+        if variant["label"] == variant["design"] and not variant["fixed"]:
+            return {}
+        return {"name": variant["design"], "fixed": dict(variant["fixed"])}
+
+    def tasks(self, p):
+        out = [t for v in self.variants(p) for t in self.batches("bound", v["label"], p["repetitions"],
+                                                                    **self._task_fields(v))]
+        return out + self.more_tasks(p)
+
     def more_tasks(self, p):
         out = []
+        if self._events_on(p):
+            for name in self.events:
+                for v in self.variants(p):
+                    out += self.batches("event", v["label"], p["event_repetitions"], event=name,
+                                        m=int(self.event_length(p)), **self._task_fields(v))
         if self._rate_on(p):
             for name in p["rate_designs"]:
                 for m in sorted(set(p["m_grid"])):
@@ -352,18 +450,26 @@ class RiskBound(MeanBound):
         q = {**p, **task.get("fixed", {})}
         B = float(q["B"])
         m, k = int(task.get("m", q["m"])), int(task.get("k", q["k"]))
-        design = subjects["design"](q, task["design"])
+        design = subjects["design"](q, task.get("name", task["design"]))
         moments = (np.asarray(design.second_moment, dtype=np.float64),
                    np.asarray(design.cross_moment, dtype=np.float64), float(design.y_second_moment))
         d = moments[1].shape[0]
         if k > d:
             raise ParameterError(f"k={k} exceeds the design's dimension d={d}")
+        extra = self.design_quantities(q, design)
+        shadowed = sorted(set(extra) & set(q))
+        if shadowed:
+            raise RuntimeError(f"design_quantities shadows the parameters {', '.join(shadowed)}")
+        q.update(extra)
         optimum = constrained_optimum(moments, B, norm=self.norm, half=True)
         top = excess_range(self.norm, moments, B, optimum[0])
         trivial = float(excess_risk(self.start(q, d), moments, B, norm=self.norm, half=True, optimum=optimum))
         trivial = min(max(trivial, 0.0), top)
-        eta, bound = self.eta(q, d, k, m), self.bound(q, d, k, m)
-        for_eta = self.bound_for_eta(q, d, k, m, eta)
+        eta = self.eta(q, d, k, m)
+        forms = self.bounds(q, d, k, m) if task["part"] == "bound" else {"": self.bound(q, d, k, m)}
+        for_eta = math.nan if eta is None else self.bound_for_eta(q, d, k, m, eta)
+        params = self.learner_params(q, design)
+        shown = self.reported(q, d, k, m)
         ord_ = 2 if self.norm == "l2" else 1
         _, x_name, _, _ = _SETTING[self.norm]
         rows, x_max, y_max, over = [], 0.0, 0.0, []
@@ -372,7 +478,7 @@ class RiskBound(MeanBound):
             X, y = design.sample(m, kernel_state(data_seq))
             size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
             x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
-            model = subjects["learner"](k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]))
+            model = subjects["learner"](k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]), **params)
             model.fit(X, y)
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
@@ -390,11 +496,23 @@ class RiskBound(MeanBound):
                 over = ["the learner does not report n_attributes_seen_"]
             elif int(seen) > (k + 1) * m:
                 over = [f"read {int(seen)} > (k+1)·m = {(k + 1) * m} attributes (k={k}, m={m})"]
-            rows.append({"part": task["part"], "design": task["design"], "key": task.get("key"),
-                         "form": task.get("form"), "d": d, "k": k, "m": m, "B": B, "run": task["first"] + r,
-                         "value": value, "upper": top, "bound": bound, "trivial": trivial, "in_ball": bool(in_ball),
-                         "norm_w": size, "attributes": -1 if seen is None else int(seen), "eta": eta,
-                         "eta_reported": float(getattr(model, "eta_", math.nan)), "bound_for_eta": for_eta})
+            reported = getattr(model, "eta_", None)
+            row = {"part": task["part"], "design": task["design"], "key": task.get("key"),
+                   "form": task.get("form"), "d": d, "k": k, "m": m, "B": B, "run": task["first"] + r,
+                   "value": value, "upper": top, "trivial": trivial, "in_ball": bool(in_ball),
+                   "norm_w": size, "attributes": -1 if seen is None else int(seen),
+                   "eta": math.nan if eta is None else eta,
+                   "eta_reported": math.nan if reported is None else float(reported), "bound_for_eta": for_eta,
+                   **shown}
+            if task["part"] == "event":
+                certain, possible, measured = self.event(q, task["event"], design, model, X, y)
+                rows.append({**row, "event": task["event"], "bound": math.nan, "copy": 0,
+                             "violation_certain": bool(certain), "violation_possible": bool(possible or certain),
+                             "event_value": float(measured)})
+                continue
+            for copy, (form, bound) in enumerate(forms.items()):
+                label = f"{task['design']} · {form}" if form else task["design"]
+                rows.append({**row, "design": label, "variant": task["design"], "bound": float(bound), "copy": copy})
         satisfies = getattr(design, "satisfies", None)
         hyps = [
             Hypothesis(f"{x_name} ≤ 1 on every example drawn", x_max <= 1.0 + 1e-12, f"max {x_name} = {x_max:.15g}"),
@@ -412,6 +530,8 @@ class RiskBound(MeanBound):
     # ------------------------------------------------------------------ decision
     def certain(self, p, table):
         runs = table[table["part"] != "witness"]
+        if "copy" in runs:  # one row per run (several forms repeat a run)
+            runs = runs[runs["copy"] == 0]
         out = runs[~runs["in_ball"].astype(bool)]
         _, _, ball, _ = _SETTING[self.norm]
         dec = stats.decide_always(len(out), len(runs), f"the conclusion {ball} ≤ B", slack=f"{_SLACK:g}·B")
@@ -420,10 +540,20 @@ class RiskBound(MeanBound):
             worst = out.loc[out["norm_w"].idxmax()]
             line += (f" Largest norm {worst['norm_w']:.6g} > B = {p['B']:g} (design {worst['design']}, "
                      f"m = {worst['m']}).")
-        return [(dec.verdict, line)], set(out["design"])
+        bound_rows = table[table["part"] == "bound"]
+        left = set(out["design"])  # a design whose w̄ left the ball: every form of it goes untested
+        excluded = {label for label in bound_rows["design"]
+                    if any(label == name or label.startswith(f"{name} · ") for name in left)}
+        return [(dec.verdict, line)], left | excluded
 
     def more_parts(self, p, table, delta, excluded):
         parts, notes = [], []
+        if self._events_on(p):
+            share = delta / (1 + self._rate_on(p))
+            delta -= share
+            more, more_notes = self.event_parts(p, table[table["part"] == "event"], share)
+            parts += more
+            notes += more_notes
         rate = table[table["part"] == "rate"]
         names = list(dict.fromkeys(rate["design"]))
         if not names:
@@ -461,13 +591,36 @@ class RiskBound(MeanBound):
                              f"{fit.slope:.3f} (bootstrap interval [{fit.low:.3f}, {fit.high:.3f}], asymptotic); the "
                              f"bound grows as (d/k)^(1/2). Reported only: at fixed m the theorem bounds the curve, not "
                              f"its slope.")
-        bound_rows = table[table["part"] == "bound"].groupby("design")["upper"].first()
+        main = table[table["part"] == "bound"]
+        bound_rows = main.groupby("variant" if "variant" in main else "design")["upper"].first()
         notes.insert(0, "Almost-sure range of the excess risk per design (kinds.bound.excess_range): "
                      + ", ".join(f"{n}: {v:.4g}" for n, v in bound_rows.items()) + ".")
         etas = table[["eta", "eta_reported"]].dropna()
         if len(etas) and not np.allclose(etas["eta"], etas["eta_reported"], rtol=1e-12, atol=0.0):
             notes.append("The learner reports a step size eta_ different from the one the claim passed "
                          f"(e.g. {etas['eta_reported'].iloc[0]:.6g} instead of {etas['eta'].iloc[0]:.6g}).")
+        return parts, notes
+
+    def event_parts(self, p, rows, delta):
+        """Each event on each design: "P(violation) ≤ target" by Clopper–Pearson at δ split over
+        the (event, design) pairs (false-FAIL rate ≤ δ/2 in all)."""
+        pairs = list(rows.groupby(["event", "design"], sort=False))
+        each = delta / max(len(pairs), 1)
+        parts, notes = [], []
+        for (name, label), part in pairs:
+            target = float(self.event_target(p, name))
+            n = len(part)
+            certain, possible = int(part["violation_certain"].sum()), int(part["violation_possible"].sum())
+            dec, hint = stats.decide_frequency_at_most(certain, possible, n, target, each,
+                                                       float(p["resolution"]) * target, "runs violate it")
+            values = part["event_value"].to_numpy(dtype=float)
+            parts.append((dec.verdict, (
+                f"- event '{name}' ({self.events[name]}), {label}, {n} runs of m = {int(part['m'].iloc[0])}: "
+                f"{dec.verdict}. Claimed violation probability ≤ {target:g}; {dec.reason} (PASS needs the upper "
+                f"end ≤ {target:g}·(1 + resolution)). Measured value: min {values.min():.4g}, median "
+                f"{float(np.median(values)):.4g}, max {values.max():.4g}.")))
+            if hint:
+                notes.append(f"event '{name}', {label}: {hint}; raise `event_repetitions`.")
         return parts, notes
 
     def errata_evidence(self, p, table):

@@ -42,11 +42,29 @@ required
     ``rhs(p, setting, family) -> float`` and ``range(p, setting, family) -> (lo, hi)``.
 optional
     ``run(p, setting, subjects, seed) -> Path`` (default: fit ``subjects["learner"]`` on
-    ``m = p["m"]`` examples of ``subjects["design"](p, setting["design"])``, see :meth:`run`);
+    ``m = p["m"]`` examples of the design ``setting["design"]`` built from ``p`` updated by
+    ``setting.get("design_params", {})``, see :meth:`run`; the :class:`Path` then also carries the
+    sample ``X``, ``y``, the ``design``, the learner's other recorded arrays in ``extra`` and the
+    keywords it was built with in ``params``);
+    ``learner_params(p, setting, design) -> dict``: further keywords for the learner, which may
+    depend on the design (e.g. GAERR's ``q`` from its second moments; default
+    ``setting.get("params", {})``);
     ``data_norm`` ("l2", "l1" or None): the data hypotheses ‖x‖ ≤ 1, |y| ≤ B are checked on every
     sample when the lemma needs them; ``ceiling(p, setting, path) -> {name: value}`` (Pathwise);
+    ``consistency = {name: statement}`` with ``path_checks(p, setting, path) -> {name: relative
+    deviation}``: checks that the recorded path is the algorithm's (e.g. the recorded estimate is
+    the paper's estimator for the draws the learner recorded, the iterates follow the update rule);
+    one run beyond 10⁻⁹ is a certain FAIL, like the output check;
     ``errata_evidence(p, table, parts) -> {key: text}`` (ExpectedInequality: ``parts`` is the
-    summary table).
+    summary table);
+    ExpectedInequality: ``reported(p, setting, path) -> {name: value}``, numbers measured on each
+    run whose means per setting are noted (never decided); ``path_range(p, setting, path,
+    family) -> (lo, hi)`` when the almost-sure range depends on the design drawn from (default
+    None: ``range`` gives it); ``trivial = True``
+    also evaluates ``lhs`` on the path of the learner that never moves (:meth:`Path.still`, same
+    sample) and runs it through the same test: a setting where it would not FAIL is vacuous and
+    never PASS (as the bound kind's trivial learner). :func:`excess_and_range` gives the exact
+    ½-loss excess risk of an output and its largest value over the ball, from the design.
 parameters
     ``repetitions`` (runs per setting), ``delta`` (ExpectedInequality), ``resolution``
     (ExpectedInequality, relative), ``rounding`` (Pathwise, relative slack).
@@ -59,24 +77,46 @@ least ``w`` and ``g``, both (m, d); optionally ``g_tilde`` and ``p``), and ``des
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function
 from ..rng import kernel_state
 from ..validation import Integer, ParameterError, Positive, Probability
+from .bound import excess_range
+from .learners import design_for
 
-__all__ = ["TRAJECTORY_LEARNER", "ExpectedInequality", "Path", "Pathwise"]
+__all__ = ["TRAJECTORY_LEARNER", "ExpectedInequality", "Path", "Pathwise", "excess_and_range"]
 
 #: the contract of a learner whose path a lemma is checked on
 TRAJECTORY_LEARNER = Contract(BudgetedLearner, init=("k", "B", "eta", "random_state", "record_trajectory"))
 DESIGN = Contract(Function, call=("params", "name"))
 _BATCH = 25  # runs per task: one random stream and one cache file per batch
 _CONSISTENCY = 1e-9  # relative slack of the consistency checks of a recorded path
+_OPTIMA: dict[Any, Any] = {}
+
+
+def excess_and_range(design, coef, B: float, norm: str) -> tuple[float, float]:
+    """(L(w̄) − L(w*), its almost-sure upper end over the ball) for the ½-loss, w* the minimiser over
+    the ball of radius B (``norm`` "l2" or "l1"), from the design's exact moments; the optimum is
+    cached per design object (:func:`theorycheck.kinds.learners.design_for` caches designs)."""
+    key = (id(design), float(B), norm)
+    if key not in _OPTIMA or _OPTIMA[key][0] is not design:
+        if len(_OPTIMA) > 64:
+            _OPTIMA.clear()
+        moments = (np.asarray(design.second_moment, dtype=np.float64),
+                   np.asarray(design.cross_moment, dtype=np.float64), float(design.y_second_moment))
+        optimum = constrained_optimum(moments, B, norm=norm, half=True)
+        _OPTIMA[key] = (design, moments, optimum, excess_range(norm, moments, B, optimum[0]))
+    _, moments, optimum, top = _OPTIMA[key]
+    value = float(excess_risk(np.asarray(coef, dtype=np.float64), moments, B, norm=norm, half=True, optimum=optimum))
+    return value, top
 
 
 @dataclass(frozen=True)
@@ -92,6 +132,16 @@ class Path:
     eta: float
     B: float
     coef: np.ndarray
+    #: the sample the path was run on, the design it came from, the learner's other recorded
+    #: arrays (e.g. GAERR's ``phi``, ``coordinates``, ``j``) and the fitted learner; set by
+    #: :meth:`_PathRuns.run`
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    design: Any = None
+    extra: dict = field(default_factory=dict)
+    model: Any = None
+    #: the keywords the learner was built with beyond k, B, eta, random_state, record_trajectory
+    params: dict = field(default_factory=dict)
 
     @classmethod
     def from_learner(cls, model, m: int, d: int) -> Path:
@@ -105,9 +155,21 @@ class Path:
             if value.shape != (m, d) or not np.all(np.isfinite(value)):
                 raise ValueError(f"trajectory_['{key}'] must be a finite ({m}, {d}) array, got {value.shape}")
         probs = path.get("p")
+        extra = {key: np.asarray(value) for key, value in path.items()
+                 if key not in ("w", "g", "g_tilde", "p", "eta", "B")}
         return cls(**arrays, p=None if probs is None else np.asarray(probs, dtype=np.float64),
                    eta=float(path.get("eta", getattr(model, "eta_", math.nan))),
-                   B=float(path.get("B", math.nan)), coef=np.asarray(model.coef_, dtype=np.float64).ravel())
+                   B=float(path.get("B", math.nan)), coef=np.asarray(model.coef_, dtype=np.float64).ravel(),
+                   extra=extra, model=model)
+
+    def still(self) -> Path:
+        """The path of the trivial learner on the same sample: it never moves (w_t = w_1 for every t,
+        no step, w̄ = w_1) and records no draws."""
+        w = np.broadcast_to(self.w[0], self.w.shape)
+        zero = np.zeros_like(self.g)
+        return Path(w=w, g=zero, g_tilde=zero, p=None if self.p is None else np.broadcast_to(self.p[0], self.p.shape),
+                    eta=self.eta, B=self.B, coef=self.w[0].copy(), X=self.X, y=self.y, design=self.design,
+                    params=self.params)
 
     @property
     def output_gap(self) -> float:
@@ -137,21 +199,34 @@ class _PathRuns(Claim):
     protocols = {"learner": TRAJECTORY_LEARNER, "design": DESIGN}
     inequalities: dict[str, str] = {}
     data_norm: str | None = None
+    #: checks that the recorded path is the algorithm's (name -> statement), see path_checks
+    consistency: dict[str, str] = {}
 
     def settings(self, p) -> list[dict]:
         raise NotImplementedError
 
+    def learner_params(self, p, setting, design) -> dict:
+        """Further keywords for the learner on this setting (e.g. GAERR's ``q``, computed from the
+        design's moments); default ``setting.get("params", {})``."""
+        return dict(setting.get("params", {}))
+
+    def path_checks(self, p, setting, path: Path) -> dict[str, float]:
+        """For each name of :attr:`consistency`, the largest relative deviation of the recorded path
+        from what the algorithm would have done with the draws it recorded (0 up to rounding)."""
+        return {}
+
     def run(self, p, setting, subjects, seed: np.random.SeedSequence) -> tuple[Path, list[Hypothesis]]:
         """Fit the learner on a fresh sample of m examples with fresh randomness and its path
         recorded; returns the path and the hypotheses checked on this run."""
-        design = subjects["design"](p, setting["design"])
+        design = design_for(subjects, {**p, **setting.get("design_params", {})}, setting["design"])
         data_seq, algo_seq = seed.spawn(2)
         X, y = design.sample(p["m"], kernel_state(data_seq))
         m, d = X.shape
+        params = self.learner_params(p, setting, design)
         model = subjects["learner"](k=p["k"], B=p["B"], eta=setting["eta"],
-                                    random_state=int(algo_seq.generate_state(1)[0]), record_trajectory=True)
+                                    random_state=int(algo_seq.generate_state(1)[0]), record_trajectory=True, **params)
         model.fit(X, y)
-        path = Path.from_learner(model, m, d)
+        path = replace(Path.from_learner(model, m, d), X=X, y=y, design=design, params=params)
         hyps = path.checks(setting["eta"], float(p["B"]))
         if self.data_norm is not None:
             B = float(p["B"])
@@ -177,7 +252,8 @@ class _PathRuns(Claim):
                 if h.statement not in hyps or (hyps[h.statement].met and not h.met):
                     hyps[h.statement] = h
             base = {"setting": task["setting"], "label": setting["label"], "run": task["first"] + r,
-                    "output_gap": path.output_gap / max(float(p["B"]), 1.0)}
+                    "output_gap": path.output_gap / max(float(p["B"]), 1.0),
+                    **{f"check:{name}": float(v) for name, v in self.path_checks(p, setting, path).items()}}
             rows += [{**base, **row} for row in self.path_rows(p, setting, path)]
         return Measurement(rows, list(hyps.values()))
 
@@ -194,6 +270,25 @@ class _PathRuns(Claim):
                                   "w̄ = (1/m)Σ_t w_t for the recorded iterates (line 14 / line 18)",
                                   slack=f"{_CONSISTENCY:g}·max(B, 1)")
         return dec.verdict, f"- {dec.verdict}: {dec.reason}."
+
+    def consistency_parts(self, table) -> list[tuple[str, str]]:
+        """Each declared consistency check on every run: one run whose recorded path deviates by
+        more than 10⁻⁹ (relative) from the algorithm's definition is a certain FAIL."""
+        runs = table.drop_duplicates(["setting", "run"])
+        out = []
+        for name, text in self.consistency.items():
+            column = f"check:{name}"
+            if column not in runs:
+                raise RuntimeError(f"path_checks did not return the declared consistency check {name!r}")
+            dev = runs[column].to_numpy(dtype=float)
+            bad = ~(dev <= _CONSISTENCY)
+            dec = stats.decide_always(int(bad.sum()), len(runs), f"{name} ({text})", slack=f"{_CONSISTENCY:g} relative")
+            line = f"- {dec.verdict}: {dec.reason}"
+            if bad.any():
+                worst = runs.iloc[int(np.nanargmax(np.where(np.isnan(dev), np.inf, dev)))]
+                line += f"; worst relative deviation {worst[column]:.3g} (setting {worst['label']}, run {worst['run']})"
+            out.append((dec.verdict, line + "."))
+        return out
 
 
 class Pathwise(_PathRuns):
@@ -244,6 +339,9 @@ class Pathwise(_PathRuns):
         verdict, line = self.output_check(table)
         verdicts.append(verdict)
         lines.append(line)
+        for verdict, line in self.consistency_parts(table):
+            verdicts.append(verdict)
+            lines.append(line)
         summary = pd.DataFrame(records)
         summary["point"] = summary["setting"] + " · " + summary["check"]
         head = summary[summary["check"] == next(iter(self.inequalities))]
@@ -267,6 +365,8 @@ class ExpectedInequality(_PathRuns):
 
     kind = "bound"
     parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive()}
+    #: also evaluate lhs on the path of the learner that never moves (:meth:`Path.still`)
+    trivial: bool = False
 
     def lhs(self, p, setting, path: Path) -> dict[str, np.ndarray]:
         raise NotImplementedError
@@ -277,13 +377,33 @@ class ExpectedInequality(_PathRuns):
     def range(self, p, setting, family) -> tuple[float, float]:
         raise NotImplementedError
 
+    def path_range(self, p, setting, path: Path, family) -> tuple[float, float] | None:
+        """The almost-sure range when it depends on the design the run was drawn from (e.g. the
+        largest excess risk over the ball); None: :meth:`range` gives it."""
+        return None
+
     def errata_evidence(self, p, table, parts) -> dict[str, str]:
         return {}
 
+    def reported(self, p, setting, path: Path) -> dict[str, float]:
+        """Numbers measured on each run beside the left-hand side (their means per setting are noted
+        on the page; they take no part in the decision)."""
+        return {}
+
     def path_rows(self, p, setting, path):
-        return [{"family": family, "member": j, "lhs": float(v)}
-                for family, values in self.lhs(p, setting, path).items()
-                for j, v in enumerate(np.atleast_1d(values))]
+        still = self.lhs(p, setting, path.still()) if self.trivial else {}
+        shown = self.reported(p, setting, path)
+        rows = []
+        for family, values in self.lhs(p, setting, path).items():
+            span = self.path_range(p, setting, path, family)
+            for j, v in enumerate(np.atleast_1d(values)):
+                row = {"family": family, "member": j, "lhs": float(v), **{f"reported:{k}": x for k, x in shown.items()}}
+                if span is not None:
+                    row["range_low"], row["range_high"] = float(span[0]), float(span[1])
+                if self.trivial:
+                    row["trivial"] = float(np.atleast_1d(still[family])[j])
+                rows.append(row)
+        return rows
 
     def decide(self, p, table):
         settings = self.settings(p)
@@ -294,7 +414,10 @@ class ExpectedInequality(_PathRuns):
             setting = settings[int(i)]
             part = table[(table["setting"] == i) & (table["family"] == family)]
             bound = float(self.rhs(p, setting, family))
-            lo, hi = (float(v) for v in self.range(p, setting, family))
+            if "range_low" in part and part["range_low"].notna().all():
+                lo, hi = float(part["range_low"].min()), float(part["range_high"].max())
+            else:
+                lo, hi = (float(v) for v in self.range(p, setting, family))
             results = []
             for _, g in part.groupby("member"):
                 x = g["lhs"].to_numpy()
@@ -307,6 +430,9 @@ class ExpectedInequality(_PathRuns):
                 else:
                     results.append(stats.decide_mean_in_range_at_most(x, bound, lo, hi, per,
                                                                       float(p["resolution"]) * bound))
+                if "trivial" in g and g["trivial"].notna().all():
+                    self._trivial_test(results[-1], g["trivial"].to_numpy(), bound, lo, hi, per,
+                                       float(p["resolution"]) * bound)
             worst = max(results, key=lambda r: r["mean"])
             verdict = stats.combine(r["verdict"] for r in results)
             failing = [r for r in results if r["verdict"] == stats.FAIL]
@@ -319,10 +445,15 @@ class ExpectedInequality(_PathRuns):
                             "mean lhs": worst["mean"], "ratio": worst["mean"] / bound,
                             "low": worst["low"] / bound, "high": worst["high"] / bound,
                             "theory": 1.0, "resolution": 1.0 + float(p["resolution"]), "verdict": verdict,
-                            "point": f"{setting['label']} · {family}"})
+                            "point": f"{setting['label']} · {family}",
+                            **({"trivial": worst["trivial"] / bound, "vacuous": worst["vacuous"]}
+                               if "trivial" in worst else {})})
         verdict, line = self.output_check(table)
         verdicts.append(verdict)
         lines.append(line)
+        for verdict, line in self.consistency_parts(table):
+            verdicts.append(verdict)
+            lines.append(line)
         summary = pd.DataFrame(records)
         text = (f"In expectation: for each setting and family, E[lhs] ≤ rhs is decided on lhs shifted into [0, width] "
                 f"by its almost-sure range (empirical Bernstein ∩ Anderson), at δ = {p['delta']:g} split over "
@@ -331,11 +462,42 @@ class ExpectedInequality(_PathRuns):
                 f"rhs.\n"
                 + "\n".join(lines))
         worst_ratio = float(summary["ratio"].max())
+        notes = []
+        reported = [c for c in table.columns if c.startswith("reported:")]
+        if reported:
+            means = table.drop_duplicates(["setting", "run"]).groupby("label", sort=False)[reported].mean()
+            notes.append("Measured on the runs (means, reported only): " + "; ".join(
+                f"{label}: " + ", ".join(f"{c.removeprefix('reported:')} {row[c]:.4g}" for c in reported)
+                for label, row in means.iterrows()) + ".")
+        has_trivial = "trivial" in summary
+        if has_trivial:
+            text += ("\nThe learner that never moves (w_t = w_1, w̄ = w_1) is evaluated on the same samples and goes "
+                     "through the same test; a setting where it would not FAIL is vacuous and never PASS.")
         return Evidence(verdict=stats.combine(verdicts), observed=worst_ratio, theory=1.0, ratio=worst_ratio,
-                        delta=float(p["delta"]), decision=text, summary=summary,
+                        delta=float(p["delta"]), decision=text, summary=summary, notes=notes,
                         errata=self.errata_evidence(p, table, summary),
+                        trivial=float(summary["trivial"].min()) if has_trivial else None,
+                        vacuous=bool(summary["vacuous"].any()) if has_trivial else False,
                         plot=Plot(x="point", y="ratio", low="low", high="high", theory="theory",
                                   resolution="resolution", kind="point", xlabel="setting · family",
-                                  ylabel="E[lhs] / rhs (worst member)",
+                                  ylabel="E[lhs] / rhs (worst member)", trivial="trivial" if has_trivial else None,
                                   band_label=f"interval that decides, level 1 − {per:.2g} per test, in units of rhs",
                                   theory_label="rhs (ratio 1)"))
+
+    @staticmethod
+    def _trivial_test(result: dict, values, bound, lo, hi, delta, resolution) -> None:
+        """Run the trivial learner's values through the same test; where it would not FAIL, the
+        setting is vacuous and its PASS becomes INCONCLUSIVE."""
+        t = stats.decide_mean_in_range_at_most(values, bound, lo, hi, delta, resolution)
+        vacuous = t["verdict"] != stats.FAIL
+        result.update(trivial=float(np.mean(values)), vacuous=vacuous)
+        if vacuous:
+            text = (f"; VACUOUS: the learner that never moves (mean {t['mean'] / bound:.4g}·rhs) would not FAIL "
+                    f"the same test ({t['verdict']})")
+            if result["verdict"] == stats.PASS:
+                result["verdict"] = stats.INCONCLUSIVE
+                text += ", so no PASS"
+        else:
+            text = (f"; not vacuous: the learner that never moves (mean {t['mean'] / bound:.4g}·rhs) would FAIL "
+                    f"(its interval starts at {t['low'] / bound:.4g}·rhs)")
+        result["reason"] = result["reason"] + text

@@ -1,0 +1,261 @@
+"""ks15's risk-bound claims (Theorems 3.1, 3.3, 3.4, 4.1, 4.4, 4.5): the readings they rest on (the
+conditional second moment G²_run of Theorem 3.1, its almost-sure range, the path checks, the two
+forms of the two-phase theorems, the sandwich event), the kinds' hooks they use, no profile vacuous by
+construction, and PASS on quick. The planted defects are declared beside the claims and run by
+tests/test_power.py."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simulations.ks15 import sampling_rule
+from tests.defects_ks15 import MismatchedWeightsGAERR, UnnormalisedInnerGAERR
+from theorycheck import stats
+from theorycheck.algorithms import GAERR, TwoPhaseDDAERR
+from theorycheck.bounds.ks15 import half_norm, phase1_epsilon, thm34_bound_always, thm34_sandwich
+from theorycheck.claims import discover
+from theorycheck.estimators import gaerr_conditional_second_moment, gaerr_gradient_estimate_distribution
+from theorycheck.generators.registry import ridge_design
+from theorycheck.kinds.bound import excess_range
+from theorycheck.kinds.pathwise import Path
+from theorycheck.population import constrained_optimum, excess_risk
+from theorycheck.rng import kernel_state
+from theorycheck.validation import ParameterError
+
+CLAIMS = ("ks15.thm3.1", "ks15.thm3.3", "ks15.thm3.4", "ks15.thm4.1", "ks15.thm4.4", "ks15.thm4.5")
+RISK = CLAIMS[1:]
+
+
+def _claim(claim_id):
+    return discover()[claim_id]
+
+
+# ------------------------------------------------------------------------------ Theorem 3.1's G²_run
+@pytest.mark.parametrize("improved", [False, True])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_conditional_second_moment_is_the_exact_law(k, improved):
+    """G_t² = E_A[‖g̃_t‖² | w_t, x_t, y_t] against the exact law of GAERR's estimate (every outcome of
+    the k draws from q and of the inner-product draw, in rationals: theorycheck.estimators)."""
+    rng = np.random.default_rng(k + 10 * improved)
+    d = 3
+    for _ in range(4):
+        w = [Fraction(int(v), 7) for v in rng.integers(-7, 8, size=d)]
+        w[int(rng.integers(d))] = Fraction(0)  # an attribute the inner product never draws
+        if not any(w):
+            w[0] = Fraction(1, 3)
+        x = [Fraction(int(v), 9) for v in rng.integers(-5, 6, size=d)]
+        y = Fraction(int(rng.integers(-9, 10)), 9)
+        raw = [int(v) for v in rng.integers(1, 6, size=d)]
+        q = [Fraction(v, sum(raw)) for v in raw]
+        c = [Fraction(int(v), 4) for v in rng.integers(1, 5, size=d)] if improved else None
+        law = gaerr_gradient_estimate_distribution(w, x, y, k, q, c)
+        exact = sum(prob * sum(g * g for g in vector) for prob, vector in law)
+        got = gaerr_conditional_second_moment(np.array([x], dtype=float), np.array([float(y)]),
+                                              np.array([w], dtype=float), np.array(q, dtype=float), k,
+                                              None if c is None else np.array(c, dtype=float))[0]
+        assert got == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_second_moment_range_holds_at_its_worst_points():
+    """G_t² ≤ Φ·(1/(k·min q) + 1) over the ball and the hypotheses, with equality approached at
+    x = e_argmin q, y = −B, w = B·e_argmin q (line 8's p)."""
+    rng = np.random.default_rng(0)
+    d, B = 6, 1.7
+    for k in (1, 3):
+        q = rng.dirichlet(np.ones(d))
+        c = np.sqrt(rng.uniform(0.01, 1.0, size=d))
+        top = 1.0 / (k * q.min()) + 1.0
+        phi_plain = 4 * B * B
+        phi_improved = B * B * ((np.linalg.norm(c) / c.min() + 1.0) / 2 + 3.0)
+        W = rng.normal(size=(4000, d))
+        W *= B * rng.uniform(0, 1, size=(4000, 1)) ** 0.2 / np.linalg.norm(W, axis=1, keepdims=True)
+        X = rng.normal(size=(4000, d))
+        X /= np.linalg.norm(X, axis=1, keepdims=True) / rng.uniform(0, 1, size=(4000, 1)) ** 0.2
+        y = B * rng.choice([-1.0, 1.0], size=4000)
+        assert gaerr_conditional_second_moment(X, y, W, q, k, None).max() <= phi_plain * top
+        assert gaerr_conditional_second_moment(X, y, W, q, k, c).max() <= phi_improved * top
+        i = int(q.argmin())
+        e = np.eye(d)[i]
+        worst = gaerr_conditional_second_moment(e[None], np.array([-B]), B * e[None], q, k, None)[0]
+        assert worst == pytest.approx(phi_plain * (1.0 / (k * q[i]) + 1.0 - 1.0 / k))
+
+
+def test_realised_second_moment_matches_the_conditional_one_on_recorded_paths():
+    """The tower property the reading rests on: E[(1/m)Σ‖g̃_t‖²] = E[G²_run] for the learner's own
+    recorded estimates (a check that the formula describes the library's estimator)."""
+    design = ridge_design({"d": 5, "B": 1.0, "noise": 0.1, "alpha": -1.0}, "decaying_bounded")
+    s = np.diag(design.second_moment)
+    diffs, scale = [], []
+    for seed in range(300):
+        X, y = design.sample(200, kernel_state(np.random.SeedSequence([7, seed])))
+        for c in (None, np.sqrt(s)):
+            model = GAERR(k=2, eta=0.05, q=sampling_rule("rising", s), inner_weights=c, random_state=seed,
+                          record_trajectory=True).fit(X, y)
+            g2 = gaerr_conditional_second_moment(X, y, model.trajectory_["w"], sampling_rule("rising", s), 2, c)
+            realised = (model.trajectory_["g"] ** 2).sum(axis=1)
+            diffs.append(realised.mean() - g2.mean())
+            scale.append(g2.mean())
+    diffs = np.array(diffs)
+    assert abs(diffs.mean()) < 5 * diffs.std(ddof=1) / math.sqrt(len(diffs))
+    assert abs(diffs.mean()) < 0.05 * np.mean(scale)
+
+
+def test_path_checks_accept_the_learner_and_reject_the_defects():
+    claim = _claim("ks15.thm3.1")
+    p = claim.params_for("quick")
+    design = ridge_design({**p, "alpha": -2.0}, "decaying_bounded")
+    s = np.diag(design.second_moment)
+    X, y = design.sample(400, kernel_state(np.random.SeedSequence(3)))
+    cases = [("rising", GAERR, False), ("sqrt_improved", GAERR, False), ("rising", MismatchedWeightsGAERR, True),
+             ("sqrt_improved", UnnormalisedInnerGAERR, True)]
+    for rule, cls, broken in cases:
+        setting = {"eta": 0.02, "q_rule": rule}
+        params = claim.learner_params(p, setting, design)
+        model = cls(k=1, B=1.0, eta=0.02, random_state=5, record_trajectory=True, **params).fit(X, y)
+        path = replace(Path.from_learner(model, *X.shape), X=X, y=y, design=design, params=params)
+        checks = claim.path_checks(p, setting, path)
+        assert checks["update"] <= 1e-9
+        assert (checks["estimate"] > 1e-9) == broken, (rule, cls.__name__, checks)
+        # the learner that never moves: its path is constant and returns w_1
+        still = path.still()
+        assert np.array_equal(still.coef, path.w[0]) and np.all(still.w == path.w[0]) and not still.g.any()
+    assert s.shape == (p["d"],)
+
+
+# ------------------------------------------------------------------------------ the two-phase readings
+def test_two_phase_forms_and_expectation_reading():
+    claim = _claim("ks15.thm3.4")
+    p = claim.params_for("quick")
+    s = np.diag(ridge_design({**p, "alpha": -2.0}, "decaying_bounded").second_moment)
+    q = {**p, "second_moments": s}
+    d, k, m = p["d"], p["k"], p["m"]
+    forms = claim.bounds(q, d, k, m)
+    always = thm34_bound_always(d, k, m - p["m1"], p["B"])
+    whp = claim.whp(q, d, k, m)
+    delta = p["delta_phase1"]
+    assert forms["w.p. 1"] == always
+    assert forms["w.p. ≥ 1−δ, in expectation"] == pytest.approx((1 - delta) * min(whp, always) + delta * always)
+    assert forms["w.p. ≥ 1−δ, in expectation"] <= always
+    lasso = _claim("ks15.thm4.5")
+    lp = lasso.params_for("quick")
+    lq = {**lp, "second_moments": np.ones(lp["d"])}
+    lforms = lasso.bounds(lq, lp["d"], lp["k"], lp["m"])
+    assert lforms["w.p. ≥ 1−δ, in expectation"] < lforms["w.p. 1"]  # the moment form improves here
+
+
+def test_sandwich_event_uses_the_theorems_epsilon():
+    claim = _claim("ks15.thm3.4")
+    p = claim.params_for("quick")
+    design = ridge_design({**p, "alpha": -2.0}, "decaying_bounded")
+    s = np.diag(design.second_moment)
+    q = {**p, "second_moments": s}
+    X, y = design.sample(p["m1"] + 10, kernel_state(np.random.SeedSequence(4)))
+    model = TwoPhaseDDAERR(k=p["k"], B=1.0, m1=p["m1"], delta=p["delta_phase1"], random_state=2).fit(X, y)
+    eps = phase1_epsilon(p["d"], p["k"], p["m1"], p["delta_phase1"])
+    assert model.epsilon_ == pytest.approx(eps)
+    certain, possible, ratio = claim.event(q, "sandwich", design, model, X, y)
+    assert not certain and not possible and ratio == pytest.approx(model.H_ / half_norm(s))
+    low, high = thm34_sandwich(s, p["d"], eps)
+    for H, violated in ((low * 0.99, True), (low * 1.01, False), (high * 1.01, True)):
+        assert claim.event(q, "sandwich", design, SimpleNamespace(H_=H), X, y)[0] == violated
+
+
+# ------------------------------------------------------------------------------ the kinds' hooks
+def test_hk12_tasks_are_unchanged_by_the_new_hooks():
+    claim = discover()["hk12.thm3.1"]
+    tasks = claim.tasks(claim.params_for("quick"))
+    bound = [t for t in tasks if t["part"] == "bound"]
+    assert bound and all(set(t) == {"part", "design", "first", "reps"} for t in bound)
+
+
+def test_design_grid_and_variants():
+    claim = _claim("ks15.thm4.1")
+    p = claim.params_for("quick", {"designs": "decaying_bounded,label_bound", "alphas": "-1,-2"})
+    labels = [v["label"] for v in claim.variants(p)]
+    assert labels == [f"{d}, q {r}" for d in ("decaying_bounded α=-1", "decaying_bounded α=-2", "label_bound")
+                      for r in p["q_rules"]]
+    tasks = [t for t in claim.tasks(p) if t["part"] == "bound"]
+    assert {t["fixed"]["alpha"] for t in tasks if t["name"] == "decaying_bounded"} == {-1.0, -2.0}
+
+
+@pytest.mark.parametrize("claim_id", RISK)
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_no_profile_is_vacuous_by_construction(claim_id, profile):
+    """On every design and form of the profile, the same test the claim runs must FAIL the trivial
+    learner's exact value (a point mass, as many runs as the profile has)."""
+    claim = _claim(claim_id)
+    p = claim.params_for(profile)
+    rows = []
+    for v in claim.variants(p):
+        q = {**p, **v["fixed"]}
+        design = claim.subjects["design"](q, v["design"])
+        d = design.cross_moment.shape[0]
+        q.update(claim.design_quantities(q, design))
+        optimum = constrained_optimum(design, p["B"], norm=claim.norm, half=True)
+        top = excess_range(claim.norm, design.moments, p["B"], optimum[0])
+        trivial = excess_risk(claim.start(q, d), design, p["B"], norm=claim.norm, half=True, optimum=optimum)
+        rows += [(v["label"], form, bound, trivial, top) for form, bound in claim.bounds(q, d, p["k"], p["m"]).items()]
+    each = p["delta"] * claim.mean_share(p) / len(rows)
+    for label, form, bound, trivial, top in rows:
+        _, dec, _ = stats.decide_mean_at_most(np.full(p["repetitions"], trivial), top, bound, each,
+                                              p["resolution"] * bound)
+        assert dec.verdict == "FAIL", (claim_id, label, form, trivial, bound)
+
+
+@pytest.mark.parametrize("claim_id", CLAIMS)
+def test_full_profile_is_valid(claim_id):
+    claim = _claim(claim_id)
+    assert claim.tasks(claim.params_for("full"))
+    assert claim.describe()["profiles"]["full"]
+
+
+# ------------------------------------------------------------------------------ verdicts
+@pytest.mark.parametrize("claim_id", ["ks15.thm3.3", "ks15.thm4.1"])
+def test_quick_passes_and_is_not_vacuous(run_claim, tmp_path, claim_id):
+    record = run_claim(claim_id)
+    assert record["verdict"] == "PASS", record["decision"]
+    assert all(h["met"] for h in record["hypothesis_checks"])
+    assert not record["vacuous"] and record["trivial"] > record["theory"]
+    summary = pd.read_csv(tmp_path / record["summary_file"])
+    assert (summary["verdict"] == "PASS").all() and (summary["trivial"] > summary["bound"]).all()
+
+
+def test_thm31_quick_passes_with_its_checks(run_claim):
+    record = run_claim("ks15.thm3.1")
+    assert record["verdict"] == "PASS", record["decision"]
+    assert "not vacuous: the learner that never moves" in record["decision"]
+    assert record["decision"].count("- PASS: ") == 3  # output, estimate, update
+
+
+def test_thm33_reports_the_ratio_to_hk12(run_claim, tmp_path):
+    record = run_claim("ks15.thm3.3", repetitions=20)
+    summary = pd.read_csv(tmp_path / record["summary_file"])
+    p = record["params"]
+    for _, row in summary.iterrows():
+        assert row["ratio to hk12"] == pytest.approx(row["bound"] / row["hk12 bound"])
+        assert row["ratio to hk12"] <= 1.0
+    assert any("Against hk12 Theorem 3.1" in n for n in record["notes"])
+    assert p["d"] == summary["d"].iloc[0]
+
+
+def test_sandwich_part_alone_fails_without_smoothing(run_claim):
+    record = run_claim("ks15.thm3.4", {"learner": "tests.defects_ks15:NoSmoothingTwoPhaseDDAERR"}, m1=1, m=400,
+                       repetitions=2, designs="boundary", event_repetitions=40)
+    assert record["verdict"] == "FAIL"
+    (line,) = [x for x in record["decision"].splitlines() if x.startswith("- event 'sandwich'")]
+    assert ": FAIL." in line and "40/40 runs violate it" in line
+
+
+@pytest.mark.parametrize(("claim_id", "overrides"), [
+    ("ks15.thm3.4", {"m1": 20000}), ("ks15.thm4.5", {"m1": 60000}), ("ks15.thm4.4", {"m": 1}),
+    ("ks15.thm3.1", {"q_rules": "nonsense"}), ("ks15.thm3.3", {"alphas": "0.5"})])
+def test_parameters_are_validated(claim_id, overrides):
+    with pytest.raises(ParameterError):
+        _claim(claim_id).params_for("quick", {k: str(v) for k, v in overrides.items()})
