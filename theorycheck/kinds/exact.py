@@ -743,3 +743,24 @@ def check_mc_budget(p, *, even: bool) -> None:
     """The Monte-Carlo budget rule a declared rule cannot express alone (k ≤ 2d, k even)."""
     if even and (p["mc_k"] % 2 or p["mc_k"] > 2 * p["mc_d"]):
         raise ParameterError(f"mc_k must be even and at most 2·mc_d (k/2 attributes per half), got {p['mc_k']}")
+
+
+# ---------------------------------------------------------------------- floats against exact values
+#: unit round-off of float64
+FLOAT_UNIT = Fraction(1, 2**53)
+
+
+def float_close(value: float, exact: Fraction, scale: Fraction, n: int) -> bool:
+    """|value − exact| ≤ γ·scale with γ = 2(n + 4)u: a float sum of n + 3 products of exactly
+    representable terms of total magnitude ``scale`` is that close (standard summation bound)."""
+    return abs(Fraction(value) - exact) <= 2 * (n + 4) * FLOAT_UNIT * scale
+
+
+def dyadic_vector(rng, n: int, spread: int) -> list[Fraction]:
+    """Entries a/2^b with |a| ≤ 2^b·spread/4, b ≤ 6 (exactly representable as floats)."""
+    out = []
+    for _ in range(n):
+        b = int(rng.integers(0, 7))
+        top = max(1, (2**b * spread) // 4)
+        out.append(Fraction(int(rng.integers(-top, top + 1)), 2**b))
+    return out
