@@ -88,7 +88,7 @@ def _members(protocol: type) -> list[str]:
     return names
 
 
-def _accepts(func, keywords: tuple[str, ...]) -> list[str]:
+def missing_keywords(func, keywords: tuple[str, ...]) -> list[str]:
     """The keywords of ``keywords`` that ``func`` cannot take."""
     try:
         sig = inspect.signature(func)
@@ -130,17 +130,17 @@ class Contract:
         if self.init:
             if not inspect.isclass(obj):
                 return ["a class (it is constructed with " + ", ".join(f"{k}=" for k in self.init) + ")"]
-            problems += [f"constructor keyword {k}=" for k in _accepts(obj.__init__, self.init)]
+            problems += [f"constructor keyword {k}=" for k in missing_keywords(obj.__init__, self.init)]
         for member in _members(self.protocol):
             if member == "__call__":
                 if not callable(obj):
                     problems.append("to be callable")
                 elif self.call:
-                    problems += [f"argument {a}" for a in _accepts(obj, self.call)]
+                    problems += [f"argument {a}" for a in missing_keywords(obj, self.call)]
             elif not hasattr(obj, member):
                 problems.append(f"attribute or method {member!r}")
             elif member == "predict" and self.call:
-                problems += [f"predict argument {a}" for a in _accepts(obj.predict, self.call)]
+                problems += [f"predict argument {a}" for a in missing_keywords(obj.predict, self.call)]
         return problems
 
     def signature(self) -> str:

@@ -24,6 +24,7 @@ Every estimator sets ``coef_`` (the averaged predictor w̄), ``intercept_ = 0.0`
 from .aelr import AELR
 from .aer import AER, aer_lambda
 from .aerr import AERR
+from .bandit import SuccessiveElimination
 from .baseline import Baseline, baseline_estimates, baseline_objective
 from .full_information import ExponentiatedGradient, OnlineGradientDescent, sklearn_baselines
 from .ks15 import DDAELR, DDAERR, GAELR, GAERR, TwoPhaseDDAELR, TwoPhaseDDAERR, phase_one_moments
@@ -39,6 +40,7 @@ __all__ = [
     "Baseline",
     "ExponentiatedGradient",
     "OnlineGradientDescent",
+    "SuccessiveElimination",
     "TwoPhaseDDAELR",
     "TwoPhaseDDAERR",
     "aer_lambda",
