@@ -270,6 +270,21 @@ def test_two_phase_defaults_and_experiment_settings():
     assert exp.n_attributes_seen_ == aerr.n_attributes_seen_ + phase2.n_attributes_seen_
 
 
+def test_two_phase_lasso_improved_inner_uses_root_moments_and_eta1():
+    """Both two-phase learners draw the improved inner product ∝ |w_j|·√(A_j + 13ε/6), the estimate of
+    √E[x_j²] (the Lasso q uses A + 13ε/6 itself); eta1 sets the phase-1 learner's step."""
+    m, d, k = 600, 6, 2
+    X, y = _data(m, d, seed=11)
+    exp = TwoPhaseDDAELR(k=k, smoothing=0.0, warm_start=True, eta1=0.2, improved_inner=True, eta=0.05,
+                         random_state=4).fit(X, y)
+    state = _state(4)
+    aelr = GAELR(k=k, eta=0.2, random_state=state).fit(X[:60], y[:60])
+    phase2 = GAELR(k=k, q=exp.q_, inner_weights=np.sqrt(exp.moments_estimate_), eta=0.05, w_init=aelr.coef_,
+                   random_state=state).fit(X[60:], y[60:])
+    np.testing.assert_allclose(exp.coef_, phase2.coef_, rtol=1e-12)
+    np.testing.assert_allclose(exp.q_, exp.moments_estimate_ / exp.moments_estimate_.sum())
+
+
 def test_phase_one_moments_matches_reference():
     X, _ = _data(50, 5, seed=10)
     counts, sums, n_read = phase_one_moments(X, 3, random_state=_state(2))
@@ -300,6 +315,7 @@ _X, _Y = _data(20, 4, seed=0)
         TwoPhaseDDAERR(delta=1.5),
         TwoPhaseDDAELR(smoothing=-1.0),
         TwoPhaseDDAELR(warm_start=1),
+        TwoPhaseDDAERR(warm_start=True, eta1=0.0),
     ],
 )
 def test_bad_inputs_raise_parameter_error(estimator):

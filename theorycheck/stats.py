@@ -47,6 +47,9 @@ decide_slope_at_most           ≈ δ/2: percentile bootstrap over the runs    (
 decide_martingale_mean_zero    ≤ δ: Azuma–Hoeffding on sums of martingale   min_discrepancy_
                                increments with predictable a.s. ranges,     martingale
                                union bound over the sums
+decide_median_at_least /       ≤ δ/2 per side: order-statistic (sign-test)   min_samples_median
+decide_median_within           interval for a median, exact for any law,
+                               no range needed (e.g. paired differences)
 =============================  ==========================================  ===================
 
 :func:`combine` is the one verdict combiner: FAIL if any part fails, PASS if every part
@@ -678,3 +681,74 @@ def decide_martingale_mean_zero(sums, steps, delta: float, resolution: float, wh
                               f"(resolution {resolution:g})"), ratios, detect
     return Decision(INCONCLUSIVE, f"{head} ≤ 1, but some sum only detects a per-step bias of {worst:.3g} width "
                                   f"units (> resolution {resolution:g})"), ratios, detect
+
+
+# ---------------------------------------------------------------------------------------
+# medians of unbounded values (paired differences of learners' errors): the sign test
+
+
+def median_interval(values, delta: float) -> Interval:
+    """Distribution-free interval [x_(l), x_(n+1−l)] for a median of i.i.d. values (order statistics).
+
+    For any median μ, P(X ≤ μ) ≥ ½, so the number of values ≤ μ is stochastically at least
+    Binomial(n, ½) and P(x_(l) > μ) ≤ P(Bin(n, ½) ≤ l − 1); l is the largest index with that
+    probability ≤ δ/2, and the upper end mirrors it. The interval needs no range (values may be
+    unbounded, ±∞ included) and holds exactly, ties and discrete laws included, with probability
+    ≥ 1 − δ. With too few values for any such l (Bin(n, ½) puts more than δ/2 on 0) it is
+    (−∞, ∞); :func:`min_samples_median` says how many values make it finite.
+    """
+    x = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    if x.size == 0:
+        raise ParameterError("a confidence interval needs at least one observation")
+    if np.isnan(x).any():
+        raise ParameterError("observations contain NaN")
+    n, half = x.size, check_delta(delta) / 2.0
+    below = int(np.searchsorted(_sps.binom.cdf(np.arange(n + 1), n, 0.5), half, side="right"))  # l
+    low, high = (float(x[below - 1]), float(x[n - below])) if below >= 1 else (-math.inf, math.inf)
+    return Interval(float(np.median(x)), low, high, delta, "order statistics (sign test)", n)
+
+
+def _median_text(interval: Interval) -> str:
+    return (f"median {interval.estimate:.6g}, order-statistic (sign-test) interval [{interval.low:.6g}, "
+            f"{interval.high:.6g}] with probability ≥ 1 − {interval.delta:.3g} (n = {interval.n})")
+
+
+def min_samples_median(delta: float) -> int:
+    """The fewest values for which :func:`median_interval` at level δ is finite: 2^(1−n) ≤ δ."""
+    return max(1, math.ceil(1.0 - math.log2(check_delta(delta))))
+
+
+def decide_median_at_least(values, bound: float, delta: float, resolution: float):
+    """Decide "a median of X is ≥ bound" from i.i.d. values of unknown range (the sign test).
+
+    :func:`median_interval` at level δ, read as :func:`decide_at_least` reads an interval: FAIL
+    when its upper end is below the bound (false-FAIL rate ≤ δ/2 for every law, exactly), PASS when
+    its lower end is ≥ bound − resolution, INCONCLUSIVE otherwise. Returns (interval, decision, hint).
+    """
+    interval = median_interval(values, delta)
+    text = _median_text(interval)
+    if interval.high < bound:
+        decision = Decision(FAIL, f"{text}; the whole interval is below the bound {bound:.6g}")
+    elif interval.low >= bound - resolution:
+        decision = Decision(PASS, f"{text}; lower end ≥ bound {bound:.6g} − resolution {resolution:.3g}")
+    else:
+        decision = Decision(INCONCLUSIVE, f"{text}; it straddles bound {bound:.6g} by more than the resolution "
+                                          f"{resolution:.3g}: more samples are needed")
+    hint = None
+    if decision.verdict == INCONCLUSIVE and interval.n < min_samples_median(delta):
+        hint = f"at least {min_samples_median(delta)} values (now {interval.n}) are needed for a finite interval"
+    return interval, decision, hint
+
+
+def decide_median_within(values, low: float, high: float, delta: float):
+    """Decide "a median of X lies in [low, high]" (an equivalence test with margins) from i.i.d.
+    values: :func:`median_interval` at level δ, read as :func:`decide_mean_within` reads an
+    interval (FAIL when it lies outside [low, high], false-FAIL rate ≤ δ; PASS when inside).
+    Returns (interval, decision)."""
+    interval = median_interval(values, delta)
+    text = _median_text(interval)
+    if interval.high < low or interval.low > high:
+        return interval, Decision(FAIL, f"{text} lies outside [{low:.6g}, {high:.6g}]")
+    if low <= interval.low and interval.high <= high:
+        return interval, Decision(PASS, f"{text} lies inside [{low:.6g}, {high:.6g}]")
+    return interval, Decision(INCONCLUSIVE, f"{text} straddles an end of [{low:.6g}, {high:.6g}]")

@@ -339,9 +339,12 @@ class TwoPhaseDDAERR(_Sampled):
     smoothing : float or None
         ε; None: the theorem's d·log(2d/δ)/((k+1)m₁); §5 uses 0.
     warm_start : bool, default False
-        Run AERR (hk12 η for m₁ rows) in phase 1 and start phase 2 from its output (§5).
+        Run AERR (AELR for the Lasso learner) in phase 1 and start phase 2 from its output (§5).
+    eta1 : float or None
+        Step size of that phase-1 learner; None: hk12's default for m₁ rows (Theorem 3.1's, or
+        Theorem 3.4's as printed). Ignored without ``warm_start``.
     improved_inner : bool, default False
-        Draw j ∝ |w_j|·√(A_j + 13ε/6) in phase 2.
+        Draw j ∝ |w_j|·√(A_j + 13ε/6) in phase 2 (the estimate of √E[x_j²], for both learners).
     eta : float or None
         Phase-2 step size; None: Theorem 3.4's max(η₁, η₂).
     <common parameters>
@@ -353,7 +356,7 @@ class TwoPhaseDDAERR(_Sampled):
     q_, m1_, m2_, eta_, n_attributes_seen_ (both phases), trajectory_ (phase 2)
     """
 
-    def __init__(self, k=1, B=1.0, eta=None, m1=None, delta=0.1, smoothing=None, warm_start=False,
+    def __init__(self, k=1, B=1.0, eta=None, m1=None, delta=0.1, smoothing=None, warm_start=False, eta1=None,
                  improved_inner=False, inner_draws=1, random_state=None, record_trajectory=False):
         self.k = k
         self.B = B
@@ -362,10 +365,15 @@ class TwoPhaseDDAERR(_Sampled):
         self.delta = delta
         self.smoothing = smoothing
         self.warm_start = warm_start
+        self.eta1 = eta1
         self.improved_inner = improved_inner
         self.inner_draws = inner_draws
         self.random_state = random_state
         self.record_trajectory = record_trajectory
+
+    def _moment_estimate(self, counts, sums):
+        """A_i = sums_i/counts_i (0 where attribute i was never drawn)."""
+        return _estimate(counts, sums)
 
     # Ridge: q ∝ √(A + 13ε/6), H = ‖2A + (10/3)ε‖_{1/2}; the Lasso subclass overrides these four
     def _epsilon(self, d, k, m1, delta):
@@ -394,12 +402,13 @@ class TwoPhaseDDAERR(_Sampled):
         counts, sums = np.zeros(d), np.zeros(d)
         X1, y1, X2, y2 = X[:m1], y[:m1], X[m1:], y[m1:]
         if warm:  # AERR/AELR on phase 1; its uniform data-point draws feed the moment estimate
-            eta1 = GAERR._default_eta(self, d, k, m1, B)
+            eta1 = (GAERR._default_eta(self, d, k, m1, B) if self.eta1 is None
+                    else check_step("eta1", self.eta1))
             w1, read1, _ = self._run(X1, y1, k, eta1, B, self._start(None, d, B), state, None, None, draws,
                                      moments=(counts, sums), record=False)
         else:
             read1 = _phase_one_kernel(X1, k + draws, state, counts, sums)
-        A = _estimate(counts, sums)
+        A = self._moment_estimate(counts, sums)
         eps = self._epsilon(d, k, m1, delta) if self.smoothing is None else check_real(
             "smoothing", self.smoothing, low=0.0)
         weights = self._weights(A, eps)
@@ -411,7 +420,7 @@ class TwoPhaseDDAERR(_Sampled):
             size = np.abs(w1).sum() if self._norm == "l1" else np.linalg.norm(w1)
             if size < B:
                 start = self._start(w1, d, B)
-        inner = weights if _flag("improved_inner", self.improved_inner) else None
+        inner = np.sqrt(A + 13.0 * eps / 6.0) if _flag("improved_inner", self.improved_inner) else None
         wbar, read2, _ = self._run(X2, y2, k, eta, B, start, state, q, inner, draws)
         self.moments_estimate_ = A
         self.epsilon_ = float(eps)

@@ -1,42 +1,71 @@
-"""Kind "comparison": algorithm A beats algorithm B at an equal attribute budget.
+"""Kind "comparison": one learner against another, paired over seeds, and a paper's learning-curve
+figure decided by its stated findings.
 
-A claim of the form "at the same number of observed attributes, A's loss is lower than B's"
-(ks15's DDAERR against AERR, a learner against its full-information counterpart at equal
-attributes). Runs are paired: repetition r gives A and B the same sample (the same data
-stream), and each its own algorithm randomness, so the per-run difference D = loss_B − loss_A
-cancels the sample's variation. With losses in [0, upper], D lies in [−upper, upper], and
-"E[D] ≥ margin" is decided by :func:`theorycheck.stats.decide_mean_at_least` on D + upper
-(empirical Bernstein, false-FAIL rate ≤ δ).
+:class:`PairedComparison` — "A's loss is lower than B's" (at an equal attribute budget, or any
+other paired loss such as the attributes each needs to reach a target). Runs are paired:
+repetition r gives A and B the same sample (the same data stream), and each its own algorithm
+randomness, so the per-run difference D = loss_B − loss_A cancels the sample's variation.
+
+* ``statistic = "mean"`` (default): with losses in [0, upper], D lies in [−upper, upper], and
+  "E[D] ≥ margin" is decided by :func:`theorycheck.stats.decide_mean_at_least` on D + upper
+  (empirical Bernstein, false-FAIL rate ≤ δ).
+* ``statistic = "median"``: for losses with no useful almost-sure range (they may be +∞, e.g.
+  a target never reached), "a median of D is ≥ margin" is decided by
+  :func:`theorycheck.stats.decide_median_at_least` (order statistics, the sign test: exact for
+  every law, false-FAIL rate ≤ δ/2). D = +∞ − (+∞) counts as a tie (D = 0).
 
 Hooks a claim provides:
 
 * ``subjects = {"a": ..., "b": ...}`` and ``labels = ("A's name", "B's name")``;
 * ``run(p, task, subjects, data_state, seeds) -> dict`` with keys ``loss_a``, ``loss_b``,
-  ``attributes_a``, ``attributes_b`` (attributes each read in all); ``data_state`` is one
-  kernel state that both contenders' samples must come from (draw the sample once and give it
-  to both), ``seeds`` a pair of ints for the contenders' own randomness;
-* ``upper(p) -> float``: an almost-sure upper end of both losses;
-* ``budget(p) -> int``: the attribute budget both must respect (the hypothesis "equal
-  budget" is checked on every run from the counts).
+  ``attributes_a``, ``attributes_b`` (attributes each read in all), and any further columns
+  for the table (and optionally ``hypotheses``, a list of :class:`~theorycheck.claims.Hypothesis`
+  checked on the instance the run built); ``data_state`` is one kernel state that both contenders' samples must come
+  from (draw the sample once and give it to both, e.g. through :class:`GrowingSample`),
+  ``seeds`` a pair of ints for the contenders' own randomness;
+* ``upper(p) -> float`` (``statistic = "mean"`` only): an almost-sure upper end of both losses;
+* ``budget(p) -> int``: the attribute budget neither may exceed (the hypothesis is checked on
+  every run from the counts).
 
 Optional: ``margin`` (parameter, default 0: A at least as good as B) and ``settings(p)``, a
-list of task dicts (one comparison per setting, e.g. per m), all of which must hold.
-Parameters every comparison declares: ``repetitions``, ``delta``, ``resolution``.
+list of task dicts (one comparison per setting, e.g. per m). Every setting decides unless its
+dict has ``"decides": False``: such a setting is measured and reported with its interval (at
+the same level), but left out of the verdict and of the split of δ (e.g. where the claim says
+nothing and the page only reports where an advantage disappears); ``"label"`` names a setting
+on the page. Parameters every comparison declares: ``repetitions``, ``delta``, ``resolution``.
+:func:`attributes_to_target` measures "attributes read until a target is reached" for ``run``.
+
+:class:`LearningCurves` — a paper's figure of learning curves (error against attributes seen,
+one panel per setting, several learners), re-run with each learner's hyperparameter tuned on
+pilot instances, and decided by the findings the paper states about it (:class:`Equivalent`,
+:class:`Ordered`, :class:`Grows`), each a median test on paired per-repetition statistics; see
+its docstring.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import math
+import warnings
+from dataclasses import dataclass
 
-from .. import stats
+import numpy as np
+import pandas as pd
+import sklearn
+
+from .. import population, stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..rng import kernel_state
-from ..validation import Integer, Number, Positive, Probability
+from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability
+
+__all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", "PairedComparison",
+           "attributes_to_target"]
 
 
 class PairedComparison(Claim):
     kind = "comparison"
     labels: tuple[str, str] = ("A", "B")
+    #: "mean" (empirical Bernstein on bounded losses) or "median" (sign test, any losses)
+    statistic: str = "mean"
     parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive(),
                   "margin": Number()}
 
@@ -62,42 +91,436 @@ class PairedComparison(Claim):
         data, a_seed, b_seed = seed.spawn(3)
         out = self.run(p, task, subjects, kernel_state(data),
                        (int(a_seed.generate_state(1)[0]), int(b_seed.generate_state(1)[0])))
+        extra = list(out.pop("hypotheses", []))
         budget = self.budget(p)
         over = {k: out[f"attributes_{k}"] for k in ("a", "b") if out[f"attributes_{k}"] > budget}
-        row = {**task, **out, "difference": out["loss_b"] - out["loss_a"], "budget": budget}
+        diff = out["loss_b"] - out["loss_a"]
+        row = {**task, **out, "difference": 0.0 if math.isnan(diff) else diff, "budget": budget}
         hyp = Hypothesis("both contenders read at most the same attribute budget", not over,
                          "; ".join(f"{self.labels['ab'.index(k)]} read {v} > {budget}" for k, v in over.items()))
-        return Measurement([row], [hyp])
+        return Measurement([row], [hyp, *extra])
 
     def decide(self, p, table):
-        upper = float(self.upper(p))
+        if self.statistic not in ("mean", "median"):
+            raise ParameterError(f"{self.id}: statistic must be 'mean' or 'median', got {self.statistic!r}")
+        median = self.statistic == "median"
+        upper = None if median else float(self.upper(p))
+        declared = self.settings(p)
         settings = sorted(set(table["setting"]))
-        per_delta = p["delta"] / len(settings)
+        deciding = [s for s in settings if declared[s].get("decides", True)]
+        per_delta = p["delta"] / max(len(deciding), 1)
         margin = float(p.get("margin", 0.0))
         records, lines, verdicts = [], [], []
         for s in settings:
             part = table[table["setting"] == s]
-            shifted = part["difference"].to_numpy() + upper
-            n, mean = len(shifted), float(shifted.mean())
-            var = float(shifted.var(ddof=1)) if n > 1 else 0.0
-            interval, dec, hint = stats.decide_mean_at_least(n, mean, var, 2 * upper, margin + upper,
-                                                             per_delta, p["resolution"])
-            verdicts.append(dec.verdict)
-            lines.append(f"- setting {s}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
-            records.append({"setting": s, "loss_a": float(part["loss_a"].mean()),
-                            "loss_b": float(part["loss_b"].mean()), "difference": mean - upper,
-                            "low": interval.low - upper, "high": interval.high - upper,
-                            "margin": margin, "runs": n, "verdict": dec.verdict})
+            values = part["difference"].to_numpy(dtype=np.float64)
+            if median:
+                interval, dec, hint = stats.decide_median_at_least(values, margin, per_delta, p["resolution"])
+                low, high, centre = interval.low, interval.high, interval.estimate
+                loss_a, loss_b = float(part["loss_a"].median()), float(part["loss_b"].median())
+            else:
+                shifted = values + upper
+                n, mean = len(shifted), float(shifted.mean())
+                var = float(shifted.var(ddof=1)) if n > 1 else 0.0
+                interval, dec, hint = stats.decide_mean_at_least(n, mean, var, 2 * upper, margin + upper,
+                                                                 per_delta, p["resolution"])
+                low, high, centre = interval.low - upper, interval.high - upper, mean - upper
+                loss_a, loss_b = float(part["loss_a"].mean()), float(part["loss_b"].mean())
+            decides = s in deciding
+            if decides:
+                verdicts.append(dec.verdict)
+            name = declared[s].get("label", f"setting {s}")
+            role = "" if decides else " (reported, not decided)"
+            lines.append(f"- {name}{role}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
+            records.append({"setting": s, "label": name, "loss_a": loss_a, "loss_b": loss_b, "difference": centre,
+                            "low": low, "high": high, "margin": margin, "runs": len(values),
+                            "verdict": dec.verdict if decides else f"{dec.verdict} (reported)"})
         summary = pd.DataFrame(records)
         a, b = self.labels
-        text = (f"Claim: at an equal attribute budget, E[loss of {b} − loss of {a}] ≥ {margin:g} in every "
-                f"setting. Paired runs (same sample for both); per setting an empirical Bernstein interval "
-                f"at δ/{len(settings)} = {per_delta:.3g} on the difference in [−{upper:g}, {upper:g}]; FAIL if "
-                f"it lies below the margin (false-FAIL rate ≤ δ = {p['delta']:g}, union bound), PASS if its "
-                f"lower end is within the resolution {p['resolution']:g} of it.\n" + "\n".join(lines))
-        return Evidence(verdict=stats.combine(verdicts), observed=float(summary["difference"].min()),
+        what = "a median of" if median else "E["
+        close = "" if median else "]"
+        if median:
+            rule = (f"per setting the order-statistic (sign-test) interval for the median of the paired difference at "
+                    f"δ/{len(deciding)} = {per_delta:.3g}, which needs no range; FAIL if it lies below the margin "
+                    f"(false-FAIL rate ≤ δ = {p['delta']:g}, union bound over the settings that decide), PASS if its "
+                    f"lower end is within the resolution {p['resolution']:g} of it")
+        else:
+            rule = (f"per setting an empirical Bernstein interval at δ/{len(deciding)} = {per_delta:.3g} on the "
+                    f"difference in [−{upper:g}, {upper:g}]; FAIL if it lies below the margin (false-FAIL rate ≤ "
+                    f"δ = {p['delta']:g}, union bound), PASS if its lower end is within the resolution "
+                    f"{p['resolution']:g} of it")
+        text = (f"Claim: {what} (loss of {b} − loss of {a}){close} ≥ {margin:g} in every setting that decides. "
+                f"Paired runs (same sample for both); {rule}.\n" + "\n".join(lines))
+        observed = summary.loc[summary["setting"].isin(deciding), "difference"]
+        return Evidence(verdict=stats.combine(verdicts), observed=float(observed.min()) if len(observed) else None,
                         theory=margin, delta=p["delta"], decision=text, summary=summary,
-                        plot=Plot(x="setting", y="difference", low="low", high="high", theory="margin",
+                        plot=Plot(x="label", y="difference", low="low", high="high", theory="margin",
                                   kind="point", ylabel=f"loss of {b} − loss of {a}",
-                                  band_label=f"{100 * (1 - per_delta):.4g}% empirical Bernstein interval (decides)",
+                                  band_label=(f"{100 * (1 - per_delta):.4g}% "
+                                              + ("order-statistic interval of the median"
+                                                 if median else "empirical Bernstein interval") + " (decides)"),
                                   theory_label="margin claimed"))
+
+
+class GrowingSample:
+    """The first n examples of one stream of a design, drawn only as far as they are needed.
+
+    ``rows(n)`` returns (X[:n], y[:n]); when more rows are needed than drawn so far, the sample is
+    redrawn from a copy of the original kernel state with at least twice as many rows, so the
+    rows already handed out stay the same (checked: the design's sampler must give the rows of a
+    shorter call first, as the registry's designs do). The cost is at most twice the rows used.
+    """
+
+    def __init__(self, design, state: np.ndarray) -> None:
+        self.design, self.state = design, np.array(state, copy=True)
+        self.X = self.y = None
+
+    def rows(self, n: int):
+        have = 0 if self.X is None else self.X.shape[0]
+        if n > have:
+            X, y = self.design.sample(max(n, 2 * have), self.state.copy())
+            if have and not (np.array_equal(X[:have], self.X) and np.array_equal(y[:have], self.y)):
+                raise ParameterError("the design's sampler does not give the rows of a shorter call first, so a "
+                                     "sample cannot be grown; draw the largest sample at once")
+            self.X, self.y = X, y
+        return self.X[:n], self.y[:n]
+
+
+def attributes_to_target(fit, sizes, target: float) -> dict:
+    """The first size m of ``sizes`` (ascending) at which ``fit(m) -> (value, attributes read)``
+    has value ≤ target: a dict with ``m``, ``attributes`` (those read by that run) and ``value``;
+    when no size reaches the target, ``m`` is None and ``attributes`` those of the largest run
+    (the measurement is then censored: more than every size tried)."""
+    value, read = math.inf, 0
+    for m in sorted(sizes):
+        value, read = fit(m)
+        if value <= target:
+            return {"m": int(m), "attributes": int(read), "value": float(value)}
+    return {"m": None, "attributes": int(read), "value": float(value)}
+
+
+# ---------------------------------------------------------------------- learning curves
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """Contenders ``a`` and ``b`` coincide in panel ``panel``: a median of err_b − err_a (in the
+    units of the error) lies in [−margin, margin]."""
+
+    a: str
+    b: str
+    panel: str
+    margin: float
+    decides: bool = True
+
+    def intervals(self) -> int:
+        return 1
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """``better`` is at least as good as ``worse`` in each of ``panels``: a median of
+    log(err_worse/err_better) is ≥ 0 (PASS when the interval's lower end is ≥ −resolution; with
+    ``strict``, only when it is ≥ 0, i.e. a significant improvement)."""
+
+    better: str
+    worse: str
+    panels: tuple[str, ...]
+    strict: bool = False
+    decides: bool = True
+
+    def intervals(self) -> int:
+        return len(self.panels)
+
+
+@dataclass(frozen=True)
+class Grows:
+    """The advantage of ``better`` over ``worse``, log(err_worse/err_better) per repetition, grows
+    along ``panels`` (in order): for each consecutive pair, a median of advantage(next) −
+    advantage(previous), repetitions paired by index, is ≥ 0."""
+
+    better: str
+    worse: str
+    panels: tuple[str, ...]
+    decides: bool = True
+
+    def intervals(self) -> int:
+        return len(self.panels) - 1
+
+
+def _log(err: np.ndarray) -> np.ndarray:
+    return np.log(np.clip(np.asarray(err, dtype=np.float64), 1e-300, 1e300))
+
+
+class LearningCurves(Claim):
+    """A figure of learning curves, re-run and decided by the findings the paper states about it.
+
+    Each task is one panel (e.g. one value of a design parameter). In a panel, every contender's
+    hyperparameter (a step size, a penalty) is first tuned from a grid, separately for each
+    attribute budget, by the mean error over ``pilots`` pilot instances: the grid lists its values
+    from the most conservative to the boldest (small steps first, large penalties first), and the
+    first whose mean is at most (1 + ``tie_ratio``)·best + ``tie`` wins, best being the smallest
+    mean (in the manner of the one-standard-error rule of cross-validation, with stated tolerances
+    instead of a standard error: a bolder value must earn its risk). Then ``repetitions``
+    evaluation instances are drawn, each with its own instance seed (e.g. its own w*) and its own
+    sample, and every contender runs on a prefix of that one sample (the rows its budget allows)
+    with its own random stream, at every budget. Repetition r takes its instance seed, its sample
+    and the contenders' streams from one stream shared by every panel (a function of the base
+    seed, the claim and r only), so panels differ only by their parameters (common random
+    numbers) and comparisons across panels, as :class:`Grows` makes, are paired on the same
+    instance seed. Pilot instances come from the panel's own stream; their instance seeds are
+    checked to differ from the evaluation ones. The error of each run is computed exactly from the
+    design's moments (default: L(w̄)/L(0), the population loss over the zero predictor's; hook
+    ``error``).
+
+    The verdict rests on the claim's findings at the largest budget, each a median test on
+    per-repetition statistics (:func:`theorycheck.stats.median_interval`: order statistics, exact
+    for every law, no range needed, since the errors have no useful almost-sure bound), with δ
+    split evenly over all the intervals the findings need (union bound):
+
+    * :class:`Equivalent` — :func:`~theorycheck.stats.decide_median_within` on err_b − err_a;
+    * :class:`Ordered` — :func:`~theorycheck.stats.decide_median_at_least` on log(err_worse/err_better);
+    * :class:`Grows` — the same on advantage(next panel) − advantage(previous panel).
+
+    A finding built with ``decides=False`` is measured and shown at the same level, but left out
+    of the verdict and of the split of δ (e.g. where the profile's budget cannot resolve it).
+
+    Logarithms of ratios make panels of different difficulty comparable (an advantage by a
+    factor); the equivalence uses differences, which stay meaningful when both errors are near 0.
+    The summary (and the figure) give per panel, contender and budget the mean error ± 1 sd over
+    the repetitions, as papers draw them; the verdict uses medians, as said.
+
+    Hooks a claim provides:
+
+    * ``contenders``: {subject name: label}, the learners (the order of the legend);
+    * ``panels(p) -> list[dict]``: one dict per panel with ``"panel"`` (its label, which findings
+      name) and any further columns for the tables (e.g. ``alpha``, a ratio and its published value);
+    * ``instance(p, panel, subjects, seed) -> design``: the design of one instance (exact moments
+      and ``sample(n, random_state)``), from an integer instance seed;
+    * ``examples(p, name, budget, design) -> int``: the rows contender ``name`` may read within an
+      attribute budget;
+    * ``grid(p, name) -> tuple``: its candidate hyperparameters (one value: no tuning);
+    * ``learner(p, name, subject, design, m, value, random_state)``: an unfitted estimator whose
+      ``fit(X, y)`` sets ``coef_`` and (if it counts them) ``n_attributes_seen_``; one that does not
+      count is charged every attribute of every row it was given;
+    * ``findings(p) -> list``: the findings that decide.
+
+    Optional: ``error(p, design, coefs)`` (one error per row of a stack of outputs) and
+    ``notes(p) -> list[str]`` (lines printed under the decision).
+    Parameters: ``repetitions``, ``pilots``, ``tie``, ``tie_ratio``, ``delta``, ``resolution`` (of
+    :class:`Ordered` and :class:`Grows`, in log units), ``budgets`` (attribute budgets, the x-axis)
+    and ``contenders`` (a subset of the declared ones to run).
+    """
+
+    kind = "comparison"
+    contenders: dict[str, str] = {}
+    parameters = {"repetitions": Integer(1), "pilots": Integer(1), "delta": Probability(),
+                  "resolution": Number(0.0, None), "tie": Number(0.0, None), "tie_ratio": Number(0.0, None),
+                  "budgets": Grid(Integer(1), distinct=1)}
+
+    # ------------------------------------------------------------------ hooks
+    def panels(self, p) -> list[dict]:
+        raise NotImplementedError
+
+    def instance(self, p, panel, subjects, seed):
+        raise NotImplementedError
+
+    def examples(self, p, name, budget, design) -> int:
+        raise NotImplementedError
+
+    def grid(self, p, name) -> tuple:
+        raise NotImplementedError
+
+    def learner(self, p, name, subject, design, m, value, random_state):
+        raise NotImplementedError
+
+    def findings(self, p) -> list:
+        raise NotImplementedError
+
+    def error(self, p, design, coefs) -> np.ndarray:
+        """L(w̄)/L(0) for each row of ``coefs``, exactly from the design's moments: +∞ for a
+        non-finite output, NaN when L(0) = 0 (the zero predictor is exact, the ratio undefined)."""
+        finite = np.isfinite(coefs).all(axis=1)
+        out = np.full(coefs.shape[0], math.inf)
+        zero = float(design.y_second_moment)
+        if zero <= 0.0:
+            return np.full(coefs.shape[0], math.nan)
+        if finite.any():
+            out[finite] = population.risk(coefs[finite], design) / zero
+        return out
+
+    def notes(self, p) -> list[str]:
+        return []
+
+    # ------------------------------------------------------------------ machinery
+    def _names(self, p) -> list[str]:
+        chosen = tuple(p.get("contenders", tuple(self.contenders)))
+        return [n for n in self.contenders if n in chosen]
+
+    def tasks(self, p):
+        return [dict(panel) for panel in self.panels(p)]
+
+    def _instance(self, p, task, subjects, seed, values, hyps):
+        """One instance: a design, one sample, every contender at every budget and value."""
+        inst, data, *own = seed.spawn(2 + len(self.contenders))
+        w_seed = int(inst.generate_state(2, dtype=np.uint64)[0] >> np.uint64(1))
+        design = self.instance(p, task, subjects, w_seed)
+        sizes = {(n, b): int(self.examples(p, n, b, design)) for n, b in values}
+        X, y = design.sample(max(sizes.values()), kernel_state(data))
+        if not (np.isfinite(X).all() and np.isfinite(y).all()):
+            raise ValueError("the design drew a non-finite example")
+        rows, coefs = [], []
+        # the sample is checked once above; scikit-learn's per-fit scan of X is skipped
+        with warnings.catch_warnings(), sklearn.config_context(assume_finite=True):
+            warnings.simplefilter("ignore")
+            for (name, budget), candidates in values.items():
+                m = sizes[(name, budget)]
+                rs = int(own[list(self.contenders).index(name)].generate_state(1)[0])
+                for value in candidates:
+                    est = self.learner(p, name, subjects[name], design, m, value, rs).fit(X[:m], y[:m])
+                    coefs.append(np.asarray(est.coef_, dtype=np.float64).ravel())
+                    read = getattr(est, "n_attributes_seen_", None)
+                    read = m * X.shape[1] if read is None else int(read)
+                    if read > budget:
+                        hyps.append(f"{self.contenders[name]} read {read} > {budget} attributes")
+                    rows.append({"algorithm": name, "budget": int(budget), "examples": m, "attributes": read,
+                                 "value": value})
+        for row, err in zip(rows, self.error(p, design, np.vstack(coefs)), strict=True):
+            row["error"] = float(err)
+        return w_seed, rows
+
+    def measure(self, p, task, subjects, seed):
+        names, budgets = self._names(p), sorted(set(p["budgets"]))
+        pilot_seed = seed.spawn(1)[0]
+        over: list[str] = []
+        tuned, pilot_ids = {}, set()
+        grids = {n: tuple(self.grid(p, n)) for n in names}
+        search = {(n, b): grids[n] for n in names for b in budgets if len(grids[n]) > 1}
+        pilot_rows = []
+        for s in pilot_seed.spawn(p["pilots"]) if search else []:
+            w_seed, rows = self._instance(p, task, subjects, s, search, over)
+            pilot_ids.add(w_seed)
+            pilot_rows += rows
+        pilot_error = {}
+        if pilot_rows:
+            frame = pd.DataFrame(pilot_rows)
+            frame["error"] = frame["error"].fillna(np.inf)
+            for (n, b), candidates in search.items():
+                part = frame[(frame["algorithm"] == n) & (frame["budget"] == b)]
+                means = [float(part.loc[part["value"] == v, "error"].mean()) for v in candidates]
+                best = min(means)
+                pick = next(i for i, mu in enumerate(means) if mu <= best * (1.0 + p["tie_ratio"]) + p["tie"])
+                tuned[(n, b)], pilot_error[(n, b)] = candidates[pick], means[pick]
+        chosen = {(n, b): (tuned.get((n, b), grids[n][0]),) for n in names for b in budgets}
+        out, eval_ids = [], set()
+        for r in range(p["repetitions"]):
+            # repetition r's stream is shared by every panel (common random numbers across panels):
+            # a function of (base seed, claim, r) only, distinct from every task's and pilot's stream
+            s = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key[:1], 1 << 32, r))
+            w_seed, rows = self._instance(p, task, subjects, s, chosen, over)
+            eval_ids.add(w_seed)
+            out += [{**task, "repetition": r, "instance_seed": str(w_seed), **row,
+                     "pilot_error": pilot_error.get((row["algorithm"], row["budget"]))} for row in rows]
+        hyps = [Hypothesis("every learner read at most its attribute budget", not over, "; ".join(over[:5])),
+                Hypothesis("the pilot instances (hyperparameter tuning) differ from the evaluation instances",
+                           not pilot_ids & eval_ids, f"{len(pilot_ids & eval_ids)} instance seeds shared")]
+        return Measurement(out, hyps)
+
+    def _per_run(self, table, panel, name, budget) -> np.ndarray:
+        """Errors by repetition; an undefined error (NaN: L(0) = 0) reads as +∞, so that two of
+        them compare as a tie."""
+        part = table[(table["panel"] == panel) & (table["algorithm"] == name) & (table["budget"] == budget)]
+        return part.sort_values("repetition")["error"].fillna(np.inf).to_numpy(dtype=np.float64)
+
+    def decide(self, p, table):
+        table = table.copy()
+        table["error"] = pd.to_numeric(table["error"])
+        undefined = sorted(set(table.loc[table["error"].isna(), "repetition"]))
+        budget = max(p["budgets"])
+        findings = list(self.findings(p))
+        count = sum(f.intervals() for f in findings if f.decides)
+        level = p["delta"] / max(count, 1)
+        label = {n: self.contenders[n] for n in self.contenders}
+        lines, verdicts, records = [], [], []
+        current = {"decides": True}
+
+        def show(what, interval, dec, hint=None):
+            role = "" if current["decides"] else " (reported, not decided)"
+            if current["decides"]:
+                verdicts.append(dec.verdict)
+            lines.append(f"- {what}{role}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
+            records.append({"finding": what + role, "median": interval.estimate, "low": interval.low,
+                            "high": interval.high, "verdict": dec.verdict})
+
+        for f in findings:
+            current["decides"] = f.decides
+            if isinstance(f, Equivalent):
+                diff = self._per_run(table, f.panel, f.b, budget) - self._per_run(table, f.panel, f.a, budget)
+                diff = np.where(np.isnan(diff), 0.0, diff)
+                iv, dec = stats.decide_median_within(diff, -f.margin, f.margin, level)
+                show(f"{f.panel}: {label[f.a]} and {label[f.b]} coincide (median of err({label[f.b]}) − "
+                     f"err({label[f.a]}) within ±{f.margin:g})", iv, dec)
+            elif isinstance(f, Ordered):
+                for panel in f.panels:
+                    adv = _log(self._per_run(table, panel, f.worse, budget)) - _log(
+                        self._per_run(table, panel, f.better, budget))
+                    res = 0.0 if f.strict else p["resolution"]
+                    iv, dec, hint = stats.decide_median_at_least(adv, 0.0, level, res)
+                    show(f"{panel}: {label[f.better]} {'beats' if f.strict else 'is at least as good as'} "
+                         f"{label[f.worse]} (median of log(err({label[f.worse]})/err({label[f.better]})) "
+                         f"{'> 0' if f.strict else '≥ 0'})", iv, dec, hint)
+            elif isinstance(f, Grows):
+                adv = {panel: _log(self._per_run(table, panel, f.worse, budget))
+                       - _log(self._per_run(table, panel, f.better, budget)) for panel in f.panels}
+                for prev, nxt in zip(f.panels[:-1], f.panels[1:], strict=True):
+                    n = min(len(adv[prev]), len(adv[nxt]))
+                    iv, dec, hint = stats.decide_median_at_least(adv[nxt][:n] - adv[prev][:n], 0.0, level,
+                                                                 p["resolution"])
+                    show(f"{label[f.better]}'s advantage over {label[f.worse]} grows from {prev} to {nxt} (median "
+                         f"of the paired difference of log(err({label[f.worse]})/err({label[f.better]})) ≥ 0)",
+                         iv, dec, hint)
+            else:
+                raise TypeError(f"{self.id}: unknown finding {f!r}")
+
+        extra = [c for c in self.panels(p)[0] if c != "panel"]
+        rows = []
+        order = {panel["panel"]: i for i, panel in enumerate(self.panels(p))}
+        for (panel, name, b), part in table.groupby(["panel", "algorithm", "budget"], sort=False):
+            every = part["error"].to_numpy(dtype=np.float64)
+            err = every[np.isfinite(every)]
+            mean = float(np.mean(err)) if len(err) else math.nan
+            sd = float(np.std(err, ddof=1)) if len(err) > 1 else 0.0
+            rows.append({"panel": panel, **{c: part[c].iloc[0] for c in extra if c in part}, "algorithm": label[name],
+                         "series": f"{panel} · {label[name]}", "budget": int(b),
+                         "attributes_read": float(part["attributes"].mean()), "examples": int(part["examples"].iloc[0]),
+                         "tuned": float(part["value"].iloc[0]) if part["value"].notna().all() else None,
+                         "pilot_mean": (float(part["pilot_error"].iloc[0]) if "pilot_error" in part
+                                        and part["pilot_error"].notna().all() else None),
+                         "mean": mean, "sd": sd, "low": mean - sd, "high": mean + sd,
+                         "median": float(np.median(np.where(np.isnan(every), np.inf, every))), "runs": len(every),
+                         "not_finite": int(len(every) - len(err)), "_order": order.get(panel, 0),
+                         "_who": list(self.contenders).index(name)})
+        summary = pd.DataFrame(rows).sort_values(["_order", "_who", "budget"]).drop(columns=["_order", "_who"])
+        text = (f"The figure re-run: {len(order)} panels, {p['repetitions']} evaluation repetitions each (each its own "
+                f"instance and sample), hyperparameters tuned per panel, learner and budget by the mean exact error "
+                f"over {p['pilots']} pilot instances. The verdict rests on the findings below at the largest budget "
+                f"({budget} attributes), each decided from an order-statistic (sign-test) interval for a median of "
+                f"paired per-repetition statistics at δ/{count} = {level:.3g} (union bound over the {count} "
+                f"intervals: false-FAIL rate ≤ δ = {p['delta']:g}, exact for every law). Orderings and growth PASS "
+                f"when the interval's lower end is ≥ −{p['resolution']:g} (log units), strict ones when it is ≥ 0; "
+                f"FAIL when the whole interval lies below 0 (or outside the margin for an equivalence).\n"
+                + "\n".join(lines))
+        found = "; ".join(f"{r['finding']} → median {r['median']:.4g} in [{r['low']:.4g}, {r['high']:.4g}], "
+                          f"{r['verdict']}" for r in records)
+        notes = [*self.notes(p), f"Findings: {found}"]
+        if undefined:
+            notes.append(f"Repetitions {undefined} drew an instance with L(0) = 0 in some panel: the error ratio is "
+                         "undefined there and counts as a tie in the findings.")
+        notes.append("The mean ± sd of the figure are over the finite errors; the column not_finite counts the "
+                     "others (a diverged learner, or an undefined ratio), which the medians of the findings keep.")
+        return Evidence(verdict=stats.combine(verdicts), observed=None, theory=None, delta=p["delta"],
+                        decision=text, summary=summary, notes=notes,
+                        plot=Plot(x="budget", y="mean", low="low", high="high", hue="series", logx=True, kind="line",
+                                  xlabel="attributes seen (budget)", ylabel="error L(w̄)/L(0)",
+                                  band_label="mean ± 1 sd over the repetitions (as the paper draws it; the verdict "
+                                             "uses the medians of the findings)"))
