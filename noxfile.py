@@ -28,7 +28,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def verify(session: nox.Session) -> None:
     """Run every claim (full profile unless overridden) and write the report to reports/."""
-    session.install("-e", ".")
+    session.install("-e", ".[data]")
     session.run("theorycheck", "verify", "--profile", "full", "--jobs", "-1", *session.posargs)
 
 

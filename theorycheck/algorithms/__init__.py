@@ -15,10 +15,17 @@ estimator                paper                        attributes read per exampl
 :class:`TwoPhaseDDAELR`  ks15 Algorithm 4 (Thm 4.5)   phase 1: k + 1 uniform; phase 2: GAELR
 :class:`OnlineGradientDescent`  full information      all d
 :class:`ExponentiatedGradient`  full information      all d
+:class:`SuccessiveElimination`  cbss11 Thm 1 (bandit)  a few coordinates per example
+:class:`AdaBoostRS`      reyzin11 Algorithm 2         at test time: < B features (∝ α samples)
+:class:`AdaBoostRSAC`    reyzin11 Algorithm 3         at test time: cost < B (∝ α/c samples)
+:class:`AdaBoostDeterministic`  reyzin11 §6           at test time: cost ≤ B (top α/c stumps)
 =======================  ===========================  =====================================
 
-Every estimator sets ``coef_`` (the averaged predictor w̄), ``intercept_ = 0.0``,
-``n_attributes_seen_`` (counted inside the kernel) and ``n_features_in_``.
+Every regressor sets ``coef_`` (the averaged predictor w̄), ``intercept_ = 0.0``,
+``n_attributes_seen_`` (counted inside the kernel) and ``n_features_in_``. The reyzin11
+classifiers (:class:`AdaBoostStumps` and the budgeted predictors built on it) read every feature
+in training and record, per test example, the samples taken and the features examined
+(:mod:`theorycheck.algorithms.boosting`).
 """
 
 from .aelr import AELR
@@ -26,6 +33,7 @@ from .aer import AER, aer_lambda
 from .aerr import AERR
 from .bandit import SuccessiveElimination
 from .baseline import Baseline, baseline_estimates, baseline_objective
+from .boosting import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC, AdaBoostStumps, SamplePath
 from .full_information import ExponentiatedGradient, OnlineGradientDescent, sklearn_baselines
 from .ks15 import DDAELR, DDAERR, GAELR, GAERR, TwoPhaseDDAELR, TwoPhaseDDAERR, phase_one_moments
 
@@ -37,9 +45,14 @@ __all__ = [
     "DDAERR",
     "GAELR",
     "GAERR",
+    "AdaBoostDeterministic",
+    "AdaBoostRS",
+    "AdaBoostRSAC",
+    "AdaBoostStumps",
     "Baseline",
     "ExponentiatedGradient",
     "OnlineGradientDescent",
+    "SamplePath",
     "SuccessiveElimination",
     "TwoPhaseDDAELR",
     "TwoPhaseDDAERR",
