@@ -208,5 +208,5 @@ def test_generated_files_follow_the_umask(capsys, tmp_path):
 
 
 def test_a_paper_without_claims_says_so(capsys):
-    status, out, _ = run(capsys, "list", "--paper", "ks15")
-    assert status == 0 and out.startswith("ks15 has no claims yet") and "cbss11" in out
+    status, out, _ = run(capsys, "list", "--paper", "sk13")
+    assert status == 0 and out.startswith("sk13 has no claims yet") and "cbss11" in out

@@ -300,6 +300,6 @@ def test_shifted_moments_defect_rolls_the_phase_one_estimate():
     kwargs = {"k": 3, "smoothing": 0.0, "random_state": 5}
     right, _, _ = _fit(TwoPhaseDDAERR(**kwargs), m=400)
     wrong, _, _ = _fit(TwoPhaseDDAERRShiftedMoments(**kwargs), m=400)
-    assert np.array_equal(right.moments_estimate_, wrong.moments_estimate_)
+    assert np.array_equal(np.roll(right.moments_estimate_, 1), wrong.moments_estimate_)
     expected = np.sqrt(np.roll(right.moments_estimate_, 1))
     assert np.allclose(wrong.q_, expected / expected.sum())

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from . import stats
@@ -214,10 +215,14 @@ class Plan:
 
 
 def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
-    """Run one task; never raises (a worker's exception would abort the whole pool)."""
+    """Run one task; never raises (a worker's exception would abort the whole pool).
+
+    The task runs with one BLAS thread, in a worker as in this process: a matrix product split over
+    another number of threads may round differently, and results must not depend on ``--jobs``."""
     start = time.perf_counter()
     try:
-        result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
+        with threadpool_limits(limits=1):
+            result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
         if not isinstance(result, Measurement):
             raise TypeError(f"{claim.id}.measure must return a Measurement")
         payload = {
