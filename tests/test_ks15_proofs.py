@@ -339,3 +339,12 @@ def test_planted_estimator_defects_are_biased():
                 bad.gaelr_law_mismatched_weights, bad.gaelr_law_unnormalised_inner):
         assert est.distribution_mean(law(w, x, y, 2, q)) != gradient, law.__name__
     assert est.distribution_mean(bad.gaerr_law_improved_inner(w, x, y, 2, q)) == gradient
+
+
+def test_q_family_on_a_design_whose_attributes_are_all_zero():
+    """A random design can draw only x = 0 (seed 1 did at d = 1): every q is then optimal, and the
+    family keeps the q that need no moment (uniform, random) instead of dividing 0 by 0."""
+    from theorycheck.kinds.sampling import q_family
+
+    names = [name for name, _ in q_family(np.random.default_rng(0), (F(0),) * 3, {"random_q": 2, "spread": 6})]
+    assert names == ["uniform", "random", "random"]

@@ -117,6 +117,8 @@ def q_family(rng, s, p) -> list[tuple[str, tuple[Fraction, ...]]]:
     out = [("uniform", (Fraction(1, d),) * d)]
     out += [("random", _normalised([int(rng.integers(1, p["spread"] + 1)) for _ in range(d)]))
             for _ in range(p["random_q"])]
+    if not live:  # every attribute is 0 almost surely (a random design can draw that): any q is optimal
+        return out
     out += [("support only", tuple(Fraction(1, len(live)) if v else ZERO for v in s)),
             ("∝ s", _normalised(s)),
             ("≈ √s", _normalised([Fraction(math.sqrt(v)).limit_denominator(p["spread"] ** 2) or
