@@ -7,6 +7,7 @@ estimator                paper                        attributes read per exampl
 :class:`AER`             cbss11 Figure 2 (Thm 12)     at most k (k/2 uniform + k/2 ∝ |w|)
 :class:`AERR`            hk12 Algorithm 1 (Thm 3.1)   at most k + 1 (k uniform + 1 ∝ w²)
 :class:`AELR`            hk12 Algorithm 2 (Thm 3.4)   at most k + 1 (k uniform + 1 ∝ |w|)
+:class:`AESVR`           hk12 Algorithm 4 (Thm 4.4)   k + GenEst's (random; ≤ k + 6 in expectation)
 :class:`GAERR`           ks15 Algorithm 1 (Thm 3.1)   at most k + 1 (k from any q + 1)
 :class:`DDAERR`          ks15 §3.1 (Thm 3.3)          at most k + 1 (k ∝ √E[x²] + 1)
 :class:`TwoPhaseDDAERR`  ks15 Algorithm 2 (Thm 3.4)   phase 1: k + 1 uniform; phase 2: GAERR
@@ -31,6 +32,7 @@ in training and record, per test example, the samples taken and the features exa
 from .aelr import AELR
 from .aer import AER, aer_lambda
 from .aerr import AERR
+from .aesvr import AESVR
 from .bandit import SuccessiveElimination
 from .baseline import Baseline, baseline_estimates, baseline_objective
 from .boosting import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC, AdaBoostStumps, SamplePath
@@ -41,6 +43,7 @@ __all__ = [
     "AELR",
     "AER",
     "AERR",
+    "AESVR",
     "DDAELR",
     "DDAERR",
     "GAELR",
