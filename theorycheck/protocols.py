@@ -173,3 +173,49 @@ def check_subject(claim_id: str, name: str, obj, contract: Contract | None) -> N
     if missing:
         raise ParameterError(f"{claim_id}: subject {name} does not follow {contract.protocol.__name__}: it needs "
                              + ", ".join(dict.fromkeys(missing)) + "; see `theorycheck show " + claim_id + "`")
+
+
+@runtime_checkable
+class BudgetedEnsemble(Protocol):
+    """A voting ensemble that predicts from a budget of features per test example (reyzin11): a
+    scikit-learn classifier class built as ``Ensemble(n_estimators=T)``; ``fit(X, y)`` trains it,
+    ``predict(X, budget, costs, random_state)`` predicts spending at most ``budget`` (in feature
+    costs) per example and records ``n_samples_`` and ``votes_`` per row, and ``examined(row)``
+    lists the features it examined on that row in the last budgeted ``predict``."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def predict(self, X: np.ndarray, budget: Any = None, costs: Any = None, random_state: Any = None) -> Any: ...
+
+    def examined(self, row: int) -> Any: ...
+
+
+@runtime_checkable
+class SampledEnsemble(Protocol):
+    """A :class:`BudgetedEnsemble` that predicts by sampling hypotheses from its weighted vote
+    (reyzin11 Algorithms 2–3). Besides ``fit``/``predict``/``examined``: ``margins(X, y)`` (the full
+    vote's normalised margins), ``hypothesis_outputs(X)`` (n, T) of h_t(x) ∈ {−1, +1},
+    ``decision_function(X)`` Σ α_t h_t(x), ``features_`` and ``alphas_`` after fit,
+    ``sampling_probabilities(costs)``, ``vote_increments(costs)`` and ``hypothesis_costs(costs)``
+    (the law of one draw it declares), and ``sample_path(X, taus, costs, random_state)``: the
+    draws without a budget, with ``votes``, ``n_features`` and ``cost`` recorded at each τ."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def predict(self, X: np.ndarray, budget: Any = None, costs: Any = None, random_state: Any = None) -> Any: ...
+
+    def examined(self, row: int) -> Any: ...
+
+    def margins(self, X: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def hypothesis_outputs(self, X: np.ndarray) -> Any: ...
+
+    def decision_function(self, X: np.ndarray) -> Any: ...
+
+    def sampling_probabilities(self, costs: Any = None) -> Any: ...
+
+    def vote_increments(self, costs: Any = None) -> Any: ...
+
+    def hypothesis_costs(self, costs: Any = None) -> Any: ...
+
+    def sample_path(self, X: np.ndarray, taus: Any, costs: Any = None, random_state: Any = None) -> Any: ...
