@@ -455,7 +455,8 @@ class LearningCurves(Claim):
         for f in findings:
             current["decides"] = f.decides
             if isinstance(f, Equivalent):
-                diff = self._per_run(table, f.panel, f.b, budget) - self._per_run(table, f.panel, f.a, budget)
+                with np.errstate(invalid="ignore"):  # ∞ − ∞ (both learners diverged) is a tie
+                    diff = self._per_run(table, f.panel, f.b, budget) - self._per_run(table, f.panel, f.a, budget)
                 diff = np.where(np.isnan(diff), 0.0, diff)
                 iv, dec = stats.decide_median_within(diff, -f.margin, f.margin, level)
                 show(f"{f.panel}: {label[f.a]} and {label[f.b]} coincide (median of err({label[f.b]}) − "
