@@ -1,0 +1,585 @@
+"""Monte-Carlo claims and experiments of Reyzin (ICML 2011), Boosting on a budget: Corollary 3's
+sampling step, Propositions 4 and 6, the §5 experiments (Tables 3–6, Figures 1–2) and §6's
+deterministic alternative, on ensembles AdaBoost trained on real (stand-in) and synthetic data."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from theorycheck.algorithms import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC
+from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, register
+from theorycheck.kinds.ensemble import (
+    BUDGETED_ENSEMBLE,
+    DATA_PARAMETERS,
+    SAMPLED_ENSEMBLE,
+    BudgetComparison,
+    BudgetTables,
+    SampledFrequency,
+    SignConvergence,
+    feature_costs,
+    fitted,
+    int_seed,
+)
+from theorycheck.protocols import Contract, Function
+from theorycheck.validation import Grid, Integer, Number, Positive, Probability
+
+D = "tests.defects_reyzin11:"
+ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49")
+
+
+def hoeffding_vote_bound(B, theta):
+    """Corollary 3's sampling term: P(a vote of B draws has margin ≤ θ/2) ≤ e^{−Bθ²/8}."""
+    return math.exp(-B * theta * theta / 8.0)
+
+
+def _two_sided(B: int, theta: float) -> float:
+    """P(|U − Bθ| ≥ Bθ/2) for U = 2K − B, K ~ Binomial(B, (1 + θ)/2): the event the proof bounds."""
+    from scipy.stats import binom
+
+    k = np.arange(B + 1)
+    hit = np.abs(2 * k - B - B * theta) >= B * theta / 2 - 1e-12
+    return float(binom.pmf(k[hit], B, (1 + theta) / 2).sum())
+
+
+@register
+class Cor3(SampledFrequency):
+    id = "reyzin11.cor3"
+    title = "A vote of B sampled stumps falls below margin θ/2 with probability ≤ e^(−Bθ²/8)"
+    reference = "Corollary 3 (the sampling step of its proof), Theorem 2"
+    statement = (
+        "For a test example whose full-vote margin is θ > 0, the vote of B hypotheses drawn i.i.d. with p ∝ α "
+        "(Algorithm 2's draws) has margin at most θ/2 with probability at most e^(−Bθ²/8)."
+    )
+    hypotheses = ("θ > 0 (the example's margin under the full vote)", "B draws, fixed in advance",
+                  "draws i.i.d. from p(i) = α_i/Σα")
+    interpretation = (
+        "Only the sampling step of the corollary is checkable: the margin bound (Theorem 1) it is combined with has "
+        "unstated constants (Õ). The step is one-sided Hoeffding: each draw votes y·h ∈ {−1, +1} with mean θ, so "
+        "P(U ≤ Bθ/2) ≤ exp(−2(Bθ/2)²/(4B)). Per dataset, AdaBoost is trained (`rounds` rounds, fixed split); for each "
+        "θ of `thetas` the test example whose margin is closest to θ (among positive margins) is taken, its actual "
+        "margin θ_x is the one used, and `trials` × `chunks` independent votes of B draws (the subject's sample_path, "
+        "for every B of `B_grid` along one path, up to the first B with Bθ²/8 ≥ s_max, beyond which the bound is "
+        "too small for any profile to resolve) are compared with θ_x/2; the bound comes from the subject `bound`. "
+        "A cell is (dataset, θ, B)."
+    )
+    subjects = {"ensemble": AdaBoostRS, "bound": hoeffding_vote_bound}
+    protocols = {"ensemble": SAMPLED_ENSEMBLE, "bound": Contract(Function, call=("B", "theta"))}
+    parameters = {**SampledFrequency.parameters, "thetas": Grid(Number(0.0, 1.0, open="both"), distinct=1),
+                  "B_grid": Grid(Integer(1), distinct=2), "s_max": Positive()}
+    base = {"datasets": ("breast_cancer",), "rounds": 500, "n_train": 1000, "n_test": 2000, "split_seed": 0,
+            "chunks": 1, "trials": 10_000, "delta": 1e-3, "resolution": 2e-3, "thetas": (0.15, 0.3),
+            "B_grid": (1, 4, 16, 64, 256, 1024), "s_max": 6.0}
+    profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 20_000, "n_test": 5000,
+                                      "thetas": (0.05, 0.1, 0.2, 0.3, 0.5),
+                                      "B_grid": (1, 4, 16, 64, 128, 256, 512, 1024, 2048, 4096)}}
+    cell_columns = ("dataset", "theta", "B")
+    x = "B"
+    hue = "theta"
+    event = "a vote of B draws has margin ≤ θ/2"
+    bound_name = "e^(−Bθ²/8)"
+    errata = (Erratum(
+        "two-sided", "Theorem 2 (Hoeffding) and the display in the proof of Corollary 3",
+        "P[|S − E S| > t] ≤ exp(−2t²/Σ(b_i − a_i)²), and P[|U − E U| ≥ Bθ/2] ≤ e^(−Bθ²/8)",
+        "the two-sided bound carries a factor 2 (2·exp(·)); the one-sided P[U − E U ≤ −Bθ/2] ≤ e^(−Bθ²/8) holds and "
+        "is all the corollary needs. E.g. with B = 1 and θ ≤ 2/3, |U − θ| ≥ θ/2 always, which has probability 1 > "
+        "e^(−θ²/8)"),)
+    defects = (
+        Defect("Hoeffding constant 4 instead of 8 (bound e^(−Bθ²/4))", {"bound": D + "hoeffding_constant_4"}),
+        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, caught=False,
+               why="on the examples chosen the unweighted vote's margin stays above θ/2 often enough that the "
+                   "frequency remains under e^(−Bθ²/8); Corollary 3 constrains only the lower tail of the vote"),
+        Defect("sampler whose votes are weighted by α again (α² in all)", {"ensemble": D + "RSAlphaVotes"}),
+    )
+    power = (
+        "Per cell, a violation frequency above e^(−Bθ²/8) by a factor the Clopper–Pearson interval resolves is a FAIL: "
+        "with 10⁴ trials the cells with Bθ²/8 ≈ 3 separate the true tail (≈ 10⁻²) from e^(−2·3), so a Hoeffding "
+        "constant of 4 is caught; a sampler that shifts the vote's mean downwards by more than θ/2 is caught. The "
+        "bound is loose (tightness is reported), so a sampler that is wrong but still concentrates above θ/2 passes."
+    )
+
+    def count(self, p, task, subjects, seed):
+        model, _, _, Xte, yte, info = fitted(subjects["ensemble"], task["dataset"], p)
+        margins = model.margins(Xte, yte)
+        positive = np.flatnonzero(margins > 0)
+        rows = []
+        for grid, stream in zip(p["thetas"], seed.spawn(len(p["thetas"])), strict=True):
+            i = int(positive[np.argmin(np.abs(margins[positive] - grid))])
+            theta = float(margins[i])
+            # B beyond the first with Bθ²/8 ≥ s_max adds cells whose bound no profile can resolve
+            Bs = sorted(set(p["B_grid"]))
+            stop = next((k for k, B in enumerate(Bs) if B * theta * theta / 8 >= p["s_max"]), len(Bs) - 1)
+            Bs = np.array(Bs[:stop + 1], dtype=np.int64)
+            path = model.sample_path(np.repeat(Xte[i:i + 1], p["trials"], axis=0), Bs, random_state=int_seed(stream))
+            y = 1.0 if yte[i] == model.classes_[1] else -1.0
+            votes = y * path.votes / Bs
+            for c, B in enumerate(Bs):
+                rows.append({"dataset": task["dataset"], "theta": round(theta, 6), "theta_grid": grid, "B": int(B),
+                             "example": i, "violations": int((votes[:, c] <= theta / 2 + 1e-12).sum()),
+                             "two_sided": int((np.abs(votes[:, c] - theta) >= theta / 2 - 1e-12).sum()),
+                             "trials": int(p["trials"]), "target": float(subjects["bound"](B=int(B), theta=theta)),
+                             "printed_two_sided": hoeffding_vote_bound(int(B), theta),
+                             "exact_two_sided": _two_sided(int(B), theta)})
+        hyps = [Hypothesis("every chosen example has a positive margin θ under the full vote", bool(len(positive)),
+                           f"{len(positive)} positive margins on {info['dataset']}")]
+        return Measurement(rows, hyps)
+
+    def errata_evidence(self, p, table):
+        cells = table.drop_duplicates(["dataset", "theta", "B"])
+        exceed = cells[cells["exact_two_sided"] > cells["printed_two_sided"]]
+        seen = table.groupby(["dataset", "theta", "B"], as_index=False)[["two_sided", "trials"]].sum()
+        seen = seen.merge(table.drop_duplicates(["dataset", "theta", "B"])[["dataset", "theta", "B",
+                                                                           "printed_two_sided"]])
+        over = seen[seen["two_sided"] / seen["trials"] > seen["printed_two_sided"]]
+        text = (f"Computed exactly (binomial law of the vote) at this run's cells: the two-sided probability exceeds "
+                f"the printed e^(−Bθ²/8) in {len(exceed)} of {len(cells)} cells")
+        if len(exceed):
+            r = exceed.iloc[0]
+            text += (f" (e.g. B = {int(r['B'])}, θ = {r['theta']:.3g}: {r['exact_two_sided']:.4g} > "
+                     f"{r['printed_two_sided']:.4g})")
+        text += (f"; observed two-sided frequencies above it in {len(over)} cells, while the one-sided frequencies "
+                 "(the corollary's event) stay below it.")
+        return {"two-sided": text}
+
+
+class _Convergence(SignConvergence):
+    parameters = {**SignConvergence.parameters, "levels": Grid(Positive(), distinct=2), "theta_min": Number(0.0, 2.0,
+                                                                                                            open="low")}
+
+
+@register
+class Prop4(_Convergence):
+    id = "reyzin11.prop4"
+    title = "AdaBoostRS's sampled vote agrees with the full vote as τ grows"
+    reference = "Proposition 4"
+    statement = (
+        "For every example whose full vote is not 0, sign(v_τ) of Algorithm 2 converges almost surely to the sign of "
+        "Σ_t α_t h_t(x) as the number τ of draws grows."
+    )
+    hypotheses = ("Σ α_t h_t(x) ≠ 0", "draws i.i.d. from p(i) = α_i/Σα, each voting h_i(x) ∈ {−1, +1}")
+    interpretation = (
+        "A limit cannot be observed in finitely many draws; what is decided is the quantitative statement the law of "
+        "large numbers argument rests on: with θ_x the example's |margin|, P(sign v_τ ≠ sign F(x)) ≤ e^(−τθ_x²/2) "
+        "(Hoeffding, each draw in [−1, 1] with mean θ_x), which tends to 0. At level ℓ every tested example is run "
+        "to τ_x(ℓ) = ⌈2ℓ/θ_x²⌉ draws, where the bound is ≤ e^(−ℓ); examples with θ_x < theta_min are left out "
+        "(their τ would be too large) and counted. Trials draw examples uniformly, so each level's disagreements "
+        "are i.i.d. Bernoulli with mean ≤ e^(−ℓ) when the claim holds."
+    )
+    subjects = {"ensemble": AdaBoostRS}
+    protocols = {"ensemble": SAMPLED_ENSEMBLE}
+    base = {"datasets": ("synthetic",), "rounds": 500, "n_train": 1000, "n_test": 2000, "split_seed": 0,
+            "chunks": 1, "trials": 3000, "delta": 1e-3, "resolution": 5e-3, "levels": (1.0, 2.0, 4.0, 8.0),
+            "theta_min": 0.02}
+    profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 10_000, "n_test": 5000,
+                                      "levels": (1.0, 2.0, 4.0, 8.0, 12.0)}}
+    defects = (
+        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}),
+        Defect("sampler drawing ∝ α² ", {"ensemble": D + "RSSquaredAlpha"}),
+        Defect("sampler that stops voting after 100 draws", {"ensemble": D + "RSFrozenAfter100"}),
+    )
+    power = (
+        "A sampler that converges to another vote (uniform or ∝ α² draws) disagrees with the full vote on a fixed "
+        "share of the examples at every τ, far above e^(−ℓ) at the larger levels: a FAIL when that share is "
+        "resolvable with the trials given. Examples whose margin is below theta_min are not tested, so a defect "
+        "confined to them is missed, and so is one that appears only beyond the largest τ."
+    )
+
+    errata = (Erratum(
+        "budget-direction", "§3.1, the sentence before Algorithm 2",
+        "'We assume the budget limit B is greater than the number of (relevant) features; otherwise, the full "
+        "AdaBoost vote can simply be used'",
+        "B must be smaller than the number of relevant features (as §4 says: 'low enough'): with B > n + max n(h), "
+        "Algorithm 2's loop condition k + max n(h) < B holds forever once the n relevant features are examined "
+        "(k ≤ n), so the printed loop never stops, and with B ≥ n the full vote is affordable anyway"),)
+
+    def drift(self, p, model, X, costs):
+        F = model.decision_function(X)
+        alpha = np.asarray(model.alphas_, dtype=np.float64)
+        return np.sign(F), np.abs(F) / alpha.sum(), np.full(len(F), 2.0)
+
+    def count(self, p, task, subjects, seed):
+        rows = super().count(p, task, subjects, seed)
+        if isinstance(rows, Measurement):
+            return rows
+        model, _, _, Xte, _, _ = fitted(subjects["ensemble"], task["dataset"], p)
+        relevant = int(np.unique(model.features_[model.sampling_probabilities() > 0]).size)
+        model.predict(Xte[:200], budget=relevant + 2, random_state=int_seed(seed))
+        share = float(np.mean(model.exhausted_))
+        return [{**row, "relevant_features": relevant, "exhausted_beyond": share} for row in rows]
+
+    def errata_evidence(self, p, table):
+        if "exhausted_beyond" not in table:
+            return {}
+        parts = [f"{name}: n = {int(part['relevant_features'].iloc[0])} relevant features; at B = n + 2 the printed "
+                 f"loop would run forever on {100 * float(part['exhausted_beyond'].mean()):.0f}% of 200 test examples "
+                 "(every relevant feature examined with k + 1 < B still true; the subject stops there and uses the "
+                 "full vote)" for name, part in table.groupby("dataset")]
+        return {"budget-direction": "; ".join(parts) + "."}
+
+
+@register
+class Prop6(_Convergence):
+    id = "reyzin11.prop6"
+    title = "AdaBoostRS_AC's sampled vote agrees with the full vote as τ grows"
+    reference = "Proposition 6"
+    statement = (
+        "For every example whose full vote is not 0, sign(v_τ) of Algorithm 3 converges almost surely to the sign of "
+        "Σ_t α_t h_t(x) as the number τ of draws grows."
+    )
+    hypotheses = ("Σ α_t h_t(x) ≠ 0", "feature costs c_j > 0 (§4: c_j ≥ 1)",
+                  "draws i.i.d. with p(i) ∝ α_i/c(h_i), each adding c(h_i)·h_i(x)")
+    interpretation = (
+        "As for Proposition 4, the quantitative form is decided: an AC draw adds s·c(h)·h(x) (s the full vote's sign), "
+        "with mean μ_x = |Σαh|/Σ(α/c) (Theorem 5) and range of width w_x = max_t s·c_t h_t(x) − min_t s·c_t h_t(x), so "
+        "P(sign v_τ ≠ s) ≤ exp(−2τμ_x²/w_x²) ≤ e^(−ℓ) at τ_x(ℓ) = ⌈ℓ w_x²/(2μ_x²)⌉. Costs are drawn U(cost_low, "
+        "cost_high] per trial batch; the default [1, 4] meets §4's hypothesis c_j ≥ 1 (with costs near 0 the drift "
+        "2μ/w of most examples is too small for a feasible τ). Examples with drift 2μ_x/w_x < theta_min are left out "
+        "and counted."
+    )
+    subjects = {"ensemble": AdaBoostRSAC}
+    protocols = {"ensemble": SAMPLED_ENSEMBLE}
+    parameters = {**_Convergence.parameters, "cost_low": Number(0.0), "cost_high": Positive()}
+    base = {**Prop4.base, "cost_low": 1.0, "cost_high": 4.0}
+    profiles = {"quick": {}, "full": {**Prop4.profiles["full"]}}
+    defects = (
+        Defect("sampler drawing ∝ α without the cost correction", {"ensemble": D + "ACSamplerUncorrected"}),
+        Defect("sampler with unweighted votes ±1", {"ensemble": D + "ACUnitVotes"}),
+    )
+    power = Prop4.power.replace("uniform or ∝ α² draws", "draws ∝ α with votes ±c, or ∝ α/c with votes ±1")
+
+    def check_params(self, p):
+        super().check_params(p)
+        if not p["cost_high"] > p["cost_low"]:
+            from theorycheck.validation import ParameterError
+            raise ParameterError("cost_high must exceed cost_low")
+
+    def costs(self, p, rng, d):
+        return feature_costs(d, p["cost_low"], p["cost_high"], rng)
+
+    def drift(self, p, model, X, costs):
+        F = model.decision_function(X)
+        alpha = np.asarray(model.alphas_, dtype=np.float64)
+        hc = costs[model.features_]
+        s = np.sign(F)
+        steps = s[:, None] * model.hypothesis_outputs(X) * hc
+        return s, np.abs(F) / np.sum(alpha / hc), steps.max(axis=1) - steps.min(axis=1)
+
+
+# ---------------------------------------------------------------------- §5 experiments
+TABLE3 = {"census": (15, 77, 211, 637), "splice": (97, 205, 421, 823), "ocr17": (178, 244, 339, 505),
+          "ocr49": (167, 296, 694, 1020)}
+TABLE4 = {"census": (10.0, 29.2, 40.8, 48.5), "splice": (26.8, 38.9, 52.7, 61.5), "ocr17": (16.4, 18.4, 19.9, 20.6),
+          "ocr49": (21.6, 26.4, 31.3, 32.3)}
+TABLE2 = {"census": 18.3, "splice": 8.1, "ocr17": 0.8, "ocr49": 6.5}
+TABLE5 = {("census", 11): (32.2, 32.8), ("census", 21): (25.5, 26.4), ("splice", 11): (25.7, 27.0),
+          ("splice", 21): (19.2, 20.4), ("ocr17", 11): (9.2, 10.5), ("ocr17", 21): (3.5, 4.3),
+          ("ocr49", 11): (27.4, 28.3), ("ocr49", 21): (20.2, 21.4)}  # (AC, RS)
+TABLE6 = {("census", 11): (26.2, 20.7), ("census", 21): (45.7, 41.3), ("splice", 11): (33.8, 20.6),
+          ("splice", 21): (56.2, 40.0), ("ocr17", 11): (29.4, 20.6), ("ocr17", 21): (49.3, 40.5),
+          ("ocr49", 11): (33.6, 21.1), ("ocr49", 21): (55.7, 40.3)}
+RELATIVE = (1.0, 0.5, 0.25, 0.1)
+#: the paper's dataset each of ours stands in for (None: no counterpart)
+STANDS_FOR = {"ocr17": "ocr17", "ocr49": "ocr49", "mnist35": None, "breast_cancer": None, "digits49": None,
+              "synthetic": None}
+
+
+def _rs_tau(budget: int) -> float:
+    """The paper's AdaBoostRS τ at this budget, averaged over its four datasets (Table 6)."""
+    return float(np.mean([TABLE6[(d, budget)][1] for d in ("census", "splice", "ocr17", "ocr49")]))
+
+
+@register
+class Experiments(BudgetTables):
+    id = "reyzin11.exp"
+    title = "§5 re-run: error against samples (Fig. 1–2), Tables 3–4, and AdaBoostRS_AC against AdaBoostRS (Tables 5–6)"
+    reference = "§5, Figures 1–2, Tables 2–6"
+    statement = (
+        "With AdaBoost run for 500 rounds: AdaBoostRS's error falls roughly exponentially to AdaBoost's as samples "
+        "grow (Fig. 1–2) using a fraction of the features (Tables 3–4); with feature costs U[0, 1] and budgets 11 "
+        "and 21, averaged over 50 trials, AdaBoostRS takes slightly less than twice the budget in samples, each "
+        "adding 0.5 to the cost in expectation, and AdaBoostRS_AC takes more samples and errs less (Tables 5–6)."
+    )
+    hypotheses = ("AdaBoost with decision stumps, 500 rounds",
+                  "feature costs i.i.d. U[0, 1], new ones each trial (and for each of `cost_blocks` blocks of the "
+                  "test set within a trial)",
+                  "each trial predicts the whole test set, one fresh draw sequence per example")
+    interpretation = (
+        "The paper's census, splice and NIST ocr data are not available offline. Stand-ins (named in every table): "
+        "ocr17 and ocr49 are rebuilt from MNIST (2×2 pooling to 14×14, four grey levels) for the paper's ocr17/ocr49; "
+        "digits49 (scikit-learn) and synthetic (binary features) have no counterpart; breast_cancer is not run here "
+        "(its 285 test examples resolve errors only in steps of 0.35%, and AdaBoost uses 28 features, all examined "
+        "well before B = 21). 'Relative error "
+        "r' (Tables 3–4) is read as error ≤ (1 + r)·AdaBoost's error (100% = twice AdaBoost's), the first τ of a fine "
+        "grid where the mean error over `curve_repetitions` paths reaches it; a vote of 0 counts as half an error. "
+        "Table 5's caption says budgets 10 and 20, its rows 11 and 21 (as Table 6): all four are run. A trial draws "
+        "fresh costs for each of `cost_blocks` blocks of the test set (the paper draws one set per trial; the means "
+        "estimated are the same, the spread between trials smaller, which the sign tests need). The paper "
+        "explains Table 6's AdaBoostRS τ by each sample adding 0.5 (a U[0, 1] cost) to the budget, i.e. every sample "
+        "examining a new feature; then AdaBoostRS stops after the renewal count 2(B − max c) + 2/3 ≈ 20.7 (B = 11) of "
+        "features, whatever the data, which is what its four datasets show (20.6–21.1). Our stand-ins' α is lumpier "
+        "(AdaBoost uses 28–100 features, the paper's ≥ 83), so some samples re-examine a feature for free and our τ "
+        "is larger; the data-independent quantity, the number of distinct features AdaBoostRS examines (the samples "
+        "that pay), is what is compared with the published τ. Decided, per dataset: (a) at B = 11 that number is "
+        "within the tolerance of the paper's τ (mean of its four datasets); (b) it is closer to it at B = 11 than at "
+        "B = 10 (Table 5's rows, not its caption; paired per trial, strict sign test); at B = 11 and 21, "
+        "(c) AdaBoostRS_AC takes more samples than AdaBoostRS (strict sign test) and (d) errs no more than it up to "
+        "the resolution (sign test on paired per-trial errors). At B = 20/21 the renewal count (≈ 41) nears the number "
+        "of features some stand-in ensembles use, where it stops being data-independent: the same comparisons there, "
+        "τ itself, Tables 3–4 and the figures are reported beside the paper's numbers, not decided."
+    )
+    subjects = {"rs": AdaBoostRS, "ac": AdaBoostRSAC}
+    protocols = {"rs": SAMPLED_ENSEMBLE, "ac": SAMPLED_ENSEMBLE}
+    parameters = {**BudgetTables.parameters, **DATA_PARAMETERS, "budgets": Grid(Positive(), distinct=2),
+                  "curve_repetitions": Integer(0), "tau_max": Integer(2), "resolution": Number(0.0),
+                  "delta": Probability(), "cost_blocks": Integer(1)}
+    base = {"datasets": ("synthetic",), "rounds": 500, "n_train": 1000, "n_test": 1000, "split_seed": 0,
+            "repetitions": 50, "budgets": (10.0, 11.0, 20.0, 21.0), "curve_repetitions": 2, "tau_max": 2000,
+            "resolution": 0.01, "delta": 1e-3, "cost_blocks": 10}
+    profiles = {"quick": {}, "full": {"datasets": ("ocr17", "ocr49", "synthetic", "digits49"),
+                                      "n_test": 5000, "curve_repetitions": 5, "tau_max": 4000, "cost_blocks": 25}}
+    keys = ("table", "dataset", "budget", "algorithm")
+    tolerance = 1.5
+    tolerance_reason = (
+        "±1.5 features around the paper's AdaBoostRS τ at B = 11 (20.75, the mean of its four datasets, Table 6). "
+        "Its datasets spread over 20.6–21.1; the renewal count 2(B − max c) + 2/3 moves with max c (the dearest "
+        "feature the ensemble uses, ≈ 1 − 1/(features + 1)) by a few tenths; one budget step moves it by 2, so ±1.5 "
+        "still tells B = 10 from B = 11. Points beside Table 6's own rows (stand-ins) are reported with ±1.5 too.")
+    errata = (Erratum(
+        "table5-budgets", "Table 5, caption against its rows (and Table 6)",
+        "caption: budgets of 10 and 20; rows: B = 11 and B = 21",
+        "the rows' budgets 11 and 21 are the ones that reproduce Table 6's AdaBoostRS τ (20.6–21.1 at B = 11); at "
+        "B = 10 AdaBoostRS examines about 2 features fewer (18.7), so the caption's 10 and 20 are a slip"),)
+    defects = (
+        Defect("AdaBoostRS whose budget check counts repeated features", {"rs": D + "RSCountsRepeatsBudget"}),
+        Defect("AdaBoostRS_AC sampling ∝ α (no cost correction)", {"ac": D + "ACSamplerUncorrected"}),
+        Defect("AdaBoostRS_AC whose loop runs while k < B (over budget)", {"ac": D + "ACLoopWhileUnderBudget"},
+               caught=False, why="it takes even more samples than AdaBoostRS_AC and errs no more; spending is "
+                                 "checked by reyzin11.deterministic, not here"),
+    )
+    power = (
+        "Decided points catch a budget rule that changes how many features AdaBoostRS pays for by more than the "
+        "tolerance (charging a repeated feature again, reading B as 10), and an AdaBoostRS_AC that does not take more "
+        "samples than AdaBoostRS or errs clearly more (sampling ∝ α without the cost correction). Error differences "
+        "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
+        "data are not the paper's."
+    )
+
+    def tasks(self, p):
+        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
+
+    def points(self, p):
+        pts = []
+        for name in p["datasets"]:
+            paper = STANDS_FOR.get(name)
+            for B in p["budgets"]:
+                row_B = 11 if B <= 11 else 21
+                pts.append({"table": "features", "dataset": name, "budget": float(B), "algorithm": "AdaBoostRS",
+                            "value": _rs_tau(row_B), "decides": B == 11.0})
+                if paper:
+                    for a, label in ((1, "AdaBoostRS"), (0, "AdaBoostRS_AC")):
+                        pts.append({"table": "tau", "dataset": name, "budget": float(B), "algorithm": label,
+                                    "value": TABLE6[(paper, row_B)][a], "decides": False})
+        return pts
+
+    def paired(self, p):
+        out = []
+        for name in p["datasets"]:
+            out.append((f"{name}: AdaBoostRS's features examined are closer to the paper's τ at B = 11 than at B = 10",
+                        f"budgets:{name}", "distance_11", "distance_10", True, True))
+            out.append((f"{name}: the same at B = 21 against B = 20", f"budgets:{name}", "distance_21", "distance_20",
+                        True, False))
+            for B in (11.0, 21.0):
+                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC takes more samples than AdaBoostRS",
+                            f"pair:{name}:{B:g}", "tau_rs", "tau_ac", True, True))
+                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC errs no more than AdaBoostRS",
+                            f"pair:{name}:{B:g}", "err_ac", "err_rs", False, True))
+        return out
+
+    def check_params(self, p):
+        missing = {10.0, 11.0, 20.0, 21.0} - set(p["budgets"])
+        if missing:
+            from theorycheck.validation import ParameterError
+            raise ParameterError("budgets must include 10, 11, 20 and 21 (Table 5's two readings)")
+
+    def upper(self, p):
+        return math.inf
+
+    def reproduce(self, p, task, subjects, seed):
+        name, r = task["dataset"], task["repetition"]
+        rs, _, _, Xte, yte, info = fitted(subjects["rs"], name, p)
+        ac = fitted(subjects["ac"], name, p)[0]
+        rng = np.random.default_rng(seed)
+        blocks = np.array_split(np.arange(Xte.shape[0]), p["cost_blocks"])
+        costs = [feature_costs(Xte.shape[1], 0.0, 1.0, rng) for _ in blocks]  # fresh costs per block of examples
+        rows, across = [], {"table": f"budgets:{name}", "dataset": name}
+        for B in p["budgets"]:
+            pair = {"table": f"pair:{name}:{B:g}", "dataset": name, "budget": float(B)}
+            for label, model in (("AdaBoostRS", rs), ("AdaBoostRS_AC", ac)):
+                got = {"wrong": 0.0, "tau": 0.0, "features": 0.0, "exhausted": 0.0, "spent": 0.0}
+                for block, c in zip(blocks, costs, strict=True):
+                    pred = model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                    got["wrong"] += float(np.sum(pred != yte[block]))
+                    got["tau"] += float(np.sum(model.n_samples_))
+                    got["features"] += float(np.sum(model.n_features_examined_))
+                    got["exhausted"] += float(np.sum(model.exhausted_))
+                    got["spent"] = max(got["spent"], float(np.max(model.cost_spent_)))
+                n = Xte.shape[0]
+                err, tau, examined = got["wrong"] / n, got["tau"] / n, got["features"] / n
+                short = "rs" if label == "AdaBoostRS" else "ac"
+                pair.update({f"tau_{short}": tau, f"err_{short}": err, f"features_{short}": examined,
+                             f"exhausted_{short}": got["exhausted"] / n, f"spent_max_{short}": got["spent"]})
+                rows += [{"table": table, "dataset": name, "budget": float(B), "algorithm": label, "value": value}
+                         for table, value in (("tau", tau), ("error", err), ("features", examined))]
+            across[f"distance_{B:g}"] = abs(pair["features_rs"] - _rs_tau(11 if B <= 11 else 21))
+            rows.append(pair)
+        rows.append(across)
+        if r < p["curve_repetitions"]:
+            taus = np.unique(np.concatenate([np.arange(1, 65), np.geomspace(64, p["tau_max"], 60).round()])).astype(
+                np.int64)
+            path = rs.sample_path(Xte, taus, random_state=int_seed(seed.spawn(1)[0]))
+            y = np.where(yte == rs.classes_[1], 1.0, -1.0)
+            signed = y[:, None] * path.votes
+            err = np.mean(np.where(signed < 0, 1.0, np.where(signed == 0, 0.5, 0.0)), axis=0)
+            pct = 100.0 * np.mean(path.n_features, axis=0) / Xte.shape[1]
+            rows += [{"table": "curve", "dataset": name, "tau": int(t), "value": float(e), "features_pct": float(f),
+                      "full_error": info["full_error"], "features_total": int(Xte.shape[1]),
+                      "features_used": int(np.unique(rs.features_).size)}
+                     for t, e, f in zip(taus, err, pct, strict=True)]
+        return rows
+
+    # -------------------------------------------------------------- the tables, beside the paper's
+    def tables(self, p, table):
+        notes, frames = [], []
+        curve = table[table["table"] == "curve"] if "table" in table else table.iloc[0:0]
+        for name, part in (curve.groupby("dataset") if len(curve) else ()):
+            mean = part.groupby("tau", as_index=False).agg(error=("value", "mean"), features_pct=("features_pct",
+                                                                                                  "mean"))
+            full = float(part["full_error"].iloc[0])
+            paper = STANDS_FOR.get(name)
+            cells = []
+            for r, rel in enumerate(RELATIVE):
+                hit = mean[mean["error"] <= (1 + rel) * full + 1e-12]
+                tau = int(hit["tau"].iloc[0]) if len(hit) else None
+                pct = float(hit["features_pct"].iloc[0]) if len(hit) else None
+                frames.append({"table": "3-4", "dataset": name, "relative": f"{int(rel * 100)}%", "samples": tau,
+                               "features_pct": pct, "adaboost_error_pct": 100 * full,
+                               "paper_samples": TABLE3[paper][r] if paper else None,
+                               "paper_features_pct": TABLE4[paper][r] if paper else None})
+                cells.append(f"{int(rel * 100)}%: {tau if tau else '>' + str(p['tau_max'])} samples, "
+                             f"{pct:.1f}% features" if pct is not None else f"{int(rel * 100)}%: not reached")
+            tail = mean[mean["tau"] >= mean["tau"].max() / 4]
+            excess = np.clip(mean["error"].to_numpy() - full, 1e-6, None)
+            slope = float(np.polyfit(mean["tau"].to_numpy(dtype=float)[:64], np.log(excess[:64]), 1)[0])
+            notes.append(f"Tables 3–4, {name}" + (f" (stand-in for the paper's {paper})" if paper else " (no "
+                         "counterpart in the paper)") + f": AdaBoost error {100 * full:.2f}% (paper's Table 2: "
+                         + (f"{TABLE2[paper]}%" if paper else "—") + "); " + "; ".join(cells)
+                         + (". Paper: " + ", ".join(f"{int(100 * r)}%: {s} samples, {f}%" for r, s, f in
+                                                     zip(RELATIVE, TABLE3[paper], TABLE4[paper], strict=True))
+                            if paper else "")
+                         + f". Figure 1–2: the excess error over AdaBoost's falls like exp({slope:.3g}·τ) over τ ≤ 64; "
+                         f"at τ ≥ {int(tail['tau'].min())} it is {100 * float(tail['error'].mean() - full):.2f} "
+                         "percentage points on average.")
+            frames += [{"table": "figure", "dataset": name, "tau": int(t), "error_pct": 100 * float(e),
+                        "features_pct": float(f), "adaboost_error_pct": 100 * full}
+                       for t, e, f in zip(mean["tau"], mean["error"], mean["features_pct"], strict=True)]
+        pairs = table[table["table"].astype(str).str.startswith("pair:")] if "table" in table else table.iloc[0:0]
+        for (name, B), part in (pairs.groupby(["dataset", "budget"]) if len(pairs) else ()):
+            paper = STANDS_FOR.get(name)
+            key = (paper, 11 if B in (10.0, 11.0) else 21) if paper else None
+            frames.append({"table": "5-6", "dataset": name, "budget": B, "trials": len(part),
+                           "error_ac_pct": 100 * part["err_ac"].mean(), "error_rs_pct": 100 * part["err_rs"].mean(),
+                           "tau_ac": part["tau_ac"].mean(), "tau_rs": part["tau_rs"].mean(),
+                           "spent_max_rs": part["spent_max_rs"].max(), "spent_max_ac": part["spent_max_ac"].max(),
+                           "features_rs": part["features_rs"].mean(), "features_ac": part["features_ac"].mean(),
+                           "exhausted_rs": part["exhausted_rs"].mean(), "exhausted_ac": part["exhausted_ac"].mean(),
+                           "paper_error_ac_pct": TABLE5[key][0] if key else None,
+                           "paper_error_rs_pct": TABLE5[key][1] if key else None,
+                           "paper_tau_ac": TABLE6[key][0] if key else None,
+                           "paper_tau_rs": TABLE6[key][1] if key else (_rs_tau(11 if B <= 11 else 21))})
+        six = [f for f in frames if f["table"] == "5-6"]
+        if six:
+            notes.append("Tables 5–6 (ours beside the paper's; paper rows only for stand-ins, AdaBoostRS's τ beside "
+                         "the "
+                         "mean of the paper's four datasets otherwise): " + "; ".join(
+                             f"{f['dataset']} B = {f['budget']:g}: error AC {f['error_ac_pct']:.1f}% / RS "
+                             f"{f['error_rs_pct']:.1f}%" + (f" (paper {f['paper_error_ac_pct']} / "
+                                                             f"{f['paper_error_rs_pct']})" if f['paper_error_ac_pct']
+                                                            else "")
+                             + f", τ AC {f['tau_ac']:.1f} / RS {f['tau_rs']:.1f} (paper "
+                             + (f"{f['paper_tau_ac']} / " if f['paper_tau_ac'] else "RS ")
+                             + f"{f['paper_tau_rs']:.4g}), distinct features RS {f['features_rs']:.1f}" for f in six)
+                         + ".")
+        return pd.DataFrame(frames), notes
+
+    def errata_evidence(self, p, table):
+        if "table" not in table or "algorithm" not in table:
+            return {}
+        parts = []
+        for kind in ("features", "tau"):
+            rows = table[(table["table"] == kind) & (table["algorithm"] == "AdaBoostRS")]
+            if rows.empty:
+                continue
+            text = ", ".join(f"{name} B = {B:g}: {part['value'].mean():.2f}" for (name, B), part in
+                             rows.groupby(["dataset", "budget"]))
+            parts.append(f"AdaBoostRS's mean {'distinct features examined' if kind == 'features' else 'τ'} on this "
+                         f"run: {text}")
+        return {"table5-budgets": "; ".join(parts) + f". The paper's τ (Table 6, mean of its four datasets): "
+                                                     f"{_rs_tau(11):.2f} at B = 11, {_rs_tau(21):.2f} at B = 21."}
+
+    def figure(self, p, table):
+        return Plot(x="tau", y="error_pct", theory="adaboost_error_pct", hue="dataset", kind="line", logx=True,
+                    xlabel="samples τ (Fig. 1–2)", ylabel="AdaBoostRS error (%)",
+                    theory_label="AdaBoost's full vote")
+
+
+@register
+class Deterministic(BudgetComparison):
+    id = "reyzin11.deterministic"
+    title = "AdaBoostRS_AC against §6's deterministic top-α/c rule at equal budget"
+    reference = "§6 (second open problem), Algorithm 3"
+    statement = (
+        "At the same budget and feature costs, AdaBoostRS_AC and the deterministic rule that takes the stumps of "
+        "largest α/c(h) both spend at most the budget on every example; which one errs less is reported per dataset "
+        "and budget (§6 says only that the deterministic rule 'sometimes outperforms' sampling, without theory)."
+    )
+    hypotheses = ("costs i.i.d. U(cost_low, cost_high] per trial, the same for both", "the same budget B for both")
+    interpretation = (
+        "No verdict rests on who wins: per (dataset, budget) the paired difference of test errors (deterministic − "
+        "AC, per trial) is reported with its order-statistic (sign-test) interval for the median and a winner where "
+        "the interval excludes 0. The "
+        "verdict is pathwise, on every test example of every trial: the cost of the distinct features each reports "
+        "as examined (recomputed from the costs, a repeated feature counted once) is ≤ B, and its vote is unchanged "
+        "when every feature it did not report is overwritten by +10³⁰⁰ and by −10³⁰⁰ (beyond every threshold, with "
+        "the same random stream), so it "
+        "read no more than it reports. The deterministic rule is AdaBoostDeterministic's 'greedy' reading (a stump "
+        "that does not fit is skipped); Algorithm 3's loop keeps k + max c(h) < B, so it stops with budget unspent."
+    )
+    subjects = {"a": AdaBoostRSAC, "b": AdaBoostDeterministic}
+    protocols = {"a": BUDGETED_ENSEMBLE, "b": BUDGETED_ENSEMBLE}
+    labels = ("AdaBoostRS_AC", "deterministic top-α/c")
+    statistic = "median"
+    parameters = {**BudgetComparison.parameters, "budgets": Grid(Positive(), distinct=1)}
+    base = {"datasets": ("breast_cancer", "synthetic"), "rounds": 500, "n_train": 1000, "n_test": 1000,
+            "split_seed": 0, "repetitions": 16, "delta": 1e-3, "resolution": 0.01, "margin": 0.0, "cost_low": 0.0,
+            "cost_high": 1.0, "budgets": (11.0, 21.0)}
+    profiles = {"quick": {}, "full": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
+                                      "repetitions": 30, "n_test": 2000}}
+    defects = (
+        Defect("AdaBoostRS_AC whose loop runs while k < B", {"a": D + "ACLoopWhileUnderBudget"}),
+        Defect("deterministic rule that takes a stump when k ≤ B before adding it",
+               {"b": D + "DeterministicOvershoot"}),
+        Defect("deterministic rule that reports only the first feature examined", {"b": D + "DeterministicHides"}),
+        Defect("AdaBoostRS_AC whose budget check counts repeated features", {"a": D + "ACCountsRepeatsBudget"},
+               caught=False, why="it spends less than allowed, which the budget check permits; its error shows it"),
+    )
+    power = (
+        "One example over budget, or one vote that depends on a feature the contender did not report, is a certain "
+        "FAIL. A contender that spends less than allowed (a budget check counting repeated features) passes: the "
+        "claim is an upper bound on spending. Who wins is not decided, so no defect that only changes accuracy is "
+        "caught here."
+    )
+
+    def budgets(self, p):
+        return tuple(p["budgets"])
