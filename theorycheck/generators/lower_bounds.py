@@ -78,6 +78,7 @@ from numba import njit
 
 from ..rng import as_generator, as_kernel_state, next_u64
 from ..validation import ParameterError, check_int, check_matrix, check_real
+from .decaying import _row_seed, _word  # the counter-based words of the decaying designs, shared
 
 __all__ = ["DENSE_LIMIT", "GoodFeature", "SparseBlocks", "SparseRows", "good_feature", "good_feature_cell",
            "good_feature_label", "good_feature_law", "law_gradient", "law_moments", "law_risk", "sparse_rows",
@@ -93,23 +94,6 @@ _KEY_MAX = 2**64 - 1
 # --------------------------------------------------------------------------------------
 # counter-based words (the convention of .decaying) and the jitted cells
 # --------------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def _mix(z):
-    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
-    return z ^ (z >> _U64(31))
-
-
-@njit(cache=True, inline="always")
-def _row_seed(key, t):
-    return _mix(key ^ _mix((_U64(t) + _U64(1)) * _U64(0x9E3779B97F4A7C15)))
-
-
-@njit(cache=True, inline="always")
-def _word(seed, s):
-    return _mix(seed + (_U64(s) + _U64(1)) * _U64(0x9E3779B97F4A7C15))
 
 
 @njit(cache=True)
