@@ -76,6 +76,22 @@ _KEY_MAX = 2**64 - 1
 # --------------------------------------------------------------------------------------
 
 
+def counter_index(key, rows, cols, d: int):
+    """Validate a key and integer row (and column) indices for on-demand attributes of a d-attribute
+    design: (key as uint64, the broadcast shape, the flattened int64 index arrays)."""
+    key = check_int("key", key, low=0, high=_KEY_MAX)
+    arrays = [np.asarray(rows)] + ([] if cols is None else [np.asarray(cols)])
+    for name, a in zip(("rows", "cols"), arrays, strict=False):
+        if a.dtype.kind not in "iu":
+            raise ParameterError(f"{name} must be integers, got dtype {a.dtype}")
+    arrays = np.broadcast_arrays(*arrays)
+    if arrays[0].size and arrays[0].min() < 0:
+        raise ParameterError("rows must be non-negative")
+    if cols is not None and arrays[1].size and (arrays[1].min() < 0 or arrays[1].max() >= d):
+        raise ParameterError(f"cols must lie in 0..{d - 1}")
+    return _U64(key), arrays[0].shape, [np.ascontiguousarray(a, dtype=np.int64).ravel() for a in arrays]
+
+
 @njit(cache=True, inline="always")
 def _mix(z):
     """SplitMix64's finaliser (a bijection of 64-bit words)."""
@@ -259,17 +275,7 @@ class DecayingDesign:
         return X, y
 
     def _index(self, key, rows, cols=None):
-        key = check_int("key", key, low=0, high=_KEY_MAX)
-        arrays = [np.asarray(rows)] + ([] if cols is None else [np.asarray(cols)])
-        for name, a in zip(("rows", "cols"), arrays, strict=False):
-            if a.dtype.kind not in "iu":
-                raise ParameterError(f"{name} must be integers, got dtype {a.dtype}")
-        arrays = np.broadcast_arrays(*arrays)
-        if arrays[0].size and arrays[0].min() < 0:
-            raise ParameterError("rows must be non-negative")
-        if cols is not None and arrays[1].size and (arrays[1].min() < 0 or arrays[1].max() >= self.d):
-            raise ParameterError(f"cols must lie in 0..{self.d - 1}")
-        return _U64(key), arrays[0].shape, [np.ascontiguousarray(a, dtype=np.int64).ravel() for a in arrays]
+        return counter_index(key, rows, cols, self.d)
 
     def attributes(self, key, rows, cols) -> np.ndarray:
         """Attribute cols[r] of example rows[r] of ``key`` (broadcast), without building any row."""

@@ -78,7 +78,7 @@ from numba import njit
 
 from ..rng import as_generator, as_kernel_state, next_u64
 from ..validation import ParameterError, check_int, check_matrix, check_real
-from .decaying import _row_seed, _word  # the counter-based words of the decaying designs, shared
+from .decaying import _row_seed, _word, counter_index  # the counter-based words of the decaying designs, shared
 
 __all__ = ["DENSE_LIMIT", "GoodFeature", "SparseBlocks", "SparseRows", "good_feature", "good_feature_cell",
            "good_feature_label", "good_feature_law", "law_gradient", "law_moments", "law_risk", "sparse_rows",
@@ -209,17 +209,7 @@ class _OnDemand:
         return self.rows(self.draw_key(random_state), n)
 
     def _index(self, key, rows, cols=None):
-        key = check_int("key", key, low=0, high=_KEY_MAX)
-        arrays = [np.asarray(rows)] + ([] if cols is None else [np.asarray(cols)])
-        for name, a in zip(("rows", "cols"), arrays, strict=False):
-            if a.dtype.kind not in "iu":
-                raise ParameterError(f"{name} must be integers, got dtype {a.dtype}")
-        arrays = np.broadcast_arrays(*arrays)
-        if arrays[0].size and arrays[0].min() < 0:
-            raise ParameterError("rows must be non-negative")
-        if cols is not None and arrays[1].size and (arrays[1].min() < 0 or arrays[1].max() >= self.d):
-            raise ParameterError(f"cols must lie in 0..{self.d - 1}")
-        return _U64(key), arrays[0].shape, [np.ascontiguousarray(a, dtype=np.int64).ravel() for a in arrays]
+        return counter_index(key, rows, cols, self.d)
 
     def attribute(self, key, t, i) -> float:
         """Attribute i of example t of ``key`` in O(1): the value ``rows(key, t + 1)[0][t, i]`` holds."""
