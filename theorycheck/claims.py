@@ -30,6 +30,8 @@ from .validation import ParameterError, Rule, validate
 
 VERDICTS = (PASS, FAIL, INCONCLUSIVE)
 KINDS = ("exact", "bound", "frequency", "pathwise", "rate", "lower-bound", "comparison", "reproduction")
+#: run profiles: quick (CI), full (the default evidence), paper (paper-scale sweeps; falls back to full)
+PROFILES = ("quick", "full", "paper")
 PAPERS = {
     "cbss11": (
         "Cesa-Bianchi, Shalev-Shwartz, Shamir (JMLR 2011), Efficient learning with partially observed attributes"
@@ -210,7 +212,12 @@ class Claim:
         tie several parameters together); the declared :attr:`parameters` are checked first."""
 
     def profile(self, name: str) -> dict[str, Any]:
-        """The parameters of profile ``name``: the shared :attr:`base` updated by the profile."""
+        """The parameters of profile ``name``: the shared :attr:`base` updated by the profile.
+
+        ``paper`` is optional: a claim whose paper-scale run does not fit the full profile's
+        time budget declares it; every other claim runs its full profile there."""
+        if name == "paper" and name not in self.profiles:
+            name = "full"
         if name not in self.profiles:
             raise ParameterError(f"{self.id} has no profile {name!r} (has {sorted(self.profiles)})")
         return {**self.base, **self.profiles[name]}
@@ -290,8 +297,12 @@ def register(cls: type[Claim]) -> type[Claim]:
         if needed not in cls.profiles:
             raise TypeError(f"{cls.id}: missing the {needed!r} profile")
     quick, full = {**cls.base, **cls.profiles["quick"]}, {**cls.base, **cls.profiles["full"]}
-    if set(quick) != set(full):
-        raise TypeError(f"{cls.id}: quick and full profiles must declare the same parameters")
+    paper = {**cls.base, **cls.profiles.get("paper", cls.profiles["full"])}
+    if not set(quick) == set(full) == set(paper):
+        raise TypeError(f"{cls.id}: the quick, full (and paper) profiles must declare the same parameters")
+    unknown = sorted(set(cls.profiles) - set(PROFILES))
+    if unknown:
+        raise TypeError(f"{cls.id}: unknown profiles {unknown} (profiles are {PROFILES})")
     undeclared = sorted(set(cls.parameters) - set(quick))
     if undeclared:
         raise TypeError(f"{cls.id}: rules for parameters no profile has: {', '.join(undeclared)}")

@@ -85,7 +85,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="run claims and write the report")
     p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: all)")
-    p.add_argument("--profile", default="quick", choices=("quick", "full"))
+    p.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
+                   help="quick (CI), full (default evidence) or paper (paper-scale sweeps; full where a claim has none)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--set", dest="sets", action="extend", nargs="+", default=[], metavar="NAME=VALUE",
                    help="override a parameter of every selected claim that has it (repeatable)")

@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from . import stats
-from .claims import Claim, Evidence, Hypothesis, Measurement, subject_name
+from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, subject_name
 from .protocols import check_subject
 from .validation import ParameterError
 
@@ -248,8 +248,8 @@ def plan_claims(
     out: Path,
 ) -> list[Plan]:
     """Resolve parameters and subjects; raise ParameterError before anything runs."""
-    if profile not in ("quick", "full"):
-        raise ParameterError(f"unknown profile {profile!r}; use quick or full")
+    if profile not in PROFILES:
+        raise ParameterError(f"unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
     known = set().union(*(c.profile(profile) for c in claims)) if claims else set()
     unknown = sorted(set(overrides) - known)
     if unknown:
