@@ -46,6 +46,12 @@ PAPERS = {
 _ID = re.compile(r"^(cbss11|hk12|ks15|reyzin11|sk13)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 
+class SubjectFailure(Exception):
+    """Raised by a kind when a subject's output breaks the theorem's conclusion outright: it is not
+    finite, has the wrong shape, or lies outside the feasible set. The runner makes it a FAIL whose
+    reason is this message, and runs no more tasks of that claim."""
+
+
 @dataclass(frozen=True)
 class Hypothesis:
     """One hypothesis of a theorem, checked on the instance actually built."""

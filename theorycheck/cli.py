@@ -1,6 +1,7 @@
 """Command line: ``theorycheck list | verify | report | show | errata``.
 
-Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE or ERROR,
+Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE, SUBJECT-ERROR
+(the implementation under test raised) or ERROR (the check itself raised),
 2 for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
 one-line message on stderr.
 """
@@ -143,7 +144,7 @@ def _cmd_list(args) -> int:
 def _cmd_verify(args) -> int:
     from . import report
     from .claims import select
-    from .runner import run_claims
+    from .runner import headline, run_claims
 
     if args.jobs == 0 or args.jobs < -1:
         raise ParameterError(f"--jobs must be a positive number or -1, got {args.jobs}")
@@ -173,9 +174,11 @@ def _cmd_verify(args) -> int:
         if summary.get("wall_seconds") is not None:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
         print(f"report: {index}")
-    for r in records:
-        if r["verdict"] == "ERROR":
-            print(f"theorycheck: {r['id']} raised an error; see {args.out}/{r['id']}.html", file=sys.stderr)
+    for r in records:  # why each claim failed, one line on stderr, whatever the output format
+        if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
+            what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
+            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'))} "
+                  f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return EXIT_OK if all(r["verdict"] == "PASS" for r in records) else EXIT_FAILED
 
 
@@ -237,6 +240,8 @@ def _cmd_show(args) -> int:
         vacuous = " (vacuous: the trivial learner meets the bound too)" if last.get("vacuous") else ""
         print(f"Last verdict: {last['verdict']}{vacuous} (profile {last['profile']}, seed {last['seed']}, "
               f"{last.get('seconds', 0):.2f}s)")
+        for name, used in (last.get("replaced") or {}).items():
+            print(f"  of a replaced subject: {name} = {used} (not the paper's algorithm)")
         print(_wrap(last["decision"]))
     return EXIT_OK
 

@@ -39,11 +39,14 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from . import stats
-from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, subject_name
+from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, SubjectFailure, subject_name
 from .protocols import check_subject
 from .validation import ParameterError
 
 ERROR = "ERROR"
+#: the verdict of a claim whose subject raised (or lacked an attribute the claim needs): the
+#: implementation under test failed, not the harness
+SUBJECT_ERROR = "SUBJECT-ERROR"
 _LIBRARIES = ("numpy", "scipy", "numba", "pandas", "scikit-learn", "matplotlib", "seaborn")
 
 
@@ -234,8 +237,61 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         return repetition, json.loads(json.dumps(payload, default=_json_default)), None
     except ParameterError as err:  # a value the claim rejects, found on the instance: usage, not a crash
         return repetition, None, ParameterError(f"{claim.id}: {err}")
-    except Exception:
-        return repetition, None, traceback.format_exc(limit=8)
+    except SubjectFailure as err:
+        return repetition, None, TaskError("failure", str(err), "")
+    except Exception as err:
+        trace = traceback.format_exc(limit=8)
+        culprit = _culprit(err, subjects)
+        if culprit is None:
+            return repetition, None, TaskError("harness", f"{type(err).__name__}: {err}", trace)
+        return repetition, None, TaskError("subject", f"{culprit} {_one_line(err)}", trace)
+
+
+@dataclass(frozen=True)
+class TaskError:
+    """Why a task produced no measurement: ``kind`` is "failure" (the subject's output broke the
+    theorem's conclusion), "subject" (the subject raised) or "harness" (the check itself raised)."""
+
+    kind: str
+    cause: str
+    trace: str
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
+
+
+def _culprit(err: BaseException, subjects: dict[str, Any]) -> str | None:
+    """Which subject an exception came from, as "subject NAME (module.qualname) raised" or "subject
+    NAME (...) has no attribute X", or None when no subject is on its path (the harness raised).
+
+    An exception is the subject's when it passed through a method of an instance of a subject class,
+    through a subject function, or (AttributeError) names a subject instance as the object it looked
+    in: a ``coef_`` the learner never set."""
+    def owner(obj) -> str | None:
+        for name, subject in subjects.items():
+            for one in subject if isinstance(subject, tuple | list) else (subject,):
+                if (inspect.isclass(one) and isinstance(obj, one)) or obj is one:
+                    return name
+        return None
+
+    if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
+        name = owner(err.obj)
+        if name is not None:
+            return f"subject {name} ({subject_name(subjects[name])}) has no attribute {err.name!r}:"
+    found, tb, last = None, err.__traceback__, None
+    while tb is not None:
+        frame = tb.tb_frame
+        if found is None and "self" in frame.f_code.co_varnames:
+            found = owner(frame.f_locals.get("self"))
+        if found is None:
+            found = next((n for n, s in subjects.items() if getattr(s, "__code__", None) is frame.f_code), None)
+        tb, last = tb.tb_next, tb
+    if found is None:
+        return None
+    where = f"{Path(last.tb_frame.f_code.co_filename).name}:{last.tb_lineno} in {last.tb_frame.f_code.co_name}"
+    return f"subject {found} ({subject_name(subjects[found])}) raised at {where}:"
 
 
 def plan_claims(
@@ -303,10 +359,10 @@ def run_claims(
                     continue
             pending.append((i, r))
 
-    errors: dict[int, str] = {}
+    errors: dict[int, TaskError] = {}
     history = _read_timings(out)
     cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
-    remaining = {i: sum(1 for j, _ in pending if j == i) for i in range(len(plans))}
+    done: set[tuple[int, int]] = set()
     bar = tqdm(
         total=round(sum(cost.values()), 1),
         desc="work",
@@ -324,19 +380,23 @@ def run_claims(
     ]
     start = time.perf_counter()
     try:
-        for i, (r, payload, error) in _execute(calls, jobs):
-            plan = plans[i]
-            remaining[i] -= 1
-            running = next((plans[j].claim.id for j, n in remaining.items() if n > 0), plan.claim.id)
-            bar.set_postfix_str(f"running {running}", refresh=False)
-            bar.update(round(cost[(i, r)], 1))
+        for i, (r, payload, error) in _execute(calls, jobs, skip=errors):
             if isinstance(error, ParameterError):
                 raise error
+            finished = {(i, r)}
+            if error is not None and i not in errors:
+                errors[i] = error
+                if error.kind != "harness":  # the subject failed: its other tasks cannot change that
+                    finished |= {key for key in pending if key[0] == i}
+            new = finished - done
+            done |= new
+            bar.update(round(sum(cost[key] for key in new), 1))
+            running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
+            bar.set_postfix_str(f"running {running}", refresh=False)
             if error is not None:
-                errors.setdefault(i, error)
                 continue
             stored[(i, r)] = payload
-            write_json(plan.cache_dir / f"task-{r}.json", payload, sort_keys=False)
+            write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
     finally:
         bar.close()
     wall = time.perf_counter() - start
@@ -408,16 +468,21 @@ def _read_cached_task(path: Path) -> dict | None:
     return payload
 
 
-def _execute(calls, jobs: int):
-    """Yield (plan index, task result) as tasks finish, in-process or with joblib."""
+def _execute(calls, jobs: int, skip):
+    """Yield (plan index, task result) as tasks finish, in-process or with joblib. Tasks of a plan
+    whose subject has failed (a non-harness error in ``skip``) are not started."""
+    def wanted(i):
+        return i not in skip or skip[i].kind == "harness"
+
     if jobs == 1 or len(calls) <= 1:
         for i, args in calls:
-            yield i, _run_task(*args)
+            if wanted(i):
+                yield i, _run_task(*args)
         return
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(delayed(_tagged)(i, args) for i, args in calls)
+    yield from parallel(delayed(_tagged)(i, args) for i, args in calls if wanted(i))
 
 
 def _tagged(i, args):
@@ -439,6 +504,8 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
     record: dict[str, Any] = {
         **{k: v for k, v in claim.describe().items() if k != "profiles"},
         "subjects": {name: subject_name(obj) for name, obj in plan.subjects.items()},
+        "replaced": {name: subject_name(obj) for name, obj in plan.subjects.items()
+                     if obj is not claim.subjects.get(name)},
         "params": plan.params,
         "profile": profile,
         "seed": seed,
@@ -456,8 +523,18 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "plot": None,
         "n_tasks": len(plan.tasks),
     }
+    if error is not None and error.kind == "failure":
+        decision = (f"The subject's output breaks the theorem's conclusion: {error.cause}\n"
+                    "The claim's other tasks were not run: no measurement can undo this.")
+        record.update(verdict=stats.FAIL, decision=decision, seconds=0.0)
+        return record
+    if error is not None and error.kind == "subject":
+        decision = (f"The {error.cause}\nThe implementation under test failed, not the harness; the "
+                    f"claim's other tasks were not run.\n\n{error.trace}")
+        record.update(verdict=SUBJECT_ERROR, decision=decision, seconds=0.0)
+        return record
     if error is not None or any(p is None for p in payloads):
-        message = "The check itself raised an exception:\n" + (error or "missing task")
+        message = "The check itself raised an exception:\n" + (error.trace if error else "missing task")
         record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
     start = time.perf_counter()
@@ -531,7 +608,7 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
     """Write ``summary.json``: one row per claim (``seconds`` is CPU time, summed over the claim's
     tasks; ``headline`` the first line of its decision) and the run's wall time."""
     keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "trivial", "vacuous", "delta", "params", "subjects", "seconds", "profile", "seed")
+            "ratio", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"))} for r in records],
@@ -543,7 +620,7 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
             "union bound (Bonferroni) over the stochastic claims of this run: the probability "
             "that any true claim is marked FAIL is at most the sum of their δ"
         ),
-        "counts": {v: sum(r["verdict"] == v for r in records) for v in (*_verdicts(), ERROR)},
+        "counts": {v: sum(r["verdict"] == v for r in records) for v in (*_verdicts(), SUBJECT_ERROR, ERROR)},
         "code_version": code_version(),
         "environment": env,
     }

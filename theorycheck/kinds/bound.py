@@ -107,7 +107,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..generators.registry import design_names, lasso_design, ridge_design
 from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function
@@ -482,7 +482,8 @@ class RiskBound(MeanBound):
             model.fit(X, y)
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
-                raise ValueError(f"the learner returned coef_ of shape {w.shape}, finite={np.isfinite(w).all()}")
+                problem = "non-finite values" if w.shape == (d,) else f"shape {w.shape}, not ({d},)"
+                raise SubjectFailure(f"the learner's w̄ (coef_) has {problem}, on repetition {r} ({m} examples, d = {d})")
             size = float(np.linalg.norm(w, ord=ord_))
             in_ball = size <= B * (1.0 + _SLACK)
             value = float(excess_risk(w, moments, B, norm=self.norm, half=True, optimum=optimum))

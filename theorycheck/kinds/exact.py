@@ -95,7 +95,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..estimators import SampleMoments
 from ..generators.registry import build_design, design_names
 from ..rng import kernel_state
@@ -277,7 +277,7 @@ def sample_moments(estimate, w, x, y, k, n, random_state, *, batch: bool = True,
             block[t] = g
             max_read = max(max_read, int(n_read))
         if not np.all(np.isfinite(block)):
-            raise ValueError("the estimate subject returned NaN or infinite values")
+            raise SubjectFailure("the estimate subject returned NaN or infinite values")
         total += block.sum(axis=0)
         squares += (block * block).sum(axis=0)
         largest = np.maximum(largest, np.abs(block).max(axis=0))

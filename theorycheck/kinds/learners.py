@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import population
-from ..claims import Hypothesis
+from ..claims import Hypothesis, SubjectFailure
 from ..protocols import Contract, Function
 from ..rng import kernel_state
 
@@ -102,7 +102,7 @@ def fit_learner(cls, X, y, **params):
         est = cls(**params).fit(X, y)
     coef = np.asarray(est.coef_, dtype=np.float64).ravel()
     if coef.shape != (X.shape[1],):
-        raise ValueError(f"the learner's coef_ has shape {coef.shape}, expected ({X.shape[1]},)")
+        raise SubjectFailure(f"the learner's coef_ has shape {coef.shape}, expected ({X.shape[1]},)")
     n_read = getattr(est, "n_attributes_seen_", None)
     return est, coef, (None if n_read is None else int(n_read))
 

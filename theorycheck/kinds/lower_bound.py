@@ -39,7 +39,7 @@ import pandas as pd
 
 from .. import stats
 from ..algorithms.k_active import AttributeOracle
-from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..protocols import Contract, Function, KActivePredictor, missing_keywords
 from ..rng import kernel_state
 from ..validation import Integer, Number, Positive, Probability
@@ -87,7 +87,8 @@ class LowerBound(Claim):
                 oracle = AttributeOracle(X)
                 pred = np.clip(np.asarray(pr.predict(oracle, k, inst.w_star, pred_state), dtype=float), -y_max, y_max)
                 if pred.shape != y.shape or not np.all(np.isfinite(pred)):
-                    raise ValueError(f"predictor {pr.name!r} returned {pred.shape} finite={np.isfinite(pred).all()}")
+                    raise SubjectFailure(f"predictor {pr.name!r} returned predictions of shape {pred.shape}, "
+                                         f"finite={bool(np.isfinite(pred).all())}; expected {y.shape}, finite")
                 loss = (pred - y) ** 2
                 parts[pr.name].append((n, float(loss.mean()), float(loss.var(ddof=1))))
                 most[pr.name] = max(most[pr.name], int(oracle.counts().max()))

@@ -84,7 +84,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function
 from ..rng import kernel_state
@@ -153,7 +153,8 @@ class Path:
         arrays["g_tilde"] = np.asarray(path.get("g_tilde", path["g"]), dtype=np.float64)
         for key, value in arrays.items():
             if value.shape != (m, d) or not np.all(np.isfinite(value)):
-                raise ValueError(f"trajectory_['{key}'] must be a finite ({m}, {d}) array, got {value.shape}")
+                raise SubjectFailure(f"the learner's trajectory_['{key}'] must be a finite ({m}, {d}) array; got "
+                                     f"shape {value.shape}, finite={bool(np.isfinite(value).all())}")
         probs = path.get("p")
         extra = {key: np.asarray(value) for key, value in path.items()
                  if key not in ("w", "g", "g_tilde", "p", "eta", "B")}

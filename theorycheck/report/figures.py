@@ -47,6 +47,7 @@ _VERDICT_STYLE = {  # marker, colour (the page's verdict colours)
     "PASS": ("o", "#1b7f3b"),
     "FAIL": ("X", "#b3261e"),
     "INCONCLUSIVE": ("D", "#8a6d00"),
+    "SUBJECT-ERROR": ("P", "#a34a00"),
     "ERROR": ("s", "#5b2a86"),
 }
 _AXES = (7.2, 3.9)  # inches of the plotting area; legends add to it
