@@ -323,6 +323,9 @@ def test_bad_inputs_raise_parameter_error(estimator):
         estimator.fit(_X, _Y)
 
 
-@parametrize_with_checks([GAERR(), GAELR(), TwoPhaseDDAERR(), TwoPhaseDDAELR()])
+# check_estimators_nan_inf plants one NaN the learner may never read; X is checked where it is read
+# (tests/test_algorithms.py::test_non_finite_attributes_* shows what happens instead)
+@parametrize_with_checks([GAERR(), GAELR(), TwoPhaseDDAERR(), TwoPhaseDDAELR()], expected_failed_checks=lambda _: {
+    "check_estimators_nan_inf": "X is checked where it is read; the planted NaN may be unread"})
 def test_sklearn_compatible(estimator, check):
     check(estimator)

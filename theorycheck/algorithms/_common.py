@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..rng import as_kernel_state
@@ -31,26 +32,66 @@ def state_from(random_state) -> np.ndarray:
 # input checks
 
 
-def fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
-    """Validate training data the scikit-learn way and return C-contiguous float64 arrays.
+def fit_data(estimator, X, y, *, all_finite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Validate training data for a learner that reads a few attributes of each example.
 
-    X must be 2-D, finite, with at least one row and one column; y must be 1-D (a column
-    vector is accepted with scikit-learn's ``DataConversionWarning`` and flattened), finite,
-    with as many entries as X has rows. Any violation raises :class:`ParameterError` (a
-    ``ValueError``) carrying scikit-learn's message. Sets ``n_features_in_``.
+    A 2-D float64 NumPy array (C- or F-ordered, a memory map, read-only or not) is used as it is:
+    no copy and no O(md) pass. Its values are checked where they are read: the kernels record the
+    first non-finite attribute they read (:func:`_checked`) and :func:`check_reads` raises then,
+    naming the example and the attribute. Anything else (lists, other dtypes, data frames) is
+    converted by scikit-learn, which costs one pass over X. ``all_finite`` (for the
+    full-information learners, which read everything anyway) checks all of X up front.
+
+    X must be 2-D with at least one row and one column; y must be 1-D (a column vector is accepted
+    with scikit-learn's ``DataConversionWarning`` and flattened), finite, with as many entries as
+    X has rows. Any violation raises :class:`ParameterError` (a ``ValueError``) carrying
+    scikit-learn's message. Sets ``n_features_in_``.
     """
+    fast = (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and not all_finite
+            and X.shape[0] >= 1 and X.shape[1] >= 1)
+    if y is None:
+        raise ParameterError(f"{type(estimator).__name__} requires y to be passed, but the target y is None.")
     try:
-        X, y = validate_data(estimator, X, y, dtype=np.float64, order="C", y_numeric=True, ensure_all_finite=True)
+        if fast:
+            validate_data(estimator, X, skip_check_array=True)  # n_features_in_ only
+            y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
+            if y.ndim != 1:
+                raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+        else:
+            X, y = validate_data(estimator, X, y, dtype=np.float64, y_numeric=True, ensure_all_finite=all_finite)
     except ParameterError:
         raise
     except ValueError as err:
         raise ParameterError(str(err)) from None
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if not X.flags.writeable:  # one kernel signature: never compile for read-only arrays
-        X = X.copy()
     if not y.flags.writeable:
         y = y.copy()
     return X, y
+
+
+def reads_guard() -> np.ndarray:
+    """The kernels' record of the first non-finite attribute read: (example, attribute), −1 if none."""
+    return np.full(2, -1, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _checked(value, t, j, bad):
+    """``value`` = X[t, j] as read by a kernel; the first non-finite one read is noted in ``bad``."""
+    if bad[0] < 0 and not np.isfinite(value):
+        bad[0] = t
+        bad[1] = j
+    return value
+
+
+def check_reads(X, bad: np.ndarray) -> None:
+    """Raise :class:`ParameterError` when a kernel read a non-finite attribute (see :func:`_checked`)."""
+    if bad[0] >= 0:
+        t, j = int(bad[0]), int(bad[1])
+        raise ParameterError(f"X contains a non-finite value, {float(X[t, j])}, at example {t}, attribute {j}, "
+                             "which the learner read; X must be finite where it is read")
 
 
 def check_lasso_budget(k, d, *, name: str = "k") -> int:

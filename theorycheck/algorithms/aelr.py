@@ -45,6 +45,7 @@ from ..rng import next_index, next_uniform, next_weighted_index
 from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
+    _checked,
     _prefix_add,
     _tree_draw,
     _tree_rebuild,
@@ -52,8 +53,10 @@ from ._common import (
     _tree_size,
     check_lasso_budget,
     check_radius,
+    check_reads,
     check_step,
     fit_data,
+    reads_guard,
     state_from,
 )
 from .aerr import trajectory_buffers
@@ -94,7 +97,7 @@ def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi,
 
 @njit(cache=True)
 def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_weight, inner_draws,
-                  moment_counts, moment_sums, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j):
+                  moment_counts, moment_sums, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j, bad):
     """GAELR (ks15 Algorithm 3; hk12 Algorithm 2 when q is uniform) in log space with k-sparse
     updates. Returns (w_bar, n_attributes_read, n_rescale).
 
@@ -160,7 +163,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
                 n_read += 1
                 mult[i] = 0
                 distinct[nd] = i
-                xs[nd] = X[t, i]
+                xs[nd] = _checked(X[t, i], t, i, bad)
                 nd += 1
             mult[i] += 1
             if moments:
@@ -179,10 +182,11 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
                     stamp[jj] = t
                     n_read += 1
                 sgn = 1.0 if theta[jj] > 0.0 else -1.0
+                xj = _checked(X[t, jj], t, jj, bad)
                 if improved:  # w_j/p_j = B·sign(w_j)·Σ|leaf|c / (normaliser·c_j)
-                    est += B * total / (norm_total * inner_weight[jj]) * sgn * X[t, jj]
+                    est += B * total / (norm_total * inner_weight[jj]) * sgn * xj
                 else:  # w_j/p_j = ‖w‖₁·sign(w_j)
-                    est += B * abs_total / norm_total * sgn * X[t, jj]
+                    est += B * abs_total / norm_total * sgn * xj
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:
             phi = -y[t]
@@ -251,10 +255,13 @@ def run_gaelr(X, y, k, eta, B, theta0, state, *, q=None, inner_weight=None, inne
         q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
     counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
     rec = record if record is not None else lasso_buffers(False, 0, 0, k)
-    return _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight,
-                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
-                         record is not None, rec["w"], rec["g"], rec["g_tilde"], rec["p"], rec["phi"],
-                         rec["coordinates"], rec["j"])
+    bad = reads_guard()
+    out = _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight,
+                        _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
+                        record is not None, rec["w"], rec["g"], rec["g_tilde"], rec["p"], rec["phi"],
+                        rec["coordinates"], rec["j"], bad)
+    check_reads(X, bad)
+    return out
 
 
 def theta_for(w, B: float) -> np.ndarray:

@@ -27,13 +27,22 @@ from numba import njit
 from ..projections import _project_l1_ball_inplace
 from ..rng import next_index, next_weighted_index, sample_without_replacement
 from ..validation import ParameterError, check_int
-from ._common import BudgetedRegressor, check_radius, check_step, fit_data, state_from
+from ._common import (
+    BudgetedRegressor,
+    _checked,
+    check_radius,
+    check_reads,
+    check_step,
+    fit_data,
+    reads_guard,
+    state_from,
+)
 
 __all__ = ["AER", "aer_lambda"]
 
 
 @njit(cache=True)
-def _aer_kernel(X, y, k, lam, B, state):
+def _aer_kernel(X, y, k, lam, B, state, bad):
     """cbss11 Figure 2. Returns (w_bar, n_attributes_read)."""
     m, d = X.shape
     half = k // 2
@@ -49,7 +58,7 @@ def _aer_kernel(X, y, k, lam, B, state):
         sample_without_replacement(state, d, half, perm)
         for r in range(half):
             c = perm[r]
-            vals[r] = (2.0 / k) * d * X[t, c]
+            vals[r] = (2.0 / k) * d * _checked(X[t, c], t, c, bad)
             if stamp[c] != t:
                 stamp[c] = t
                 n_read += 1
@@ -66,7 +75,7 @@ def _aer_kernel(X, y, k, lam, B, state):
                     stamp[i] = t
                     n_read += 1
                 sgn = 1.0 if w[i] > 0.0 else -1.0
-                yhat += (2.0 / k) * sgn * l1 * X[t, i]
+                yhat += (2.0 / k) * sgn * l1 * _checked(X[t, i], t, i, bad)
             else:
                 next_index(state, d)  # uniform draw of the box; its term is sgn(0)·… = 0
         # w ← (1 − 1/t) w − (2/(λ t)) (ŷ − y) v, then project on the L1 ball (eqs. (10)-(11))
@@ -182,7 +191,9 @@ class AER(BudgetedRegressor):
             lam = aer_lambda(d, m, k, "proof")
         else:
             lam = check_step("lam", self.lam)
-        wbar, n_read = _aer_kernel(X, y, k, lam, B, state_from(self.random_state))
+        bad = reads_guard()
+        wbar, n_read = _aer_kernel(X, y, k, lam, B, state_from(self.random_state), bad)
+        check_reads(X, bad)
         self.coef_ = wbar
         self.intercept_ = 0.0
         self.lam_ = float(lam)

@@ -42,6 +42,7 @@ from ..rng import next_index, next_uniform, next_weighted_index
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
+    _checked,
     _prefix_add,
     _tree_draw,
     _tree_rebuild,
@@ -49,8 +50,10 @@ from ._common import (
     _tree_size,
     check_lasso_budget,
     check_radius,
+    check_reads,
     check_step,
     fit_data,
+    reads_guard,
     state_from,
 )
 
@@ -77,7 +80,7 @@ def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...]
 
 @njit(cache=True)
 def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weight, inner_draws,
-                  moment_counts, moment_sums, record, rec_w, rec_g, rec_phi, rec_idx, rec_j):
+                  moment_counts, moment_sums, record, rec_w, rec_g, rec_phi, rec_idx, rec_j, bad):
     """GAERR (ks15 Algorithm 1; hk12 Algorithm 1 when q is uniform) with lazy scaling.
 
     Returns (w_bar, n_attributes_read, n_renormalise).
@@ -129,7 +132,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
         for r in range(k):
             i = next_weighted_index(state, q_cumulative) if weighted else next_index(state, d)
             idx[r] = i
-            xs[r] = X[t, i]
+            xs[r] = _checked(X[t, i], t, i, bad)
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
@@ -145,7 +148,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
                 jj = _tree_draw(tree2 if improved else tree, size, next_uniform(state))
                 if j < 0:
                     j = jj
-                xj = X[t, jj]
+                xj = _checked(X[t, jj], t, jj, bad)
                 if stamp[jj] != t:
                     stamp[jj] = t
                     n_read += 1
@@ -215,9 +218,12 @@ def run_gaerr(X, y, k, eta, B, w1, state, *, q=None, inner_weight=None, inner_dr
             q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
     counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
     rec = record if record is not None else trajectory_buffers(False, 0, 0, k)
-    return _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight,
-                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
-                         record is not None, rec["w"], rec["g"], rec["phi"], rec["coordinates"], rec["j"])
+    bad = reads_guard()
+    out = _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight,
+                        _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
+                        record is not None, rec["w"], rec["g"], rec["phi"], rec["coordinates"], rec["j"], bad)
+    check_reads(X, bad)
+    return out
 
 
 def ridge_start(w_init, d: int, B: float) -> np.ndarray:

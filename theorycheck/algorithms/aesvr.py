@@ -168,7 +168,7 @@ class AESVR(BudgetedRegressor):
 
     def fit(self, X, y):
         """Run one pass of Algorithm 4 over (X, y) in row order; returns self."""
-        X, y = fit_data(self, X, y)
+        X, y = fit_data(self, X, y, all_finite=True)  # GenEst gets every attribute of x/ε: O(d) anyway
         m, d = X.shape
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)

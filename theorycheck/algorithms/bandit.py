@@ -32,13 +32,13 @@ from numba import njit
 
 from ..rng import next_uniform
 from ..validation import check_int, check_real
-from ._common import BudgetedRegressor, check_radius, fit_data, state_from
+from ._common import BudgetedRegressor, _checked, check_radius, check_reads, fit_data, reads_guard, state_from
 
 __all__ = ["SuccessiveElimination"]
 
 
 @njit(cache=True)
-def _elimination_kernel(X, y, k, delta, scale, B, state):
+def _elimination_kernel(X, y, k, delta, scale, B, state, bad):
     """Returns (coef, n_attributes_read, active arms (sorted), samples per arm)."""
     m, d = X.shape
     active = np.arange(d)
@@ -52,7 +52,7 @@ def _elimination_kernel(X, y, k, delta, scale, B, state):
         reads = min(k, n_active)
         for _ in range(reads):
             i = active[pos]
-            x = X[t, i]
+            x = _checked(X[t, i], t, i, bad)
             sums[i] += x * y[t]
             squares[i] += x * x
             counts[i] += 1
@@ -152,8 +152,10 @@ class SuccessiveElimination(BudgetedRegressor):
         B = check_radius(self.B)
         delta = check_real("delta", self.delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
         scale = check_real("scale", self.scale, low=0.0, strict_low=True)
+        bad = reads_guard()
         coef, n_read, active, counts = _elimination_kernel(X, y, int(min(k, d)), delta, scale, B,
-                                                           state_from(self.random_state))
+                                                           state_from(self.random_state), bad)
+        check_reads(X, bad)
         self.coef_ = coef
         self.intercept_ = 0.0
         self.n_attributes_seen_ = int(n_read)

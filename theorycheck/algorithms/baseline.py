@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..projections import _project_l1_ball_inplace
 from ..rng import next_sign, next_uniform, sample_without_replacement
 from ..validation import ParameterError, check_int, check_matrix, check_real
-from ._common import BudgetedRegressor, check_radius, fit_data, state_from
+from ._common import BudgetedRegressor, _checked, check_radius, check_reads, fit_data, reads_guard, state_from
 
 __all__ = ["Baseline", "baseline_estimates", "baseline_objective"]
 
@@ -51,7 +51,7 @@ _ESTIMATORS = ("unbiased", "figure")
 
 
 @njit(cache=True)
-def _baseline_estimates(X, y, k, literal_figure, state):
+def _baseline_estimates(X, y, k, literal_figure, state, bad):
     """Sums of cbss11 Figure 1's per-example estimates, divided by m.
 
     Returns (A_bar, v_bar, y_bar, n_attributes). v_bar = (1/m) Σ 2 y_t v_t as in Figure 1.
@@ -72,7 +72,7 @@ def _baseline_estimates(X, y, k, literal_figure, state):
     for t in range(m):
         sample_without_replacement(state, d, k, perm)  # C = perm[:k], random order
         for r in range(k):
-            xs[r] = X[t, perm[r]]
+            xs[r] = _checked(X[t, perm[r]], t, perm[r], bad)
             n_read += 1
         yt = y[t]
         for r in range(k):
@@ -256,7 +256,7 @@ def baseline_estimates(X, y, k, *, estimator="unbiased", random_state=None):
         raise ParameterError(f"X and y have different numbers of rows: {m} and {y.shape[0]}")
     k = _check_even_budget(k, d)
     literal = _check_estimator_name(estimator)
-    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state))
+    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state), reads_guard())
     return A, v, float(ybar), int(n_read)
 
 
@@ -344,7 +344,9 @@ class Baseline(BudgetedRegressor):
         tol = check_real("tol", self.tol, low=0.0)
 
         state = state_from(self.random_state)
-        A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state)
+        bad = reads_guard()
+        A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state, bad)
+        check_reads(X, bad)
         eig = np.linalg.eigvalsh(A)
         spectral = float(np.max(np.abs(eig)))
         convex = bool(eig[0] >= -1e-12 * spectral)

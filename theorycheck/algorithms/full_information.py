@@ -111,7 +111,7 @@ class OnlineGradientDescent(BudgetedRegressor):
 
     def fit(self, X, y):
         """One pass of projected OGD over (X, y) in row order; returns self."""
-        X, y = fit_data(self, X, y)
+        X, y = fit_data(self, X, y, all_finite=True)
         m, _ = X.shape
         B = check_radius(self.B)
         eta = 1.0 / math.sqrt(m) if self.eta is None else check_step("eta", self.eta)
@@ -152,7 +152,7 @@ class ExponentiatedGradient(BudgetedRegressor):
 
     def fit(self, X, y):
         """One pass of EG± over (X, y) in row order; returns self."""
-        X, y = fit_data(self, X, y)
+        X, y = fit_data(self, X, y, all_finite=True)
         m, d = X.shape
         B = check_radius(self.B)
         if self.eta is None:

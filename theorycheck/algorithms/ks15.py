@@ -44,7 +44,17 @@ from ..bounds import ks15 as bounds
 from ..bounds.hk12 import thm31_eta, thm34_eta
 from ..rng import next_index
 from ..validation import ParameterError, check_int, check_matrix, check_real
-from ._common import BudgetedRegressor, check_lasso_budget, check_radius, check_step, fit_data, state_from
+from ._common import (
+    BudgetedRegressor,
+    _checked,
+    check_lasso_budget,
+    check_radius,
+    check_reads,
+    check_step,
+    fit_data,
+    reads_guard,
+    state_from,
+)
 from .aelr import lasso_buffers, run_gaelr, theta_for
 from .aerr import ridge_start, run_gaerr, trajectory_buffers
 
@@ -56,7 +66,7 @@ __all__ = ["DDAELR", "DDAERR", "GAELR", "GAERR", "TwoPhaseDDAELR", "TwoPhaseDDAE
 
 
 @njit(cache=True)
-def _phase_one_kernel(X, draws, state, counts, sums):
+def _phase_one_kernel(X, draws, state, counts, sums, bad):
     """For every row, ``draws`` uniform attributes (with replacement): counts[i] += 1 and
     sums[i] += x[i]² per draw. Returns the number of distinct attributes read, summed over rows."""
     m, d = X.shape
@@ -69,7 +79,8 @@ def _phase_one_kernel(X, draws, state, counts, sums):
                 stamp[i] = t
                 n_read += 1
             counts[i] += 1.0
-            sums[i] += X[t, i] * X[t, i]
+            value = _checked(X[t, i], t, i, bad)
+            sums[i] += value * value
     return n_read
 
 
@@ -86,7 +97,7 @@ def phase_one_moments(X, draws, *, random_state) -> tuple[np.ndarray, np.ndarray
     X = np.ascontiguousarray(check_matrix("X", X, ndim=2), dtype=np.float64)
     draws = check_int("draws", draws, low=1)
     counts, sums = np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums)
+    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums, reads_guard())
     return counts, sums, int(n_read)
 
 
@@ -407,7 +418,9 @@ class TwoPhaseDDAERR(_Sampled):
             w1, read1, _ = self._run(X1, y1, k, eta1, B, self._start(None, d, B), state, None, None, draws,
                                      moments=(counts, sums), record=False)
         else:
-            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums)
+            bad = reads_guard()
+            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums, bad)
+            check_reads(X1, bad)
         A = self._moment_estimate(counts, sums)
         eps = self._epsilon(d, k, m1, delta) if self.smoothing is None else check_real(
             "smoothing", self.smoothing, low=0.0)
