@@ -87,13 +87,16 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="run claims and write the report")
     p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: all)")
     p.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
-                   help="quick (CI), full (default evidence) or paper (paper-scale sweeps; full where a claim has none)")
+                   help="quick (CI), full (the evidence) or paper (paper-scale sweeps; full where a claim has none)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--set", dest="sets", action="extend", nargs="+", default=[], metavar="NAME=VALUE",
                    help="override a parameter of every selected claim that has it (repeatable)")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="NAME=MODULE:ATTR",
                    help="check your own implementation: replace subject NAME by MODULE:ATTR")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the tasks on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
+                        "needs pip install 'theorycheck[dask]'; results are those of a local run")
     p.add_argument("--out", default="reports", help="output folder (default reports/)")
     p.add_argument("--json", action="store_true", help="print summary.json to stdout")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
@@ -154,6 +157,8 @@ def _cmd_verify(args) -> int:
                              "(or -1 for all of them)")
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.scheduler is not None and args.jobs != 1:
+        raise ParameterError("--jobs and --scheduler exclude each other: the cluster's workers run the tasks")
     _output_folder(args.out)
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
@@ -161,6 +166,7 @@ def _cmd_verify(args) -> int:
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
+        scheduler=args.scheduler,
     )
     index = report.render(args.out, all_pages=False)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))

@@ -339,8 +339,14 @@ def run_claims(
     out: Path | str = "reports",
     use_cache: bool = True,
     progress: bool = True,
+    scheduler: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``claims`` and write their results under ``out``; return the result records."""
+    """Run ``claims`` and write their results under ``out``; return the result records.
+
+    ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``) that runs the
+    tasks instead of local processes (``jobs`` is then ignored). Each task's seed is derived as
+    always, so the results are those of a local run; this process keeps the cache and writes every
+    file. The workers must be able to import theorycheck and any replaced subject."""
     out = Path(out)
     if out.exists():
         remove_orphans(out)
@@ -359,6 +365,7 @@ def run_claims(
                     continue
             pending.append((i, r))
 
+    client = _dask_client(scheduler) if scheduler is not None and pending else None
     errors: dict[int, TaskError] = {}
     history = _read_timings(out)
     cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
@@ -380,7 +387,7 @@ def run_claims(
     ]
     start = time.perf_counter()
     try:
-        for i, (r, payload, error) in _execute(calls, jobs, skip=errors):
+        for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client):
             if isinstance(error, ParameterError):
                 raise error
             finished = {(i, r)}
@@ -399,6 +406,8 @@ def run_claims(
             write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
     finally:
         bar.close()
+        if client is not None:
+            client.close()
     wall = time.perf_counter() - start
     _write_timings(out, history, plans, stored, profile)
 
@@ -468,11 +477,38 @@ def _read_cached_task(path: Path) -> dict | None:
     return payload
 
 
-def _execute(calls, jobs: int, skip):
-    """Yield (plan index, task result) as tasks finish, in-process or with joblib. Tasks of a plan
-    whose subject has failed (a non-harness error in ``skip``) are not started."""
+def _dask_client(address: str):
+    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
+    the scheduler cannot be reached (before any task runs)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    try:
+        return Client(address, timeout="15s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
+
+
+def _execute(calls, jobs: int, skip, client=None):
+    """Yield (plan index, task result) as tasks finish: in-process, with joblib, or on a Dask
+    cluster through ``client``. Tasks of a plan whose subject has failed (a non-harness error in
+    ``skip``) are not started."""
     def wanted(i):
         return i not in skip or skip[i].kind == "harness"
+
+    if client is not None:
+        from distributed import as_completed
+
+        futures = {client.submit(_tagged, i, args, pure=False): i for i, args in calls}
+        for future in as_completed(list(futures), loop=client.loop):
+            if future.cancelled():
+                continue
+            yield future.result()
+            for other, i in futures.items():  # a failed subject: drop its tasks not yet run
+                if not wanted(i) and not other.done():
+                    other.cancel()
+        return
 
     if jobs == 1 or len(calls) <= 1:
         for i, args in calls:

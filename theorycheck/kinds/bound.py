@@ -483,7 +483,8 @@ class RiskBound(MeanBound):
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
                 problem = "non-finite values" if w.shape == (d,) else f"shape {w.shape}, not ({d},)"
-                raise SubjectFailure(f"the learner's w̄ (coef_) has {problem}, on repetition {r} ({m} examples, d = {d})")
+                raise SubjectFailure(f"the learner's w̄ (coef_) has {problem}, on repetition {r} "
+                                     f"({m} examples, d = {d})")
             size = float(np.linalg.norm(w, ord=ord_))
             in_ball = size <= B * (1.0 + _SLACK)
             value = float(excess_risk(w, moments, B, norm=self.norm, half=True, optimum=optimum))
