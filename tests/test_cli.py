@@ -1,7 +1,10 @@
 """The command-line contract: outputs, exit statuses, determinism, offline report."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -207,6 +210,24 @@ def test_generated_files_follow_the_umask(capsys, tmp_path):
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
-def test_a_paper_without_claims_says_so(capsys):
+def test_a_paper_without_claims_says_so(capsys, monkeypatch):
+    from theorycheck import cli
+
+    listing = cli.claim_listing()
+    without = {**listing, "claims": [c for c in listing["claims"] if c["paper"] != "sk13"]}
+    monkeypatch.setattr(cli, "claim_listing", lambda: without)
     status, out, _ = run(capsys, "list", "--paper", "sk13")
     assert status == 0 and out.startswith("sk13 has no claims yet") and "cbss11" in out
+
+
+def test_list_is_served_from_the_cache_without_importing_the_claims(tmp_path):
+    probe = ("import sys; from theorycheck.cli import main; main(['list']); "
+             "print('heavy:', sorted(m for m in ('scipy.stats', 'pandas', 'sklearn', 'proofs') if m in sys.modules))")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.splitlines()[:-1] == second.stdout.splitlines()[:-1]  # the same listing
+    assert "heavy: ['pandas', 'proofs', 'scipy.stats', 'sklearn']" in first.stdout  # built it: imported all
+    assert second.stdout.splitlines()[-1] == "heavy: []"
+    assert len(list((tmp_path / "theorycheck").glob("listing-*.json"))) == 1

@@ -130,18 +130,59 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
 
 
 def _cmd_list(args) -> int:
-    from .claims import select
-
-    claims = select(None, paper=args.paper)
+    listing = claim_listing()
+    if args.paper is not None and args.paper not in listing["papers"]:
+        raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(listing['papers'])}")
+    claims = [c for c in listing["claims"] if args.paper in (None, c["paper"])]
     if args.json:
-        print(json.dumps([{k: v for k, v in c.describe().items()} for c in claims], indent=2))
+        print(json.dumps(claims, indent=2))
     else:
         for c in claims:
-            print(f"{c.id:<22} {c.kind:<12} {c.reference:<14} {c.title}")
+            print(f"{c['id']:<22} {c['kind']:<12} {c['reference']:<14} {c['title']}")
         if not claims:
             print(f"{args.paper} has no claims yet (papers with claims: "
-                  + ", ".join(sorted({c.paper for c in select(None)})) + ")")
+                  + ", ".join(sorted({c["paper"] for c in listing["claims"]})) + ")")
     return EXIT_OK
+
+
+def claim_listing() -> dict:
+    """{"papers": [...], "claims": [each claim's describe(), in the registry's order]}.
+
+    Finding the claims imports every claim module, and with them scipy, pandas and the learners
+    (over a second), which a listing does not need: the listing is kept in the user's cache folder
+    ($XDG_CACHE_HOME or ~/.cache, then theorycheck/), under a key made of the path, size and
+    modification time of every source file, so any edit makes a new one. An unreadable or
+    unwritable cache only costs the import."""
+    import hashlib
+    from importlib.util import find_spec
+
+    digest = hashlib.sha256(sys.version.encode())
+    for package in ("theorycheck", "proofs", "simulations"):
+        spec = find_spec(package)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(root).rglob("*.py")):
+                stat = path.stat()
+                digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "theorycheck"
+    path = folder / f"listing-{digest.hexdigest()[:20]}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    from .claims import PAPERS, select
+
+    listing = {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as fh:
+            json.dump(listing, fh)
+        os.replace(fh.name, path)
+        for stale in folder.glob("listing-*.json"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return listing
 
 
 def _cmd_verify(args) -> int:
