@@ -219,3 +219,33 @@ class SampledEnsemble(Protocol):
     def hypothesis_costs(self, costs: Any = None) -> Any: ...
 
     def sample_path(self, X: np.ndarray, taus: Any, costs: Any = None, random_state: Any = None) -> Any: ...
+
+
+@runtime_checkable
+class MultiSelector(Protocol):
+    """A feature multi-selector (sk13): a scikit-learn style class built as
+    ``Selector(budget=B, costs=..., fit_intercept=...)``; ``fit(J, y)`` on training judgments
+    J (m, d, k) sets ``r_`` (the repeat vector, int array of length d), ``fit_predictor(means, y)``
+    fits the final least-squares predictor on averages taken with r_ (sets ``coef_``,
+    ``intercept_``), and ``predict(means)`` predicts."""
+
+    def fit(self, J: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def fit_predictor(self, means: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def predict(self, means: np.ndarray) -> Any: ...
+
+
+@runtime_checkable
+class ProjectingSelector(Protocol):
+    """A :class:`MultiSelector` that maximises a projected objective: besides ``fit``,
+    ``fit_predictor`` and ``predict``, after ``fit`` ``objective(r)`` is its estimate obĵ(r) of
+    E[Y²] − ℓ(r) for any repeat vector r."""
+
+    def fit(self, J: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def fit_predictor(self, means: np.ndarray, y: np.ndarray) -> Any: ...
+
+    def predict(self, means: np.ndarray) -> Any: ...
+
+    def objective(self, r: Any) -> Any: ...

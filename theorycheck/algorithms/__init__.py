@@ -65,3 +65,20 @@ __all__ = [
     "phase_one_moments",
     "sklearn_baselines",
 ]
+
+# sk13: feature multi-selection (Sabato & Kalai 2013)
+from .sk13 import (
+    AveragesSelector,
+    CopiesSelector,
+    FullSelector,
+    ScoringSelector,
+    external_covariance,
+    full_objective,
+    greedy_repeats,
+    make_psd,
+    scoring_objective,
+    var_est,
+)
+
+__all__ += ["AveragesSelector", "CopiesSelector", "FullSelector", "ScoringSelector", "external_covariance",
+            "full_objective", "greedy_repeats", "make_psd", "scoring_objective", "var_est"]

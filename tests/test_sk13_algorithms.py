@@ -1,0 +1,159 @@
+"""The sk13 algorithms: VarEst, MakePSD against scipy, greedy against brute force, selectors."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from theorycheck.algorithms.sk13 import (
+    AveragesSelector,
+    CopiesSelector,
+    FullSelector,
+    ScoringSelector,
+    brute_force_repeats,
+    crowd_statistics,
+    external_covariance,
+    full_objective,
+    greedy_repeats,
+    make_psd,
+    repeat_vectors,
+    scoring_objective,
+    var_est,
+)
+from theorycheck.generators.crowds import diagonal_crowd, table1_crowd
+from theorycheck.validation import ParameterError
+
+
+def test_var_est_is_exactly_unbiased_on_a_small_law():
+    atoms, probs = (Fraction(-1), Fraction(1, 2), Fraction(1)), (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
+    mean = sum(a * p for a, p in zip(atoms, probs, strict=True))
+    var = sum(p * (a - mean) ** 2 for a, p in zip(atoms, probs, strict=True))
+    for n in (2, 3, 4):
+        e = sum(np.prod([probs[i] for i in idx]) * var_est([atoms[i] for i in idx])
+                for idx in itertools.product(range(3), repeat=n))
+        assert e == var
+
+
+def test_var_est_float_and_errors():
+    x = np.array([[1.0, -1.0, 0.5], [0.0, 0.0, 0.0]])
+    np.testing.assert_allclose(var_est(x), x.var(axis=1, ddof=1))
+    with pytest.raises(ParameterError):
+        var_est(np.array([1.0]))
+    with pytest.raises(ParameterError):
+        var_est([Fraction(1)])
+
+
+def _scipy_nearest_psd(A, rng):
+    n = A.shape[0]
+    best = None
+    for _ in range(4):
+        res = minimize(lambda f: float(((f.reshape(n, n) @ f.reshape(n, n).T - A) ** 2).sum()), rng.normal(size=n * n),
+                       method="BFGS", options={"gtol": 1e-12})
+        L = res.x.reshape(n, n)
+        value = float(np.linalg.norm(L @ L.T - A))
+        best = value if best is None else min(best, value)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_make_psd_against_scipy(seed):
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(4, 4))
+    A = 0.5 * (M + M.T)
+    X = make_psd(A)
+    assert np.linalg.eigvalsh(X)[0] >= -1e-12
+    assert np.linalg.norm(A - X) <= _scipy_nearest_psd(A, rng) + 1e-6
+    np.testing.assert_allclose(make_psd(X), X, atol=1e-12)  # identity on PSD inputs
+    np.testing.assert_allclose(make_psd(A + np.triu(M, 1) - np.triu(M, 1).T), X, atol=1e-12)  # symmetric part
+
+
+def test_make_psd_errors():
+    with pytest.raises(ParameterError):
+        make_psd(np.ones((2, 3)))
+    with pytest.raises(ParameterError):
+        make_psd(np.array([[np.inf]]))
+
+
+def test_greedy_scoring_equals_brute_force_exactly():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        d, B = int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        b = [Fraction(int(rng.integers(-4, 5)), 4) for _ in range(d)]
+        s2 = [Fraction(int(rng.integers(0, 5)), 4) for _ in range(d)]
+        v = [Fraction(int(rng.integers(0, 5)), 4) for _ in range(d)]
+
+        def obj(r, b=b, s2=s2, v=v):
+            return scoring_objective(r, b, s2, v)
+        r, path = greedy_repeats(obj, d, B)
+        assert int(r.sum()) == B == len(path)
+        assert obj(r) == brute_force_repeats(obj, d, B)[1]
+
+
+def test_scoring_objective_closed_form_and_zero_terms():
+    b, s2, v = np.array([0.5, -0.2, 0.3]), np.array([0.25, 0.0, 0.1]), np.array([0.5, 0.0, 0.2])
+    r = np.array([2, 3, 0])
+    assert scoring_objective(r, b, s2, v) == pytest.approx(0.25 / (0.25 + 0.25))  # 0/0 term counts 0
+
+
+def test_full_objective_equals_scoring_for_diagonal_sigma():
+    b, s2, v = [Fraction(1, 2), Fraction(-1, 3)], [Fraction(1, 4), Fraction(1, 2)], [Fraction(1, 2), Fraction(1)]
+    S = [[s2[0], 0], [0, s2[1]]]
+    for r in repeat_vectors(2, 4):
+        assert full_objective(r, b, S, v) == scoring_objective(r, b, s2, v)
+    Sf = np.array([[0.25, 0.0], [0.0, 0.5]])
+    assert full_objective(np.array([1, 2]), np.array([0.5, -1 / 3]), Sf, np.array([0.5, 1.0])) == pytest.approx(
+        float(scoring_objective([1, 2], b, s2, v)))
+
+
+def test_repeat_vectors_with_costs():
+    rs = list(repeat_vectors(2, 5, costs=[1, 4]))
+    assert all(r[0] + 4 * r[1] <= 5 for r in rs) and len(rs) == 6 + 2
+
+
+def test_statistics_follow_algorithm_one():
+    rng = np.random.default_rng(1)
+    J, y = rng.normal(size=(30, 3, 2)), rng.normal(size=30)
+    s = crowd_statistics(J, y)
+    xbar = J.mean(axis=2)
+    np.testing.assert_allclose(s.b, (xbar * y[:, None]).mean(axis=0))
+    np.testing.assert_allclose(s.v, ((J[:, :, 0] - J[:, :, 1]) ** 2 / 2).mean(axis=0))
+    np.testing.assert_allclose(external_covariance(J), xbar.T @ xbar / 30 - np.diag(s.v / 2))
+    sel = ScoringSelector(budget=4).fit(J, y)
+    sigma2 = np.maximum(0, (xbar**2).mean(axis=0) - s.v / 2)
+    r = np.array([1, 2, 1])
+    on = r > 0
+    assert sel.objective(r) == pytest.approx(float(np.sum(s.b[on] ** 2 / (sigma2[on] + s.v[on] / r[on]))))
+
+
+@pytest.mark.parametrize("cls", [FullSelector, ScoringSelector, AveragesSelector, CopiesSelector])
+def test_selectors_respect_the_budget_and_predict(cls):
+    c = table1_crowd()
+    s = c.sample(200, 2, 3)
+    sel = cls(budget=15, costs=c.costs, fit_intercept=True).fit(s.J, s.y)
+    assert int(c.costs @ sel.r_) <= 15
+    sel.fit_predictor(c.means(s.mu, sel.r_, 4, J=s.J), s.y)
+    assert np.all(sel.coef_[sel.r_ == 0] == 0)
+    assert sel.predict(c.means(s.mu, sel.r_, 5)).shape == (200,)
+
+
+def test_full_selects_well_on_a_diagonal_crowd():
+    c = diagonal_crowd(np.array([0.9, 0.3, 0.5]), np.array([0.5, 0.0, 0.3]), noise=0.1)
+    s = c.sample(20_000, 2, 0)
+    for cls in (FullSelector, ScoringSelector):
+        sel = cls(budget=4).fit(s.J, s.y)
+        assert sel.r_[1] == 0
+
+
+def test_selector_errors():
+    with pytest.raises(ParameterError, match="k ≥ 2"):
+        ScoringSelector(budget=3).fit(np.zeros((5, 2, 1)), np.zeros(5))
+    with pytest.raises(ParameterError, match="labels"):
+        FullSelector(budget=3).fit(np.zeros((5, 2, 2)), np.zeros(4))
+    with pytest.raises(ParameterError, match="costs"):
+        FullSelector(budget=3, costs=[1, 0]).fit(np.zeros((5, 2, 2)), np.zeros(5))
+    with pytest.raises(ParameterError, match="fit"):
+        ScoringSelector(budget=3).fit_predictor(np.zeros((5, 2)), np.zeros(5))
