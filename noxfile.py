@@ -1,5 +1,6 @@
 """Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
-report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep).
+report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep), `nox -s bench`
+(performance suite and table).
 Arguments after `--` pass through, e.g.
 `nox -s verify -- --profile quick 'cbss11.*'` or `nox -s tests -- -k thm2`."""
 
@@ -49,6 +50,16 @@ def coverage(session: nox.Session) -> None:
     session.run("coverage", "run", "--source=theorycheck", "-m", "pytest", "-q",
                 *(session.posargs or UNIT_TESTS))
     session.run("coverage", "report", "--skip-empty", "--sort=cover")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The performance suite of benchmarks/ (pytest-benchmark; numba compiled before any timing),
+    then the README's performance table (`python benchmarks/table.py`). A few minutes on 2 cores;
+    uses up to 3.3 GB of memory. Arguments after `--` go to pytest, e.g. `nox -s bench -- -k numpy`."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "benchmarks", "--benchmark-only", "-q", *session.posargs)
+    session.run("python", "benchmarks/table.py")
 
 
 @nox.session
