@@ -1,3 +1,11 @@
 """theorycheck: executable checks of the theory of budgeted learning."""
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):  # verify and conform load the library only when used (`theorycheck list` stays fast)
+    if name in ("verify", "conform"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'theorycheck' has no attribute {name!r}")

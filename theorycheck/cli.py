@@ -1,4 +1,4 @@
-"""Command line: ``theorycheck list | verify | report | show | errata``.
+"""Command line: ``theorycheck list | verify | report | show | conform | errata``.
 
 Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE, SUBJECT-ERROR
 (the implementation under test raised) or ERROR (the check itself raised),
@@ -108,6 +108,15 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="describe one claim, its subjects' contracts, power and last verdict")
     p.add_argument("id")
     p.add_argument("--out", default="reports", help="where to look for the last verdict")
+
+    p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's")
+    p.add_argument("algorithm", help="AERR, AELR, AER or Baseline")
+    p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
+                   required=True, help="your learner class")
+    p.add_argument("--profile", default="quick", choices=("quick", "full"))
+    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
+    p.add_argument("--out", default="reports", help="folder for conform-<ALGORITHM>.json and the claims' report")
 
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
@@ -293,6 +302,34 @@ def _cmd_show(args) -> int:
     return EXIT_OK
 
 
+def _cmd_conform(args) -> int:
+    from .conformance import ALGORITHMS, conform
+
+    if args.algorithm not in ALGORITHMS:
+        raise ParameterError(f"unknown algorithm {args.algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
+    subjects = _parse_assignments(args.subjects, "--subject")
+    if set(subjects) != {"learner"}:
+        raise ParameterError("conform takes exactly one subject: --subject learner=module:Class")
+    learner = _load_subject(subjects["learner"])
+    if args.seed < 0:
+        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    _output_folder(args.out)
+    result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
+                     out=Path(args.out))
+    from .runner import write_json
+
+    write_json(Path(args.out) / f"conform-{args.algorithm}.json",
+               {"algorithm": result.algorithm, "learner": result.learner, "verdict": result.verdict,
+                "assumed": result.assumed, "delta": result.delta, "profile": args.profile, "seed": args.seed,
+                "checks": [vars(c) for c in result.checks]})
+    print(result.text())
+    for check in result.checks:
+        if check.verdict == "FAIL":
+            print(f"theorycheck: conform {args.algorithm}: {check.name} FAIL: {check.decision.splitlines()[0]}",
+                  file=sys.stderr)
+    return EXIT_OK if result.verdict == "PASS" else EXIT_FAILED
+
+
 def _cmd_errata(args) -> int:
     from .claims import PAPERS
     from .errata import gather
@@ -334,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _build_parser().parse_args(argv)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
-                    "errata": _cmd_errata}
+                    "errata": _cmd_errata, "conform": _cmd_conform}
         return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)

@@ -1,0 +1,85 @@
+"""The Python API: ``theorycheck.verify`` and ``theorycheck.conform``, for notebooks and test suites.
+
+``verify`` runs claims as ``theorycheck verify`` does (same seeds, cache and files) and returns one
+:class:`Result` per claim; in a notebook a result shows as a small HTML summary with its figure.
+``conform`` is :func:`theorycheck.conformance.conform`.
+"""
+
+from __future__ import annotations
+
+import html
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .conformance import conform
+
+__all__ = ["Result", "conform", "verify"]
+
+
+@dataclass
+class Result:
+    """One claim's outcome: ``verdict``, ``decision`` (the reasoning, as on its report page),
+    ``evidence`` (the summary table the verdict rests on), ``table`` (the raw measurements) and
+    ``record`` (everything the runner stored, as in ``results/<id>.json``)."""
+
+    id: str
+    verdict: str
+    decision: str
+    evidence: pd.DataFrame | None
+    table: pd.DataFrame | None
+    record: dict[str, Any]
+
+    def __bool__(self) -> bool:
+        return self.verdict == "PASS"
+
+    def figure(self) -> str | None:
+        """The claim's figure as SVG text (empirical and theoretical curves), or None."""
+        if self.record.get("plot") is None or self.evidence is None:
+            return None
+        from .report.figures import render_svg
+
+        return render_svg(self.evidence, self.record["plot"])
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>{html.escape(self.verdict)}</b> <code>{html.escape(self.id)}</code>: "
+                f"{html.escape(self.record.get('title', ''))}</p>")
+        decision = f"<pre style='white-space:pre-wrap'>{html.escape(self.decision)}</pre>"
+        table = self.evidence.head(20).to_html(index=False) if self.evidence is not None else ""
+        return head + decision + table + (self.figure() or "")
+
+    def __repr__(self) -> str:
+        return f"Result({self.id!r}, {self.verdict}: {self.decision.splitlines()[0] if self.decision else ''})"
+
+
+def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjects: dict[str, Any] | None = None,
+           params: dict[str, Any] | None = None, seed: int = 0, out: str | Path | None = None,
+           jobs: int = 1) -> list[Result]:
+    """Run the claims ``ids`` (ids or shell globs; all when None) and return their results.
+
+    ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``), ``params``
+    overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder (a temporary one
+    otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects
+    raise :class:`theorycheck.validation.ParameterError` before anything runs."""
+    from .claims import select
+    from .runner import run_claims
+
+    patterns = [ids] if isinstance(ids, str) else ids
+    overrides = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v) for k, v in (params or {}).items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(out) if out is not None else Path(tmp)
+        records = run_claims(select(patterns), profile=profile, seed=seed, overrides=overrides, subjects=subjects,
+                             jobs=jobs, out=folder, progress=False)
+        return [_result(folder, r) for r in records]
+
+
+def _result(folder: Path, record: dict[str, Any]) -> Result:
+    def read(key):
+        name = record.get(key)
+        return pd.read_csv(folder / name) if name and (folder / name).exists() else None
+
+    return Result(record["id"], record["verdict"], record.get("decision") or "", read("summary_file"),
+                  read("table_file"), record)
