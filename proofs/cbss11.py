@@ -42,7 +42,10 @@ class Lemma7(Exact):
         "(the per-subset average) to each, and compared with (1/n)Σf as rational numbers, not within a tolerance."
     )
     subjects = {"subset_average": est.subset_average}
-    protocols = {"subset_average": Contract(Function, call=("values",))}
+    protocols = {"subset_average": Contract(
+        Function, call=("values",),
+        types="receives values, a list of fractions.Fraction (f on the subset), and must return their average "
+              "as a Fraction (or an int): the expectation is compared exactly, so a float would be rounded.")}
     parameters = {"n_max": Integer(1, 16), "functions": Integer(1), "spread": Integer(1)}
     profiles = {"quick": {"n_max": 7, "functions": 3, "spread": 50},
                 "full": {"n_max": 12, "functions": 10, "spread": 1000}}

@@ -289,8 +289,11 @@ class LemmaA2(Exact):
         "too, as a test that the subject is a clip at C."
     )
     subjects = {"clip": est.clip_distribution, "bias_bound": clipping_bias_bound}
-    protocols = {"clip": Contract(Function, call=("distribution", "eta")),
-                 "bias_bound": Contract(Function, call=("variance", "C"))}
+    protocols = {"clip": Contract(Function, call=("distribution", "eta"),
+                                  types="distribution is a list of (Fraction probability, tuple of Fraction value); "
+                                        "eta a Fraction; it returns the clipped law in the same form, exactly."),
+                 "bias_bound": Contract(Function, call=("variance", "C"),
+                                        types="variance and C are Fractions; the bound is read as a Fraction.")}
     parameters = {"C": Grid(Positive(), distinct=1), "random_laws": Integer(0), "max_support": Integer(1, 20),
                   "spread": Integer(1), "tail_depth": Integer(1, 40)}
     profiles = {

@@ -95,3 +95,11 @@ def test_cli_refuses_a_nonconforming_subject_before_any_work(claim_id, tmp_path)
     assert len(proc.stderr.strip().splitlines()) == 1 and "fit" in proc.stderr
     assert not (tmp_path / "results").exists()  # nothing ran
     assert time.perf_counter() - start < 60
+
+
+def test_exact_subjects_say_what_they_receive_and_return(capsys):
+    from theorycheck.cli import main
+
+    assert main(["show", "cbss11.lemma7"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Types: receives values, a list of fractions.Fraction" in text

@@ -108,13 +108,16 @@ class Contract:
 
     ``init``: keywords the claim passes to the constructor (the subject is then a class);
     ``call``: argument names the subject (or its ``predict``/``__call__``) must accept;
-    ``each``: the subject is a tuple of objects, each following the protocol.
+    ``each``: the subject is a tuple of objects, each following the protocol;
+    ``types``: what the claim passes and expects back when the protocol's annotations do not say
+    (e.g. exact subjects that receive and return :class:`fractions.Fraction`), printed by ``show``.
     """
 
     protocol: type
     init: tuple[str, ...] = ()
     call: tuple[str, ...] = ()
     each: bool = False
+    types: str = ""
 
     @property
     def __name__(self) -> str:  # so that claims.describe() can name it
@@ -158,8 +161,9 @@ class Contract:
                 methods.append(("" if member == "__call__" else member) + sig)
             else:
                 methods.append(member)
-        return " ".join(parts) + "; provides " + "; ".join(methods) + ". " + \
+        text = " ".join(parts) + "; provides " + "; ".join(methods) + ". " + \
             " ".join((self.protocol.__doc__ or "").split())
+        return text + (f" Types: {self.types}" if self.types else "")
 
 
 def check_subject(claim_id: str, name: str, obj, contract: Contract | None) -> None:
