@@ -2,7 +2,7 @@
 in this one process, by the workloads of ``benchmarks/workloads.py``.
 
     python benchmarks/table.py            # all measurements (a few minutes; 3.3 GB of memory at most)
-    python benchmarks/table.py --skip-d 1000000
+    python benchmarks/table.py --skip-d 1000000   # no 1.6 GB matrix at d = 10⁶ (streams run at every d)
 
 Timings are the least of a few repetitions; numba compilation is done before any of them.
 """
@@ -44,7 +44,8 @@ def _met(ok: bool | None) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-d", type=int, nargs="*", default=[], help="dimensions to leave out of the sweep")
+    parser.add_argument("--skip-d", type=int, nargs="*", default=[],
+                        help="dimensions whose m×d matrix is left out (the streams run at every d)")
     parser.add_argument("--repeats", type=int, default=3, help="repetitions per timing (the least is kept)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -59,6 +60,13 @@ def main(argv=None) -> int:
         for learner in W.LEARNERS:
             fits[learner, d] = W.fit_timing(learner, X, y, args.repeats)
         del X, y
+
+    # ---------------------------------------------------------------- the same through a streaming design
+    streams: dict[tuple[str, int], W.FitTiming] = {}
+    for d in W.D_GRID:  # every d: a stream stores nothing (--skip-d only skips the matrices)
+        design = W.hypercube_streaming(W.M_STREAM, d)
+        for learner in W.LEARNERS:
+            streams[learner, d] = W.stream_timing(learner, design, args.repeats)
 
     # ---------------------------------------------------------------- kernel against NumPy
     X, y = W.hypercube(W.NUMPY_M, W.NUMPY_D, seed=2)
@@ -86,17 +94,23 @@ def main(argv=None) -> int:
           f"{before} before and {after} after: the machine was shared with other jobs, so absolute "
           "times are noisy; each is the least of a few repetitions.\n")
 
-    print(f"Time per example of the public `fit` (µs), k = {W.K}, x uniform on {{±1/√d}}^d: total T(m)/m, "
-          "with the O(d) set-up of one fit, and in parentheses the marginal cost (T(m) − T(m/2))/(m/2).\n")
-    print("| d | m | " + " | ".join(f"`{name}.fit`" for name in W.LEARNERS) + " | through a streaming design |")
-    print("|---|---|" + "---|" * len(W.LEARNERS) + "---|")
-    for d in dims:
-        cells = [f"{_us(fits[n, d].per_example)} ({_marginal(fits[n, d])})" for n in W.LEARNERS]
-        print(f"| {_power(d)} | {W.m_for(d)} | " + " | ".join(cells) + " | not available |")
+    print(f"Time per example of the public `fit` (µs), k = {W.K}, x uniform on {{±1/√d}}^d, y = sign(x₁)/2: total "
+          "T(m)/m, with the O(d) set-up of one fit, and in parentheses the marginal cost (T(m) − T(m/2))/(m/2). "
+          f"On an m×d matrix (m as listed), and through a streaming design of the same law (m = {W.M_STREAM} at "
+          "every d: `fit(hypercube_stream(...))` hashes each attribute it reads from (key, t, i) and stores "
+          "no matrix and no row).\n")
+    names = list(W.LEARNERS)
+    print("| d | m | " + " | ".join(f"`{n}.fit`" for n in names) + " | through a streaming design: "
+          + " | ".join(f"`{n}.fit(stream)`" for n in names) + " |")
+    print("|---|---|" + "---|" * (2 * len(names)))
+    for d in W.D_GRID:
+        cells = [f"{_us(fits[n, d].per_example)} ({_marginal(fits[n, d])})" if d in dims else "skipped"
+                 for n in names]
+        cells += [f"{_us(streams[n, d].per_example)} ({_marginal(streams[n, d])})" for n in names]
+        print(f"| {_power(d)} | {W.m_for(d)} | " + " | ".join(cells) + " |")
     print()
     print("—: T(m) − T(m/2) is under a quarter of T(m), within the noise of the O(d) set-up of one fit (the "
-          "sum-tree and lazy-average arrays of length d), which then dominates T(m)/m. There is no "
-          "streaming-design API yet, so the last column is not measured.\n")
+          "sum-tree and lazy-average arrays of length d), which then dominates T(m)/m.\n")
 
     rows = []
     if 10**2 in dims and 10**5 in dims:
@@ -105,8 +119,12 @@ def main(argv=None) -> int:
             rm = fits[n, 10**5].marginal / fits[n, 10**2].marginal
             rows.append((f"`{n}.fit` time per example, d = 10⁵ / d = 10² (marginal: {_ratio(rm)})",
                          _ratio(r), "≤ 2×", r <= 2.0))
-    rows.append(("the same through a streaming design, d = 10⁶ / d = 10²",
-                 "not measured: no streaming-design API yet", "≤ 3×", None))
+    for n in W.LEARNERS:
+        r = streams[n, 10**6].per_example / streams[n, 10**2].per_example
+        rm = streams[n, 10**6].marginal / streams[n, 10**2].marginal
+        rows.append((f"the same through a streaming design, `{n}.fit(stream)`, d = 10⁶ / d = 10² "
+                     f"({_us(streams[n, 10**6].per_example)} against {_us(streams[n, 10**2].per_example)} "
+                     f"µs/example; marginal: {_ratio(rm)})", _ratio(r), "≤ 3×", r <= 3.0))
     for n, v in versus.items():
         rows.append((f"speedup of `{n}.fit` over plain NumPy, d = {W.NUMPY_D}, k = {W.NUMPY_K} "
                      f"({_us(v.kernel / W.NUMPY_M)} against {_us(v.numpy / W.NUMPY_M)} µs/example)",

@@ -5,7 +5,9 @@ Four measurements, each a ratio taken side by side in one process:
 
 * **fit against d**: seconds per example of ``AERR.fit``, ``AELR.fit`` and ``DDAERR.fit`` (k = 10,
   x uniform on {±1/√d}^d) for d = 10²…10⁶, as a total (T(m)/m, the O(d) set-up of one fit
-  included) and as a marginal cost ((T(m) − T(m/2))/(m/2), the set-up cancelled);
+  included) and as a marginal cost ((T(m) − T(m/2))/(m/2), the set-up cancelled), on an m×d
+  matrix and through a streaming design of the same law (``hypercube_stream``: no matrix, no row;
+  each attribute the learner reads is hashed from (key, t, i));
 * **kernel against NumPy**: the same fit against a literal NumPy AERR and AELR at d = 784, k = 56;
 * **time to a target excess risk**: DDAERR (k ≈ ‖E x²‖_{1/2}, reading k + 1 attributes) against
   scikit-learn's ``SGDRegressor`` (reading all d) on one sample of the decaying-moment family;
@@ -31,6 +33,7 @@ from theorycheck.algorithms import AELR, AERR, DDAERR
 from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
 from theorycheck.bounds.ks15 import half_norm
 from theorycheck.generators.decaying import decaying_bounded_design, decaying_profile
+from theorycheck.generators.streaming import StreamingDesign, hypercube_stream
 from theorycheck.population import excess_risk
 
 K = 10
@@ -80,6 +83,15 @@ def hypercube(m: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+M_STREAM = 100_000  # examples per fit through a streaming design, at every d (nothing is stored)
+
+
+def hypercube_streaming(m: int, d: int, seed: int = 0) -> StreamingDesign:
+    """The law of :func:`hypercube` as a streaming design: x uniform on {±1/√d}^d, y = sign(x_1)/2
+    (``hypercube_stream`` with s = 1, B = ½, no noise), m examples, nothing stored."""
+    return hypercube_stream(m, d, s=1, B=0.5, noise=0.0, random_state=seed)
+
+
 LEARNERS: dict[str, Callable[[int, int, int], object]] = {
     "AERR": lambda d, k, seed: AERR(k=k, random_state=seed),
     "AELR": lambda d, k, seed: AELR(k=k, random_state=seed),
@@ -91,8 +103,10 @@ LEARNERS: dict[str, Callable[[int, int, int], object]] = {
 def warm_up() -> None:
     """Run every timed kernel once on a tiny input (numba compiles or loads its cache here)."""
     X, y = hypercube(64, 16, seed=1)
+    tiny = hypercube_streaming(64, 16, seed=1)
     for make in LEARNERS.values():
         make(16, 3, 0).fit(X, y)
+        make(16, 3, 0).fit(tiny)
     numpy_aerr(X[:4], y[:4], 3, 1.0, 0.1, np.random.default_rng(0))
     numpy_aelr(X[:4], y[:4], 3, 1.0, 0.1, np.random.default_rng(0))
     stream = DecayingStream(16)
@@ -124,6 +138,17 @@ def fit_timing(learner: str, X: np.ndarray, y: np.ndarray, repeats: int = 3) -> 
     make = LEARNERS[learner]
     full = best_of(lambda: make(d, K, 0).fit(X, y), repeats)
     half = best_of(lambda: make(d, K, 0).fit(X[: m // 2], y[: m // 2]), repeats)
+    return FitTiming(learner, d, m, full, half)
+
+
+def stream_timing(learner: str, design: StreamingDesign, repeats: int = 3) -> FitTiming:
+    """T(m) and T(m/2) of ``learner``'s public fit through ``design`` (its first m/2 examples for
+    the second): the kernel reads each attribute it draws from the stream, nothing else."""
+    m, d = design.shape
+    make = LEARNERS[learner]
+    half_design = design.head(m // 2)
+    full = best_of(lambda: make(d, K, 0).fit(design), repeats)
+    half = best_of(lambda: make(d, K, 0).fit(half_design), repeats)
     return FitTiming(learner, d, m, full, half)
 
 

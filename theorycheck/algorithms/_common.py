@@ -32,8 +32,19 @@ def state_from(random_state) -> np.ndarray:
 # input checks
 
 
-def fit_data(estimator, X, y, *, all_finite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def is_stream(X) -> bool:
+    """Whether X is a streaming design (:class:`theorycheck.generators.streaming.StreamingDesign`, or
+    any object with its ``stream_views()``) rather than array-like data."""
+    return not isinstance(X, np.ndarray) and callable(getattr(X, "stream_views", None))
+
+
+def fit_data(estimator, X, y, *, all_finite: bool = False, stream: bool = False):
     """Validate training data for a learner that reads a few attributes of each example.
+
+    With ``stream`` true, X may also be a streaming design (:func:`is_stream`) and y must then be
+    None: the result is the pair of views the kernels index like X[t, i] and y[t], values produced
+    on demand (:mod:`theorycheck.generators.streaming`); ``n_features_in_`` is its d. A learner that
+    does not take streams (``stream`` false) refuses one with a ParameterError.
 
     A 2-D float64 NumPy array (C- or F-ordered, a memory map, read-only or not) is used as it is:
     no copy and no O(md) pass. Its values are checked where they are read: the kernels record the
@@ -47,6 +58,19 @@ def fit_data(estimator, X, y, *, all_finite: bool = False) -> tuple[np.ndarray, 
     X has rows. Any violation raises :class:`ParameterError` (a ``ValueError``) carrying
     scikit-learn's message. Sets ``n_features_in_``.
     """
+    if is_stream(X):
+        name = type(estimator).__name__
+        if not stream:
+            raise ParameterError(f"{name} does not read a streaming design; pass X, y = design.materialize() "
+                                 "(an m×d matrix) instead")
+        if y is not None:
+            raise ParameterError(f"a streaming design carries its labels: call {name}.fit(design) with y=None, "
+                                 f"got y of type {type(y).__name__}")
+        rows, labels = X.stream_views()
+        estimator.n_features_in_ = int(rows.shape[1])
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return rows, labels
     fast = (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and not all_finite
             and X.shape[0] >= 1 and X.shape[1] >= 1)
     if y is None:
@@ -90,8 +114,17 @@ def check_reads(X, bad: np.ndarray) -> None:
     """Raise :class:`ParameterError` when a kernel read a non-finite attribute (see :func:`_checked`)."""
     if bad[0] >= 0:
         t, j = int(bad[0]), int(bad[1])
-        raise ParameterError(f"X contains a non-finite value, {float(X[t, j])}, at example {t}, attribute {j}, "
+        value = f", {float(X[t, j])}," if isinstance(X, np.ndarray) else ""
+        raise ParameterError(f"X contains a non-finite value{value} at example {t}, attribute {j}, "
                              "which the learner read; X must be finite where it is read")
+
+
+def split_rows(X, y, m1: int):
+    """(X[:m1], y[:m1], X[m1:], y[m1:]) for arrays or for the views of a streaming design."""
+    if isinstance(X, np.ndarray):
+        return X[:m1], y[:m1], X[m1:], y[m1:]
+    m = X.shape[0]
+    return X.rows(0, m1), y.rows(0, m1), X.rows(m1, m), y.rows(m1, m)
 
 
 def check_lasso_budget(k, d, *, name: str = "k") -> int:
@@ -134,6 +167,9 @@ class BudgetedRegressor(RegressorMixin, BaseEstimator):
         numpy.ndarray, shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
+        if is_stream(X):
+            raise ParameterError("predict reads every attribute of each example; pass X = design.materialize(m)[0] "
+                                 "(an m×d matrix), not a streaming design")
         try:
             X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         except ValueError as err:

@@ -294,19 +294,22 @@ class AERR(BudgetedRegressor):
         self.random_state = random_state
         self.record_trajectory = record_trajectory
 
-    def fit(self, X, y):
+    def fit(self, X, y=None):
         """Run one pass of AERR over (X, y) in row order.
 
         Parameters
         ----------
-        X : array_like, shape (m, d)
-        y : array_like, shape (m,)
+        X : array_like, shape (m, d), or a streaming design
+            A :class:`~theorycheck.generators.streaming.StreamingDesign` is read on demand: the
+            attributes the learner draws and the labels are produced from its key, and no row is
+            built (m = its ``n_samples``).
+        y : array_like, shape (m,); None (the default) with a streaming design, which carries its labels
 
         Returns
         -------
         self
         """
-        X, y = fit_data(self, X, y)
+        X, y = fit_data(self, X, y, stream=True)
         m, d = X.shape
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)

@@ -26,6 +26,10 @@ how the experiments of §5 split the budget between the two estimates; the two-p
 ``smoothing`` (ε; §5 uses 0) and ``warm_start`` (§5 runs AERR/AELR in phase 1 and starts phase 2
 from its output).
 
+Every learner here also takes a streaming design in place of X (``fit(design)``, y left out; see
+:mod:`theorycheck.generators.streaming`): the same kernels read its attributes on demand, and the
+two-phase learners split it into its first m₁ and last m − m₁ examples without building a row.
+
 Interpretations. Phase 1 (Algorithm 2) draws every attribute it reads uniformly, k + inner_draws
 per example, and adds 1 to counts[i] and x[i]² to sums[i] per draw; A_i = sums_i/counts_i, and
 A_i = 0 for an attribute never drawn (possible when d > (k+1)m₁; the printed algorithm divides
@@ -53,6 +57,7 @@ from ._common import (
     check_step,
     fit_data,
     reads_guard,
+    split_rows,
     state_from,
 )
 from .aelr import lasso_buffers, run_gaelr, theta_for
@@ -157,7 +162,7 @@ class _Sampled(BudgetedRegressor):
     _norm = "l2"
 
     def _setup(self, X, y):
-        X, y = fit_data(self, X, y)
+        X, y = fit_data(self, X, y, stream=True)
         m, d = X.shape
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)
@@ -254,8 +259,8 @@ class GAERR(_Sampled):
     def _default_eta(self, d, k, m, B):
         return thm31_eta(d, k, m) if self._norm == "l2" else thm34_eta(d, k, m, B, "theorem")
 
-    def fit(self, X, y):
-        """One pass over (X, y) in row order. Returns self."""
+    def fit(self, X, y=None):
+        """One pass over (X, y) in row order, or over a streaming design X (y None). Returns self."""
         X, y, m, d, k, B, draws = self._setup(X, y)
         q = None if self.q is None else _distribution(self.q, d)
         inner = None if self.inner_weights is None else _nonnegative("inner_weights", self.inner_weights, d)
@@ -308,8 +313,8 @@ class DDAERR(_Sampled):
     def _default_eta(self, s, k, m, B):
         return bounds.thm33_eta(s, k, m)
 
-    def fit(self, X, y):
-        """One pass over (X, y) in row order. Returns self."""
+    def fit(self, X, y=None):
+        """One pass over (X, y) in row order, or over a streaming design X (y None). Returns self."""
         X, y, m, d, k, B, draws = self._setup(X, y)
         if self.second_moments is None:
             raise ParameterError("second_moments is required (E[x_i²] for each attribute)")
@@ -399,8 +404,9 @@ class TwoPhaseDDAERR(_Sampled):
     def _default_eta(self, A, summary, d, k, m1, m2, delta, B):
         return bounds.thm34_eta(d, k, m1, m2, delta, summary)
 
-    def fit(self, X, y):
-        """Phase 1 on the first m₁ rows, phase 2 on the rest. Returns self."""
+    def fit(self, X, y=None):
+        """Phase 1 on the first m₁ rows, phase 2 on the rest (X may be a streaming design, y None).
+        Returns self."""
         X, y, m, d, k, B, draws = self._setup(X, y)
         if m < 2:
             raise ParameterError(f"n_samples = {m}: the two-phase learners need at least 2 examples (one per phase)")
@@ -411,7 +417,7 @@ class TwoPhaseDDAERR(_Sampled):
         warm = _flag("warm_start", self.warm_start)
         state = state_from(self.random_state)
         counts, sums = np.zeros(d), np.zeros(d)
-        X1, y1, X2, y2 = X[:m1], y[:m1], X[m1:], y[m1:]
+        X1, y1, X2, y2 = split_rows(X, y, m1)
         if warm:  # AERR/AELR on phase 1; its uniform data-point draws feed the moment estimate
             eta1 = (GAERR._default_eta(self, d, k, m1, B) if self.eta1 is None
                     else check_step("eta1", self.eta1))
