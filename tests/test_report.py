@@ -255,3 +255,25 @@ def test_show_prints_contracts_errata_defects_and_power(registered, capsys):
     assert "[constant] Lemma 0, statement" in out
     assert "value doubled" in out and "caught (FAIL)" in out and "not caught: the bound is loose" in out
     assert "Power:" in out and "factor 4 of slack" in out
+
+
+def test_index_draws_the_scaling_figure_only_when_it_was_measured(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    assert "(scaling)" not in (tmp_path / "index.html").read_text(encoding="utf-8")
+    rows = [{"learner": name, "d": d, "m": 1000, "us_per_example": 1.0 + d / 1e5}
+            for name in ("AERR", "AELR") for d in (100, 1000, 100_000)]
+    (tmp_path / "scaling.json").write_text(json.dumps({"rows": rows, "k": 10, "load": 0.5, "profile": "full",
+                                                       "measured": "2026-11-23 12:00"}), encoding="utf-8")
+    render(tmp_path, registry={claim.id: claim})
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    figure = index.split("(scaling)", 1)[1].split("</div>", 1)[0]
+    assert "<svg" in figure and "AERR" in figure and "AELR" in figure
+    assert "load average 0.50" in index and "1000 examples" in index
+
+
+def test_measure_scaling_times_each_learner_at_each_d():
+    from theorycheck.scaling import LEARNERS, measure_scaling
+
+    result = measure_scaling((16, 64), m=200, repeats=1)
+    assert {(r["learner"], r["d"]) for r in result["rows"]} == {(n, d) for n in LEARNERS for d in (16, 64)}
+    assert all(r["us_per_example"] > 0 for r in result["rows"])

@@ -43,6 +43,22 @@ def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
     return result
 
 
+def _measure_scaling(out: Path, profile: str, *, quiet: bool) -> None:
+    """Time the learners against d (:mod:`theorycheck.scaling`) and store it beside the summary."""
+    import datetime
+
+    from .runner import write_json
+    from .scaling import measure_scaling
+
+    if not quiet:
+        print("measuring time per example against d for the report (about 10 s; --no-scaling skips it)",
+              file=sys.stderr)
+    data = measure_scaling()
+    data["profile"] = profile
+    data["measured"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    write_json(out / "scaling.json", data)
+
+
 def _output_folder(text: str) -> Path:
     """The ``--out`` folder, checked before any work: a non-empty path that is a folder (or can be
     created as one) and that we may write into."""
@@ -97,6 +113,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the tasks on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
                         "needs pip install 'theorycheck[dask]'; results are those of a local run")
+    p.add_argument("--scaling", action=argparse.BooleanOptionalAction, default=None,
+                   help="time the learners' fit against d after the run and draw it on the index "
+                        "(default: on for full and paper, off for quick; about 10 s)")
     p.add_argument("--out", default="reports", help="output folder (default reports/)")
     p.add_argument("--json", action="store_true", help="print summary.json to stdout")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
@@ -218,6 +237,8 @@ def _cmd_verify(args) -> int:
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
         scheduler=args.scheduler,
     )
+    if args.scaling if args.scaling is not None else args.profile != "quick":
+        _measure_scaling(Path(args.out), args.profile, quiet=args.quiet)
     index = report.render(args.out, all_pages=False)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     if args.json:

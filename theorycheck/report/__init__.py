@@ -29,7 +29,7 @@ from ..cli import contract_text
 from ..errata import default_subjects, gather, replaced_subjects
 from ..runner import write_atomic
 from ..validation import ParameterError
-from .figures import render_atlas, render_svg
+from .figures import render_atlas, render_scaling, render_svg
 
 _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
@@ -195,6 +195,15 @@ def _load(path: Path) -> dict[str, Any] | None:
     return record
 
 
+def _load_scaling(path: Path) -> dict[str, Any] | None:
+    """The scaling measurement of a verify run (``theorycheck.scaling``), or None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("rows"), list) and data["rows"] else None
+
+
 # ---------------------------------------------------------------------- rendering
 def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim] | None = None) -> Path:
     """Render ``index.html``, ``errata.html`` and the claim pages from ``<out>/summary.json``
@@ -241,9 +250,11 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
     atlas = render_atlas(atlas_rows(summary["claims"], earlier))
+    scaling = _load_scaling(out / "scaling.json")
+    scaling_svg = render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
         summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"],
-        earlier=earlier, atlas=atlas, n_errata=len(items),
+        earlier=earlier, atlas=atlas, n_errata=len(items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
     )
     path = out / "index.html"

@@ -553,6 +553,24 @@ def render_atlas(rows: list[dict]) -> str | None:
     return _to_svg(fig)
 
 
+def render_scaling(rows: list[dict]) -> str | None:
+    """Time per example against d (log–log), one line per learner (:mod:`theorycheck.scaling`)."""
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    fig, ax = _new_figure(height=3.0, width=5.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for j, (name, part) in enumerate(frame.groupby("learner", sort=False)):
+        color, marker, _ = _style(j)
+        part = part.sort_values("d")
+        ax.plot(part["d"], part["us_per_example"], color=color, marker=marker, label=name)
+    ax.set_xlabel("d (attributes per example)")
+    ax.set_ylabel("µs per example, public fit")
+    ax.legend(loc="upper left", fontsize="small", frameon=False)
+    return _to_svg(fig)
+
+
 def inline_svg(text: str) -> str:
     """Make matplotlib's SVG document fit for inlining into HTML5 with no external URL."""
     text = text[text.index("<svg") :]
