@@ -98,3 +98,149 @@ class AELRInnerProduct(MyAERR):
             return -y, -1
         j = int(rng.choice(len(w), p=np.abs(w) / l1))
         return l1 * np.sign(w[j]) * x[j] - y, j
+
+
+# ---------------------------------------------------------------------- cbss11's AER and Baseline
+def project_l1(v, radius):
+    """Euclidean projection onto {‖w‖₁ ≤ radius} (Duchi et al. 2008, sort-based)."""
+    if np.abs(v).sum() <= radius:
+        return v.copy()
+    u = np.sort(np.abs(v))[::-1]
+    cumulative = np.cumsum(u)
+    index = np.arange(1, len(u) + 1)
+    rho = np.nonzero(u * index > cumulative - radius)[0][-1]
+    theta = (cumulative[rho] - radius) / (rho + 1.0)
+    return np.sign(v) * np.maximum(np.abs(v) - theta, 0.0)
+
+
+class MyAER:
+    """cbss11 Figure 2 from the paper: v from a uniform k/2-subset without replacement (weight 2d/k),
+    ŷ from k/2 independent draws i ∝ |w_i| (term (2/k)·sgn(w_i)·‖w‖₁·x_i), the Pegasos step
+    w ← (1 − 1/t)w − (2/(λt))(ŷ − y)v, projection on the L1 ball, w̄ the average of the iterates
+    after each update. Records w_t, g̃_t = 2(ŷ − y)v and the attributes read (``read``, −1-padded)."""
+
+    radius_factor = 1.0  # a defect changes it
+
+    def __init__(self, k=2, B=1.0, lam=None, random_state=None, record_trajectory=False):
+        self.k, self.B, self.lam, self.random_state = k, B, lam, random_state
+        self.record_trajectory = record_trajectory
+
+    def prediction(self, rng, w, x, half):
+        """(ŷ, draws) of eq. (7)."""
+        cumulative = np.cumsum(np.abs(w))
+        l1 = float(cumulative[-1])
+        if l1 == 0.0:
+            return 0.0, []
+        draws = np.minimum(np.searchsorted(cumulative, rng.random(half) * l1, side="right"), len(w) - 1)
+        return float((np.sign(w[draws]) * x[draws]).sum() * l1 / half), draws.tolist()
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        half = k // 2
+        lam = 12.0 * d * math.sqrt(math.log(m) / (m * k)) if self.lam is None else float(self.lam)
+        rng = np.random.default_rng(self.random_state)
+        w, total = np.zeros(d), np.zeros(d)
+        ws, gs, reads = [], [], []
+        for t in range(1, m + 1):
+            x = X[t - 1]
+            subset = rng.permutation(d)[:half]
+            v = np.zeros(d)
+            v[subset] = (2.0 / k) * d * x[subset]
+            y_hat, draws = self.prediction(rng, w, x, half)
+            g = 2.0 * (y_hat - y[t - 1]) * v
+            ws.append(w.copy())
+            gs.append(g)
+            reads.append(list(dict.fromkeys(subset.tolist() + draws)))
+            w = project_l1((1.0 - 1.0 / t) * w - g / (lam * t), self.radius_factor * B)
+            total += w
+        self.coef_ = total / m
+        self.lam_ = lam
+        self.n_attributes_seen_ = sum(len(r) for r in reads)
+        if self.record_trajectory:
+            read = np.full((m, max(len(r) for r in reads)), -1, dtype=np.int64)
+            for t, r in enumerate(reads):
+                read[t, :len(r)] = r
+            self.trajectory_ = {"w": np.array(ws), "g": np.array(gs), "read": read}
+        return self
+
+
+class AERTwiceTheBall(MyAER):
+    """Projects onto the L1 ball of radius 2B instead of B."""
+
+    radius_factor = 2.0
+
+
+class AERReadsEverything(MyAER):
+    """Uses the exact ⟨w, x⟩ (all d attributes) for ŷ, but draws, records and counts k/2 as the paper does."""
+
+    def prediction(self, rng, w, x, half):
+        _, draws = super().prediction(rng, w, x, half)
+        return float(w @ x), draws
+
+
+class AERReadsOneMore(MyAER):
+    """Also reads the first attribute of every example (and says so), beyond AER's budget of k; it does
+    not use it, so w̄ is the paper's."""
+
+    def prediction(self, rng, w, x, half):
+        y_hat, draws = super().prediction(rng, w, x, half)
+        return y_hat + 0.0 * x[0], [*draws, 0]
+
+
+class MyBaseline:
+    """cbss11 Figure 1 from the paper: from each example a uniform k-subset C in random order (I its
+    first half, J the rest), v_t = (d/k)x on C, A_t = 2d(d − 1)/k²·x_i x_j on I×J and J×I plus
+    (d/k)x_c² on the diagonal (the unbiased constants); then ŵ minimises wᵀĀw − wᵀv̄ over the L1 ball
+    by projected gradient from 0 (and from 10 random points when Ā is not PSD). Records A_t, v_t, C."""
+
+    diagonal_weight = None  # None: d/k (unbiased)
+
+    def __init__(self, k=2, B=1.0, random_state=None, record_trajectory=False):
+        self.k, self.B, self.random_state, self.record_trajectory = k, B, random_state, record_trajectory
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        rng = np.random.default_rng(self.random_state)
+        diagonal = d / k if self.diagonal_weight is None else self.diagonal_weight(d, k)
+        As, vs, reads = np.zeros((m, d, d)), np.zeros((m, d)), np.zeros((m, k), dtype=np.int64)
+        for t in range(m):
+            x = X[t]
+            C = rng.permutation(d)[:k]
+            first, second = C[: k // 2], C[k // 2:]
+            vs[t, C] = d / k * x[C]
+            As[t, C, C] = diagonal * x[C] ** 2
+            block = 2.0 * d * (d - 1) / k**2 * np.outer(x[first], x[second])
+            As[t][np.ix_(first, second)] = block
+            As[t][np.ix_(second, first)] = block.T
+            reads[t] = C
+        A, v = As.mean(axis=0), (2.0 * y[:, None] * vs).mean(axis=0)
+        top = max(float(np.abs(np.linalg.eigvalsh(A)).max()), 1e-12)
+        starts = [np.zeros(d)]
+        if np.linalg.eigvalsh(A)[0] < -1e-12 * top:
+            starts += [project_l1(rng.normal(size=d), B) for _ in range(10)]
+        best, value = None, math.inf
+        for w in starts:
+            for _ in range(5000):
+                step = project_l1(w - (2.0 * A @ w - v) / (2.0 * top), B)
+                done = np.abs(step - w).max() <= 1e-13 * max(1.0, np.abs(w).max())
+                w = step
+                if done:
+                    break
+            f = float(w @ A @ w - w @ v)
+            if f < value:
+                best, value = w, f
+        self.coef_ = best
+        self.n_attributes_seen_ = k * m
+        if self.record_trajectory:
+            self.trajectory_ = {"A": As, "v": vs, "read": reads}
+        return self
+
+
+class BaselineDiagonalDminus1(MyBaseline):
+    """The diagonal of A_t weighted (d − 1)/k instead of d/k: Ā is biased on its diagonal."""
+
+    diagonal_weight = staticmethod(lambda d, k: (d - 1) / k)

@@ -63,6 +63,7 @@ __all__ = [
     "aer_gradient_estimate_distribution",
     "aerr_gradient_estimate",
     "aerr_gradient_estimate_distribution",
+    "baseline_estimate_distribution",
     "clip_distribution",
     "clip_estimate",
     "distribution_mean",
@@ -1189,3 +1190,64 @@ def taylor_rho_prime(n_terms: int = 60) -> np.ndarray:
         n = m // 2
         out[m] = 2.0 / math.sqrt(math.pi) * (-1.0) ** n * inv[n] / (2 * n + 1)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# cbss11 Baseline: the law of one example's estimates (A_t, v_t)
+# --------------------------------------------------------------------------------------------
+
+
+def baseline_estimate_distribution(x, k, *, estimator: str = "unbiased"
+                                   ) -> list[tuple[Fraction, tuple[Fraction, ...]]]:
+    """Exact law of one example's estimates (A_t, v_t) in cbss11 Figure 1 (Lemmas 7–9).
+
+    The example's k attributes C are a uniform k-subset read in uniformly random order; I is the
+    first k/2 of them and J the rest, so every ordered split (I, J) of every C has probability
+    1/(binom(d, k)·binom(k, k/2)). Then v_t = (d/k)·Σ_{c∈C} x_c e_c (E v_t = x) and A_t has
+    c·x_i x_j at (i, j) and (j, i) for (i, j) ∈ I×J, with c = 2d(d − 1)/k² and (d/k)·x_c² on the
+    diagonal for c ∈ C (``estimator="unbiased"``, E A_t = x xᵀ, the corrected constants of
+    :class:`theorycheck.algorithms.Baseline`), or the printed c = 2(d/k)² and a zero diagonal
+    (``estimator="figure"``, biased). Inputs as for the other laws (ints, Fractions or floats at
+    their exact binary value).
+
+    Returns
+    -------
+    list of (Fraction, tuple of Fraction)
+        (probability, (A_t in row-major order, then v_t)) pairs, d² + d entries each; the
+        probabilities sum to exactly 1. Equal outcomes from different splits are not merged.
+    """
+    if estimator not in ("unbiased", "figure"):
+        raise ParameterError(f"estimator must be 'unbiased' or 'figure', got {estimator!r}")
+    if isinstance(x, np.ndarray) and x.ndim != 1:
+        raise ParameterError(f"x must have 1 dimension(s), got shape {x.shape}")
+    try:
+        xs = tuple(_exact_scalar(f"x[{i}]", v) for i, v in enumerate(list(x)))
+    except TypeError:
+        raise ParameterError(f"x must be a sequence of numbers, got {x!r}") from None
+    d = len(xs)
+    if d == 0:
+        raise ParameterError("x must have at least one attribute")
+    k = check_int("k", k, low=2, high=d)
+    if k % 2:
+        raise ParameterError(f"k must be even for Baseline (cbss11 Figure 1 splits C in halves), got {k}")
+    half = k // 2
+    splits = math.comb(d, k) * math.comb(k, half)
+    _check_outcome_count(splits)
+    scale_v = Fraction(d, k)
+    scale_off = Fraction(2 * d * (d - 1), k * k) if estimator == "unbiased" else 2 * scale_v * scale_v
+    p = Fraction(1, splits)
+    result = []
+    for subset in itertools.combinations(range(d), k):
+        for first in itertools.combinations(subset, half):
+            second = [c for c in subset if c not in first]
+            A = [[Fraction(0)] * d for _ in range(d)]
+            v = [Fraction(0)] * d
+            for c in subset:
+                v[c] = scale_v * xs[c]
+                if estimator == "unbiased":
+                    A[c][c] = scale_v * xs[c] * xs[c]
+            for i in first:
+                for j in second:
+                    A[i][j] = A[j][i] = scale_off * xs[i] * xs[j]
+            result.append((p, tuple(a for row in A for a in row) + tuple(v)))
+    return result

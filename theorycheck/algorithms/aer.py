@@ -38,12 +38,17 @@ from ._common import (
     state_from,
 )
 
-__all__ = ["AER", "aer_lambda"]
+__all__ = ["AER", "aer_buffers", "aer_lambda"]
+
+_MAX_RECORDED = 10_000_000  # entries of one (m, d) trajectory array
 
 
 @njit(cache=True)
-def _aer_kernel(X, y, k, lam, B, state, bad):
-    """cbss11 Figure 2. Returns (w_bar, n_attributes_read)."""
+def _aer_kernel(X, y, k, lam, B, state, bad, record, rec_w, rec_g, rec_read, rec_subset, rec_draws):
+    """cbss11 Figure 2. Returns (w_bar, n_attributes_read).
+
+    With ``record`` true, row t of the ``rec_*`` arrays receives the path (see :func:`aer_buffers`);
+    with ``record`` false they may be empty and are not touched. Recording changes no arithmetic."""
     m, d = X.shape
     half = k // 2
     w = np.zeros(d)
@@ -54,6 +59,10 @@ def _aer_kernel(X, y, k, lam, B, state, bad):
     stamp = np.full(d, -1, dtype=np.int64)
     n_read = 0
     for t in range(m):
+        n_row = 0  # distinct attributes of example t read so far
+        if record:
+            for i in range(d):
+                rec_w[t, i] = w[i]
         # v = (2/k) d Σ_{j∈C} x_j e_j, C a uniform k/2-subset (eq. (6))
         sample_without_replacement(state, d, half, perm)
         for r in range(half):
@@ -62,28 +71,43 @@ def _aer_kernel(X, y, k, lam, B, state, bad):
             if stamp[c] != t:
                 stamp[c] = t
                 n_read += 1
+                if record:
+                    rec_read[t, n_row] = c
+                n_row += 1
+            if record:
+                rec_subset[t, r] = c
         # ŷ = Σ_r (2/k) sgn(w_i) ‖w‖₁ x_i, i ~ |w_i|/‖w‖₁ independently (eq. (7))
         l1 = 0.0
         for i in range(d):
             l1 += abs(w[i])
             cumulative[i] = l1
         yhat = 0.0
-        for _ in range(half):
+        for draw in range(half):
             if l1 > 0.0:
                 i = next_weighted_index(state, cumulative)
                 if stamp[i] != t:
                     stamp[i] = t
                     n_read += 1
+                    if record:
+                        rec_read[t, n_row] = i
+                    n_row += 1
+                if record:
+                    rec_draws[t, draw] = i
                 sgn = 1.0 if w[i] > 0.0 else -1.0
                 yhat += (2.0 / k) * sgn * l1 * _checked(X[t, i], t, i, bad)
             else:
                 next_index(state, d)  # uniform draw of the box; its term is sgn(0)·… = 0
+                if record:
+                    rec_draws[t, draw] = -1
         # w ← (1 − 1/t) w − (2/(λ t)) (ŷ − y) v, then project on the L1 ball (eqs. (10)-(11))
         step = t + 1.0
         shrink = 1.0 - 1.0 / step
         for i in range(d):
             w[i] *= shrink
         coef = 2.0 / (lam * step) * (yhat - y[t])
+        if record:  # the gradient estimate 2(ŷ − y)v of eq. (8)
+            for r in range(half):
+                rec_g[t, perm[r]] = 2.0 * (yhat - y[t]) * vals[r]
         for r in range(half):
             c = perm[r]
             w[c] -= coef * vals[r]
@@ -93,6 +117,23 @@ def _aer_kernel(X, y, k, lam, B, state, bad):
     for i in range(d):
         wbar[i] /= m
     return wbar, n_read
+
+
+def aer_buffers(record, m: int, d: int, k: int) -> dict[str, np.ndarray]:
+    """Arrays for AER's recorded path (empty ones when ``record`` is false): ``w`` and ``g`` of
+    shape (m, d) (zeros); ``read`` (m, k), the distinct attributes read from each example in the
+    order read, padded with −1; ``subset`` (m, k/2), the coordinates C of v (eq. (6)); ``draws``
+    (m, k/2), the draws i of ŷ (eq. (7)), −1 where w_t = 0 made their terms vanish unread.
+    Refuses (ParameterError) paths of more than 10⁷ entries per array."""
+    if not isinstance(record, bool | np.bool_):
+        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
+    if record and m * d > _MAX_RECORDED:
+        raise ParameterError(f"record_trajectory is for small runs: m·d = {m * d} exceeds {_MAX_RECORDED}")
+    rows, cols = (m, d) if record else (0, 0)
+    half = k // 2 if record else 0
+    return {"w": np.zeros((rows, cols)), "g": np.zeros((rows, cols)),
+            "read": np.full((rows, k if record else 0), -1, dtype=np.int64),
+            "subset": np.zeros((rows, half), dtype=np.int64), "draws": np.full((rows, half), -1, dtype=np.int64)}
 
 
 def aer_lambda(d, m, k, which="theorem") -> float:
@@ -143,6 +184,9 @@ class AER(BudgetedRegressor):
         Pegasos regularisation λ > 0. None: Theorem 12's λ = 12 d √(log m/(m k));
         "proof": the proof's λ = 16 d √(log m/(k m)); m = n_samples.
     random_state : None, int, SeedSequence or Generator
+    record_trajectory : bool, default False
+        Keep the path in ``trajectory_`` (for the conformance checks on small runs: m·d ≤ 10⁷
+        floats per array). The recorded run computes the same w̄, bit for bit.
 
     Attributes
     ----------
@@ -154,14 +198,21 @@ class AER(BudgetedRegressor):
         λ actually used.
     n_attributes_seen_ : int
         Distinct attributes read per example, summed over examples (≤ k·m).
+    trajectory_ : dict of numpy arrays, only with ``record_trajectory=True``
+        ``w`` (m, d): the iterates w_t, each before its update (w[0] = w_1 = 0); ``g`` (m, d):
+        the gradient estimates 2(ŷ_t − y_t)v_t of eq. (8) (``g_tilde`` is the same array);
+        ``read`` (m, k): the distinct attributes read from example t, padded with −1 (their
+        number per row sums to ``n_attributes_seen_``); ``subset`` (m, k/2): the coordinates C
+        of v_t; ``draws`` (m, k/2): the draws of ŷ_t (−1 where w_t = 0); ``lam``, ``B``.
     n_features_in_ : int
     """
 
-    def __init__(self, k=2, B=1.0, lam=None, random_state=None):
+    def __init__(self, k=2, B=1.0, lam=None, random_state=None, record_trajectory=False):
         self.k = k
         self.B = B
         self.lam = lam
         self.random_state = random_state
+        self.record_trajectory = record_trajectory
 
     def fit(self, X, y):
         """Run one pass of AER over (X, y) in row order.
@@ -191,9 +242,13 @@ class AER(BudgetedRegressor):
             lam = aer_lambda(d, m, k, "proof")
         else:
             lam = check_step("lam", self.lam)
+        rec = aer_buffers(self.record_trajectory, m, d, k)
         bad = reads_guard()
-        wbar, n_read = _aer_kernel(X, y, k, lam, B, state_from(self.random_state), bad)
+        wbar, n_read = _aer_kernel(X, y, k, lam, B, state_from(self.random_state), bad, bool(self.record_trajectory),
+                                   rec["w"], rec["g"], rec["read"], rec["subset"], rec["draws"])
         check_reads(X, bad)
+        if self.record_trajectory:
+            self.trajectory_ = {**rec, "g_tilde": rec["g"], "lam": float(lam), "B": float(B)}
         self.coef_ = wbar
         self.intercept_ = 0.0
         self.lam_ = float(lam)

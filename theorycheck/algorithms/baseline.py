@@ -45,16 +45,19 @@ from ..rng import next_sign, next_uniform, sample_without_replacement
 from ..validation import ParameterError, check_int, check_matrix, check_real
 from ._common import BudgetedRegressor, _checked, check_radius, check_reads, fit_data, reads_guard, state_from
 
-__all__ = ["Baseline", "baseline_estimates", "baseline_objective"]
+__all__ = ["Baseline", "baseline_buffers", "baseline_estimates", "baseline_objective"]
 
 _ESTIMATORS = ("unbiased", "figure")
 
 
 @njit(cache=True)
-def _baseline_estimates(X, y, k, literal_figure, state, bad):
+def _baseline_estimates(X, y, k, literal_figure, state, bad, record, rec_A, rec_v, rec_read):
     """Sums of cbss11 Figure 1's per-example estimates, divided by m.
 
-    Returns (A_bar, v_bar, y_bar, n_attributes). v_bar = (1/m) Σ 2 y_t v_t as in Figure 1.
+    Returns (A_bar, v_bar, y_bar, n_attributes). v_bar = (1/m) Σ 2 y_t v_t as in Figure 1. With
+    ``record`` true, row t of ``rec_A`` (m, d, d), ``rec_v`` (m, d) and ``rec_read`` (m, k) receives
+    example t's estimates A_t, v_t (E v_t = x_t) and the coordinates C it read, in their random order;
+    with ``record`` false they may be empty and are not touched. Recording changes no arithmetic.
     """
     m, d = X.shape
     half = k // 2
@@ -74,12 +77,18 @@ def _baseline_estimates(X, y, k, literal_figure, state, bad):
         for r in range(k):
             xs[r] = _checked(X[t, perm[r]], t, perm[r], bad)
             n_read += 1
+            if record:
+                rec_read[t, r] = perm[r]
         yt = y[t]
         for r in range(k):
             c = perm[r]
             v[c] += 2.0 * yt * scale_v * xs[r]
+            if record:
+                rec_v[t, c] = scale_v * xs[r]
             if not literal_figure:
                 A[c, c] += scale_v * xs[r] * xs[r]
+                if record:
+                    rec_A[t, c, c] = scale_v * xs[r] * xs[r]
         for a in range(half):  # I = perm[:k/2], J = perm[k/2:k]
             i = perm[a]
             for b in range(half, k):
@@ -87,6 +96,9 @@ def _baseline_estimates(X, y, k, literal_figure, state, bad):
                 val = scale_off * xs[a] * xs[b]
                 A[i, j] += val
                 A[j, i] += val
+                if record:
+                    rec_A[t, i, j] = val
+                    rec_A[t, j, i] = val
         ysq += yt * yt
     for i in range(d):
         v[i] /= m
@@ -256,8 +268,26 @@ def baseline_estimates(X, y, k, *, estimator="unbiased", random_state=None):
         raise ParameterError(f"X and y have different numbers of rows: {m} and {y.shape[0]}")
     k = _check_even_budget(k, d)
     literal = _check_estimator_name(estimator)
-    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state), reads_guard())
+    rec = baseline_buffers(False, 0, 0, k)
+    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state), reads_guard(), False,
+                                             rec["A"], rec["v"], rec["read"])
     return A, v, float(ybar), int(n_read)
+
+
+_MAX_RECORDED = 10_000_000  # entries of one recorded array
+
+
+def baseline_buffers(record, m: int, d: int, k: int) -> dict[str, np.ndarray]:
+    """Arrays for Baseline's recorded estimates (empty ones when ``record`` is false): ``A``
+    (m, d, d) and ``v`` (m, d), zeros; ``read`` (m, k), −1. Refuses (ParameterError) more than 10⁷
+    entries in ``A``."""
+    if not isinstance(record, bool | np.bool_):
+        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
+    if record and m * d * d > _MAX_RECORDED:
+        raise ParameterError(f"record_trajectory is for small runs: m·d² = {m * d * d} exceeds {_MAX_RECORDED}")
+    if not record:
+        m = d = k = 0
+    return {"A": np.zeros((m, d, d)), "v": np.zeros((m, d)), "read": np.full((m, k), -1, dtype=np.int64)}
 
 
 def baseline_objective(w, A_bar, v_bar, y_bar) -> float:
@@ -289,6 +319,9 @@ class Baseline(BudgetedRegressor):
         Stop when the Frank–Wolfe (KKT) gap is ≤ tol·(B‖v̄‖∞ + 2B²‖Ā‖₂).
     random_state : None, int, SeedSequence or Generator
         Seed of the attribute sampling (and of the random restarts).
+    record_trajectory : bool, default False
+        Keep each example's estimates in ``trajectory_`` (for the conformance checks on small
+        runs: m·d² ≤ 10⁷). The recorded run computes the same ŵ, bit for bit.
 
     Attributes
     ----------
@@ -310,10 +343,16 @@ class Baseline(BudgetedRegressor):
         Iterations summed over all starts.
     n_attributes_seen_ : int
         k·m, counted in the kernel.
+    trajectory_ : dict of numpy arrays, only with ``record_trajectory=True``
+        Baseline is a batch method: it has no per-step gradient, so its path is the per-example
+        estimates Ā and v̄ average. ``A`` (m, d, d): A_t, the estimate of x_t x_tᵀ; ``v`` (m, d): v_t,
+        the estimate of x_t (v̄ = (1/m) Σ 2 y_t v_t); ``read`` (m, k): the k coordinates C read from
+        example t, in their random order (I is the first k/2, J the rest).
     n_features_in_ : int
     """
 
-    def __init__(self, k=2, B=1.0, estimator="unbiased", n_restarts=10, max_iter=10000, tol=1e-9, random_state=None):
+    def __init__(self, k=2, B=1.0, estimator="unbiased", n_restarts=10, max_iter=10000, tol=1e-9, random_state=None,
+                 record_trajectory=False):
         self.k = k
         self.B = B
         self.estimator = estimator
@@ -321,6 +360,7 @@ class Baseline(BudgetedRegressor):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.record_trajectory = record_trajectory
 
     def fit(self, X, y):
         """Estimate the loss from k attributes per example and minimise it over the L1 ball.
@@ -343,10 +383,14 @@ class Baseline(BudgetedRegressor):
         max_iter = check_int("max_iter", self.max_iter, low=1)
         tol = check_real("tol", self.tol, low=0.0)
 
+        rec = baseline_buffers(self.record_trajectory, X.shape[0], d, k)
         state = state_from(self.random_state)
         bad = reads_guard()
-        A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state, bad)
+        A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state, bad, bool(self.record_trajectory),
+                                                 rec["A"], rec["v"], rec["read"])
         check_reads(X, bad)
+        if self.record_trajectory:
+            self.trajectory_ = rec
         eig = np.linalg.eigvalsh(A)
         spectral = float(np.max(np.abs(eig)))
         convex = bool(eig[0] >= -1e-12 * spectral)

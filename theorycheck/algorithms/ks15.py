@@ -71,18 +71,25 @@ __all__ = ["DDAELR", "DDAERR", "GAELR", "GAERR", "TwoPhaseDDAELR", "TwoPhaseDDAE
 
 
 @njit(cache=True)
-def _phase_one_kernel(X, draws, state, counts, sums, bad):
+def _phase_one_kernel(X, draws, state, counts, sums, bad, rec_read):
     """For every row, ``draws`` uniform attributes (with replacement): counts[i] += 1 and
-    sums[i] += x[i]² per draw. Returns the number of distinct attributes read, summed over rows."""
+    sums[i] += x[i]² per draw. Returns the number of distinct attributes read, summed over rows.
+    A ``rec_read`` with rows receives, in row t, the distinct attributes read from row t in the
+    order read (the caller pads it with −1); an empty one is not touched."""
     m, d = X.shape
+    record = rec_read.shape[0] > 0
     stamp = np.full(d, -1, dtype=np.int64)
     n_read = 0
     for t in range(m):
+        n_row = 0
         for _ in range(draws):
             i = next_index(state, d)
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
+                if record:
+                    rec_read[t, n_row] = i
+                n_row += 1
             counts[i] += 1.0
             value = _checked(X[t, i], t, i, bad)
             sums[i] += value * value
@@ -102,8 +109,22 @@ def phase_one_moments(X, draws, *, random_state) -> tuple[np.ndarray, np.ndarray
     X = np.ascontiguousarray(check_matrix("X", X, ndim=2), dtype=np.float64)
     draws = check_int("draws", draws, low=1)
     counts, sums = np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums, reads_guard())
+    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums, reads_guard(),
+                               np.zeros((0, 0), dtype=np.int64))
     return counts, sums, int(n_read)
+
+
+def _all_reads(phase_one: np.ndarray, path: dict) -> np.ndarray:
+    """The distinct attributes read from every example of both phases, one row each, padded with −1:
+    phase 1's rows as recorded, then phase 2's ``coordinates`` and ``j`` (−1: no draw)."""
+    second = [list(dict.fromkeys(int(c) for c in (*row, j) if c >= 0))
+              for row, j in zip(path["coordinates"], path["j"], strict=True)]
+    width = max(phase_one.shape[1], max((len(r) for r in second), default=0))
+    read = np.full((phase_one.shape[0] + len(second), width), -1, dtype=np.int64)
+    read[: phase_one.shape[0], : phase_one.shape[1]] = phase_one
+    for t, row in enumerate(second, start=phase_one.shape[0]):
+        read[t, : len(row)] = row
+    return read
 
 
 def _estimate(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
@@ -369,7 +390,8 @@ class TwoPhaseDDAERR(_Sampled):
     ----------
     coef_ : the average of the phase-2 iterates
     moments_estimate_ (A), epsilon_ (ε), H_ (‖2A + (10/3)ε‖_{1/2}; for the Lasso learner ‖A‖₁),
-    q_, m1_, m2_, eta_, n_attributes_seen_ (both phases), trajectory_ (phase 2)
+    q_, m1_, m2_, eta_, n_attributes_seen_ (both phases), trajectory_ (phase 2's path; its ``read``, the
+    distinct attributes read from each example padded with −1, covers both phases unless warm_start)
     """
 
     def __init__(self, k=1, B=1.0, eta=None, m1=None, delta=0.1, smoothing=None, warm_start=False, eta1=None,
@@ -423,9 +445,12 @@ class TwoPhaseDDAERR(_Sampled):
                     else check_step("eta1", self.eta1))
             w1, read1, _ = self._run(X1, y1, k, eta1, B, self._start(None, d, B), state, None, None, draws,
                                      moments=(counts, sums), record=False)
+            phase_one = None  # the warm start's reads are not recorded: trajectory_ has no "read"
         else:
             bad = reads_guard()
-            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums, bad)
+            keep = _flag("record_trajectory", self.record_trajectory)
+            phase_one = np.full((m1 if keep else 0, k + draws if keep else 0), -1, dtype=np.int64)
+            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums, bad, phase_one)
             check_reads(X1, bad)
         A = self._moment_estimate(counts, sums)
         eps = self._epsilon(d, k, m1, delta) if self.smoothing is None else check_real(
@@ -441,6 +466,8 @@ class TwoPhaseDDAERR(_Sampled):
                 start = self._start(w1, d, B)
         inner = np.sqrt(A + 13.0 * eps / 6.0) if _flag("improved_inner", self.improved_inner) else None
         wbar, read2, _ = self._run(X2, y2, k, eta, B, start, state, q, inner, draws)
+        if phase_one is not None and phase_one.shape[0]:
+            self.trajectory_["read"] = _all_reads(phase_one, self.trajectory_)
         self.moments_estimate_ = A
         self.epsilon_ = float(eps)
         self.H_ = float(summary)
