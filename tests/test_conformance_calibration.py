@@ -9,7 +9,7 @@ is a bug until shown otherwise). With the built-in against itself the behaviour 
 identical runs, so the estimator law and the audit are what is calibrated there; the independent
 learners calibrate the two-sample behaviour tests too.
 
-It takes about ten minutes on two cores, so it is marked ``slow`` and is skipped unless the
+It took 18 minutes on two shared cores, so it is marked ``slow`` and is skipped unless the
 environment variable THEORYCHECK_SLOW=1 is set (the CI runs every test, slow ones included, and
 has no room for it): ``THEORYCHECK_SLOW=1 python -m pytest tests/test_conformance_calibration.py -s``
 prints the FAIL count and the mean time per ``conform`` call of each algorithm.

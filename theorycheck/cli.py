@@ -129,12 +129,15 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="reports", help="where to look for the last verdict")
 
     p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's")
-    p.add_argument("algorithm", help="AERR, AELR, AER or Baseline")
+    p.add_argument("algorithm", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR or "
+                                     "TwoPhaseDDAELR")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
                    required=True, help="your learner class")
     p.add_argument("--profile", default="quick", choices=("quick", "full"))
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
+    p.add_argument("--jobs", type=int, default=-1, help="parallel workers of the claims (default -1: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", default="reports", help="folder for conform-<ALGORITHM>.json and the claims' report")
 
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish")
@@ -213,17 +216,21 @@ def claim_listing() -> dict:
     return listing
 
 
+def _check_jobs(jobs: int) -> None:
+    if jobs == 0 or jobs < -1:
+        raise ParameterError(f"--jobs must be a positive number or -1, got {jobs}")
+    cores = os.cpu_count() or 1
+    if jobs > cores:
+        raise ParameterError(f"--jobs {jobs} exceeds the {cores} cores of this machine; use at most {cores} "
+                             "(or -1 for all of them)")
+
+
 def _cmd_verify(args) -> int:
     from . import report
     from .claims import select
     from .runner import headline, run_claims
 
-    if args.jobs == 0 or args.jobs < -1:
-        raise ParameterError(f"--jobs must be a positive number or -1, got {args.jobs}")
-    cores = os.cpu_count() or 1
-    if args.jobs > cores:
-        raise ParameterError(f"--jobs {args.jobs} exceeds the {cores} cores of this machine; use at most {cores} "
-                             "(or -1 for all of them)")
+    _check_jobs(args.jobs)
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.scheduler is not None and args.jobs != 1:
@@ -334,9 +341,10 @@ def _cmd_conform(args) -> int:
     learner = _load_subject(subjects["learner"])
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
+    _check_jobs(args.jobs)
     _output_folder(args.out)
     result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
-                     out=Path(args.out))
+                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet)
     from .runner import write_json
 
     write_json(Path(args.out) / f"conform-{args.algorithm}.json",

@@ -217,14 +217,16 @@ def _shown(value) -> Any:
 
 
 def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
-            k: int | None = None, B: float = 1.0, eta: float = 0.5, claims: bool = True, out=None) -> Conformance:
+            k: int | None = None, B: float = 1.0, eta: float = 0.5, claims: bool = True, out=None,
+            jobs: int = -1, progress: bool = False) -> Conformance:
     """Check ``learner`` (a class with the built-in's constructor keywords) against ``algorithm``.
 
     ``k`` None is the algorithm's default (:attr:`Spec.k`: 4 for AER, so that both the k/2-subset
     of v and the k/2 independent draws of ŷ have more than one element; 2 for the others).
     Each stochastic check runs at ``delta`` (so the whole run at ≤ 4·delta, by the union bound).
     ``claims=False`` skips the paper's claims (the slow part). ``out``: folder for the claims'
-    report (a temporary one when None)."""
+    report (a temporary one when None). ``jobs``: parallel workers of the claims (−1, the default: all
+    cores); ``progress``: a progress bar of the claims on stderr."""
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
@@ -248,7 +250,7 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         _audit_check(learner, k, B, eta, s_aud, spec),
     ]
     if claims:
-        checks.insert(0, _claims_check(spec, learner, budget["claims"], seed, out))
+        checks.insert(0, _claims_check(spec, learner, budget["claims"], seed, out, jobs, progress))
     return Conformance(algorithm, subject_name(learner), assumed, checks, delta)
 
 
@@ -264,7 +266,7 @@ def claims_for(algorithm: str, profile: str = "quick") -> tuple[dict[str, tuple[
     return {cid: names for cid, names in places.items() if cid not in skipped}, skipped
 
 
-def _claims_check(spec: Spec, learner, profile: str, seed: int, out) -> Check:
+def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int = 1, progress: bool = False) -> Check:
     import tempfile
     from pathlib import Path
 
@@ -299,7 +301,8 @@ def _claims_check(spec: Spec, learner, profile: str, seed: int, out) -> Check:
         for i, group in enumerate(groups):
             mapping = {name: learner for c in group for name in places[c.id]}
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
-            records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, progress=False)
+            records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
+                                  progress=progress)
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
                 for r in records] + [stats.INCONCLUSIVE] * len(refused)
     listed = "; ".join([f"{r['id']} {r['verdict']}" for r in records]
