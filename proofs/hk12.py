@@ -35,8 +35,9 @@ class Lemma3_3(ExactLaw):
     interpretation = (
         "Algorithm 1, lines 3–10, as printed: the k draws i_r are uniform and independent (with replacement), j is "
         "drawn once. At w = 0 (excluded by line 1, reachable after a projection) φ̃ = −y with no draw. The loss is "
-        "½(⟨w,x⟩ − y)², so the target is (⟨w,x⟩ − y)x. The lemma's proof is said to be in the authors' longer technical report, "
-        "which is not available; the text does contain one (Appendix A.1), and its eq. (9) is wrong (see the erratum). Instances: random rational ones "
+        "½(⟨w,x⟩ − y)², so the target is (⟨w,x⟩ − y)x. The lemma's proof is said to be in the authors' longer "
+        "technical report, which is not available; the text does contain one (Appendix A.1), and its eq. (9) is "
+        "wrong (see the erratum). Instances: random rational ones "
         "meeting the hypotheses (points of the rational unit sphere scaled by rational radii, with zeros and "
         "w = 0), two generic ones (distinct |w_j|, mixed signs), the boundary family ‖x‖₂ = 1, ⟨w,x⟩ = −B, y = B "
         "and a small grid; every d ≤ d_max and every k ≤ d. Derived (x̃ and φ̃ independent): E‖g̃‖₂² = E[φ̃²]·"
