@@ -155,22 +155,31 @@ def test_summary_states_family_wise_error(capsys, tmp_path):
 UNDECIDED_ON_QUICK = {"cbss11.exp-mnist", "hk12.exp-mnist"}
 
 
+# One claim per paper beyond cbss11 (whose three quick claims the test above runs twice): the
+# all-claims run is compared with a one-worker run of these, not of everything (that doubled CI).
+ACROSS_JOBS = ("hk12.thm3.1", "ks15.thm3.3", "reyzin11.prop4", "sk13.varest")
+
+
 def test_every_claim_is_deterministic_across_jobs(capsys, tmp_path):
-    outs = {}
-    for jobs in ("1", "2"):
-        status, out, _ = run(capsys, "verify", "--json", "--quiet", "--jobs", jobs, "--out", str(tmp_path / jobs))
-        outs[jobs] = _summary_without_timings(out)
-        verdicts = {c["id"]: c["verdict"] for c in outs[jobs]["claims"]}
-        undecided = {cid for cid, v in verdicts.items() if v == "INCONCLUSIVE"}
-        assert {v for cid, v in verdicts.items() if cid not in undecided} == {"PASS"}, verdicts
-        assert undecided <= UNDECIDED_ON_QUICK, undecided
-        assert status == (0 if not undecided else 1)
-    assert outs["1"] == outs["2"]
-    for table in (tmp_path / "1" / "tables").glob("*.csv"):
+    status, out, _ = run(capsys, "verify", "--json", "--quiet", "--jobs", "2", "--out", str(tmp_path / "2"))
+    every = _summary_without_timings(out)
+    verdicts = {c["id"]: c["verdict"] for c in every["claims"]}
+    assert set(verdicts) == set(discover())
+    undecided = {cid for cid, v in verdicts.items() if v == "INCONCLUSIVE"}
+    assert {v for cid, v in verdicts.items() if cid not in undecided} == {"PASS"}, verdicts
+    assert undecided <= UNDECIDED_ON_QUICK, undecided
+    assert status == (0 if not undecided else 1)
+    status, out, _ = run(capsys, "verify", *ACROSS_JOBS, "--json", "--quiet", "--jobs", "1",
+                         "--out", str(tmp_path / "1"))
+    assert status == 0
+    assert _summary_without_timings(out)["claims"] == [c for c in every["claims"] if c["id"] in ACROSS_JOBS]
+    tables = list((tmp_path / "1" / "tables").glob("*.csv"))
+    assert tables
+    for table in tables:
         assert table.read_bytes() == (tmp_path / "2" / "tables" / table.name).read_bytes(), table.name
     # every declared erratum gets its evidence from the run
     for claim in discover().values():
-        record = json.loads((tmp_path / "1" / "results" / f"{claim.id}.json").read_text())
+        record = json.loads((tmp_path / "2" / "results" / f"{claim.id}.json").read_text())
         missing = {e.key for e in claim.errata} - set(record["errata_evidence"])
         assert not missing, (claim.id, missing)
 
