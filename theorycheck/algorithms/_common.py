@@ -249,3 +249,16 @@ def _prefix_add(hi, lo, value):
     """Add ``value`` to the double-double number hi + lo."""
     s, e = _two_sum(hi, value)
     return s, lo + e
+
+
+_MAX_RECORDED = 10_000_000  # entries of the largest array of one recorded path
+
+
+def check_recording(record, entries: int, size: str) -> bool:
+    """Validate ``record_trajectory``: True or False, and with True a largest recorded array of
+    ``entries`` ≤ 10⁷ entries (``size`` names it in the message, e.g. "m·d"). Returns ``record``."""
+    if not isinstance(record, bool | np.bool_):
+        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
+    if record and entries > _MAX_RECORDED:
+        raise ParameterError(f"record_trajectory is for small runs: {size} = {entries} exceeds {_MAX_RECORDED}")
+    return bool(record)

@@ -32,6 +32,7 @@ from ._common import (
     _checked,
     check_radius,
     check_reads,
+    check_recording,
     check_step,
     fit_data,
     reads_guard,
@@ -40,7 +41,6 @@ from ._common import (
 
 __all__ = ["AER", "aer_buffers", "aer_lambda"]
 
-_MAX_RECORDED = 10_000_000  # entries of one (m, d) trajectory array
 
 
 @njit(cache=True)
@@ -125,10 +125,7 @@ def aer_buffers(record, m: int, d: int, k: int) -> dict[str, np.ndarray]:
     order read, padded with −1; ``subset`` (m, k/2), the coordinates C of v (eq. (6)); ``draws``
     (m, k/2), the draws i of ŷ (eq. (7)), −1 where w_t = 0 made their terms vanish unread.
     Refuses (ParameterError) paths of more than 10⁷ entries per array."""
-    if not isinstance(record, bool | np.bool_):
-        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
-    if record and m * d > _MAX_RECORDED:
-        raise ParameterError(f"record_trajectory is for small runs: m·d = {m * d} exceeds {_MAX_RECORDED}")
+    check_recording(record, m * d, "m·d")
     rows, cols = (m, d) if record else (0, 0)
     half = k // 2 if record else 0
     return {"w": np.zeros((rows, cols)), "g": np.zeros((rows, cols)),

@@ -51,6 +51,7 @@ from ._common import (
     check_lasso_budget,
     check_radius,
     check_reads,
+    check_recording,
     check_step,
     fit_data,
     reads_guard,
@@ -59,17 +60,13 @@ from ._common import (
 
 __all__ = ["AERR", "ridge_start", "run_gaerr", "trajectory_buffers"]
 
-_MAX_RECORDED = 10_000_000  # entries of one (m, d) trajectory array
 
 
 def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """Zeroed arrays for a recorded path (or empty ones when ``record`` is false): ``w``,
     ``g`` and each name in ``extra`` of shape (m, d); ``phi`` (m,); ``coordinates`` (m, k);
     ``j`` (m,). Refuses (ParameterError) paths of more than 10⁷ entries per array."""
-    if not isinstance(record, bool | np.bool_):
-        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
-    if record and m * d > _MAX_RECORDED:
-        raise ParameterError(f"record_trajectory is for small runs: m·d = {m * d} exceeds {_MAX_RECORDED}")
+    check_recording(record, m * d, "m·d")
     rows, cols = (m, d) if record else (0, 0)
     out = {name: np.zeros((rows, cols)) for name in ("w", "g", *extra)}
     out["phi"] = np.zeros(rows)

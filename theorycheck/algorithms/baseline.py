@@ -43,7 +43,16 @@ from sklearn.exceptions import ConvergenceWarning
 from ..projections import _project_l1_ball_inplace
 from ..rng import next_sign, next_uniform, sample_without_replacement
 from ..validation import ParameterError, check_int, check_matrix, check_real
-from ._common import BudgetedRegressor, _checked, check_radius, check_reads, fit_data, reads_guard, state_from
+from ._common import (
+    BudgetedRegressor,
+    _checked,
+    check_radius,
+    check_reads,
+    check_recording,
+    fit_data,
+    reads_guard,
+    state_from,
+)
 
 __all__ = ["Baseline", "baseline_buffers", "baseline_estimates", "baseline_objective"]
 
@@ -274,17 +283,13 @@ def baseline_estimates(X, y, k, *, estimator="unbiased", random_state=None):
     return A, v, float(ybar), int(n_read)
 
 
-_MAX_RECORDED = 10_000_000  # entries of one recorded array
 
 
 def baseline_buffers(record, m: int, d: int, k: int) -> dict[str, np.ndarray]:
     """Arrays for Baseline's recorded estimates (empty ones when ``record`` is false): ``A``
     (m, d, d) and ``v`` (m, d), zeros; ``read`` (m, k), −1. Refuses (ParameterError) more than 10⁷
     entries in ``A``."""
-    if not isinstance(record, bool | np.bool_):
-        raise ParameterError(f"record_trajectory must be True or False, got {record!r}")
-    if record and m * d * d > _MAX_RECORDED:
-        raise ParameterError(f"record_trajectory is for small runs: m·d² = {m * d * d} exceeds {_MAX_RECORDED}")
+    check_recording(record, m * d * d, "m·d²")
     if not record:
         m = d = k = 0
     return {"A": np.zeros((m, d, d)), "v": np.zeros((m, d)), "read": np.full((m, k), -1, dtype=np.int64)}
