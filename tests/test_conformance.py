@@ -12,6 +12,7 @@ import pytest
 
 from theorycheck import algorithms, cli, conformance
 from theorycheck.algorithms import AELR, AER, AERR, Baseline
+from theorycheck.claims import discover
 from theorycheck.conformance import ALGORITHMS, claims_for, conform
 from theorycheck.validation import ParameterError
 
@@ -73,14 +74,34 @@ def test_the_two_phase_paths_name_the_reads_of_both_phases(learner):
 
 
 def test_the_claims_check_takes_every_claim_with_the_algorithm_as_any_subject():
-    places, skipped = claims_for("AER")
-    assert places == {"cbss11.thm1": ("aer",), "cbss11.thm12": ("learner",)}
-    assert set(skipped) == {"cbss11.exp-mnist", "hk12.exp-mnist"}  # reproductions: full profile only
+    places, skipped = claims_for("AER", "full")
+    assert places == {"cbss11.thm1": ("aer",), "cbss11.thm12": ("learner",), "cbss11.exp-mnist": ("aer",),
+                      "hk12.exp-mnist": ("aer",)} and not skipped
     places, skipped = claims_for("DDAERR", "full")
     assert places["ks15.fig1"] == ("dd",) and places["ks15.fewer-attributes"] == ("a",)
     assert places["ks15.exp-mnist"] == ("dd_ridge",) and not skipped
-    for algorithm in ALGORITHMS:
-        assert claims_for(algorithm)[0], algorithm
+    for algorithm in ALGORITHMS:  # the quick profile keeps the lemmas and leaves out the rest
+        quick, later = claims_for(algorithm)
+        assert set(quick) | set(later) == set(claims_for(algorithm, "full")[0]), algorithm
+        assert all(discover()[cid].reference.startswith("Lemma") for cid in quick), algorithm
+    assert set(claims_for("AERR")[0]) == {"hk12.lemma3.2", "hk12.lemma3.3"}
+    assert set(claims_for("AELR")[0]) == {"hk12.lemma3.5", "hk12.lemma3.6", "hk12.lemma3.7", "hk12.lemma3.8"}
+    assert claims_for("AER") == ({}, ["cbss11.exp-mnist", "cbss11.thm1", "cbss11.thm12", "hk12.exp-mnist"])
+
+
+def test_quick_conformance_runs_the_lemmas_and_writes_a_page(tmp_path):
+    status = cli.main(["conform", "AERR", "--subject", "learner=theorycheck.algorithms:AERR", "--quiet",
+                       "--jobs", "1", "--out", str(tmp_path)])
+    assert status == 0
+    stored = json.loads((tmp_path / "conform-AERR.json").read_text())
+    claims = next(c for c in stored["checks"] if c["name"] == "claims")
+    assert claims["details"]["claims"] == {"hk12.lemma3.2": "PASS", "hk12.lemma3.3": "PASS"}
+    assert "hk12.thm3.1" in claims["details"]["skipped"] and "behaviour check stands in" in claims["decision"]
+    page = (tmp_path / "conform-AERR.html").read_text()
+    assert "Conformance to AERR" in page and "index.html" in page and page.count("PASS") >= 5
+    result = conform("AER", AER, out=tmp_path / "aer")  # no lemma about AER: no claims check, and a note
+    assert result.verdict == "PASS" and "claims" not in [c.name for c in result.checks]
+    assert "cbss11.thm12" in result.notes[0] and "cbss11.thm12" in result.text()
 
 
 @pytest.mark.parametrize(("algorithm", "defect", "check"), [

@@ -219,3 +219,20 @@ def test_parameters_are_validated(run_claim):
             claim.params_for(profile)
         assert len(claim.settings(claim.profile("full"))) >= 2
 
+
+
+def test_a_path_without_its_radius_relies_on_the_ball_check():
+    """A user's learner need not record B: the hypothesis then rests on the check that every recorded
+    iterate lies in the ball (a learner on another radius still fails there); a recorded B must match."""
+    from theorycheck.kinds.pathwise import Path
+
+    X, y = _data(30, 4, 1, l2=True)
+    model = AERR(k=1, B=1.0, eta=0.1, random_state=0, record_trajectory=True).fit(X, y)
+    path = Path.from_learner(model, 30, 4)
+    assert path.checks(0.1, 1.0)[0].met
+    assert not path.checks(0.1, 2.0)[0].met  # recorded B = 1, given 2
+    del model.trajectory_["B"]
+    unrecorded = Path.from_learner(model, 30, 4)
+    (hypothesis,) = unrecorded.checks(0.1, 2.0)
+    assert hypothesis.met and "B not recorded" in hypothesis.detail
+    assert not unrecorded.checks(0.2, 1.0)[0].met  # the step size is still compared (eta_)

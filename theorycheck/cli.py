@@ -138,7 +138,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
     p.add_argument("--jobs", type=int, default=-1, help="parallel workers of the claims (default -1: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--out", default="reports", help="folder for conform-<ALGORITHM>.json and the claims' report")
+    p.add_argument("--out", default="reports",
+                   help="folder for conform-<ALGORITHM>.json and .html and the claims' report")
 
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
@@ -350,7 +351,11 @@ def _cmd_conform(args) -> int:
     write_json(Path(args.out) / f"conform-{args.algorithm}.json",
                {"algorithm": result.algorithm, "learner": result.learner, "verdict": result.verdict,
                 "assumed": result.assumed, "delta": result.delta, "profile": args.profile, "seed": args.seed,
-                "checks": [vars(c) for c in result.checks]})
+                "checks": [vars(c) for c in result.checks], "notes": result.notes})
+    from .runner import write_atomic
+
+    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html",
+                 result.page(claims_report=any(c.name == "claims" for c in result.checks)))
     print(result.text())
     for check in result.checks:
         if check.verdict == "FAIL":

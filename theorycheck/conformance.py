@@ -5,8 +5,10 @@ runs, for an algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Basel
 GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
 
 1. **claims**: every claim that has the built-in class as any of its subjects (``learner``,
-   ``aer``, ``uniform``, ...), with yours in each such place. Reproductions on real data
-   (kind ``reproduction``) cannot decide at the quick profile and run on the full one only;
+   ``aer``, ``uniform``, ...), with yours in each such place. The quick profile runs the lemmas
+   only (cheap for any learner; :func:`claims_for`); the theorems, rates, lower bounds and
+   experiments fit the learner millions of times and run at the full profile, and at quick the
+   behaviour check (3.) stands in for them;
 2. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
    times on one example shown twice (m = 2; the two-phase learners see it m₁ more times first)
    and records its path; step 1 (at w₁) and step 2 (at each distinct w₂ your runs reach) give
@@ -181,6 +183,7 @@ class Conformance:
     assumed: dict[str, Any]
     checks: list[Check]
     delta: float
+    notes: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -190,13 +193,29 @@ class Conformance:
         lines = [f"{self.verdict}: {self.learner} against {self.algorithm} (assumed {self.assumed}, δ = {self.delta})"]
         for c in self.checks:
             lines.append(f"  [{c.verdict}] {c.name}: {c.decision}")
+        lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{c.name}</td><td><b>{c.verdict}</b></td><td>{c.decision}</td></tr>"
-                       for c in self.checks)
-        return (f"<p><b>{self.verdict}</b>: <code>{self.learner}</code> against {self.algorithm}</p>"
-                f"<table><tr><th>check</th><th>verdict</th><th>decision</th></tr>{rows}</table>")
+        from html import escape
+
+        rows = "".join(f"<tr><td>{c.name}</td><td><span class='verdict {c.verdict}'>{c.verdict}</span></td>"
+                       f"<td>{escape(c.decision)}</td></tr>" for c in self.checks)
+        return (f"<p><span class='verdict {self.verdict}'>{self.verdict}</span> <code>{escape(self.learner)}</code> "
+                f"against {self.algorithm}; assumed {escape(str(self.assumed))}; each check at δ = {self.delta}</p>"
+                f"<table><tr><th>check</th><th>verdict</th><th>decision</th></tr>{rows}</table>"
+                + "".join(f"<p>{escape(note)}</p>" for note in self.notes))
+
+    def page(self, claims_report: bool = False) -> str:
+        """A standalone HTML page of the result (``theorycheck conform`` writes conform-ALGORITHM.html);
+        ``claims_report``: link the claims' report (index.html) in the same folder."""
+        from importlib.resources import files
+
+        style = files("theorycheck.report").joinpath("templates/style.css").read_text(encoding="utf-8")
+        link = "<p><a href='index.html'>the claims' report</a></p>" if claims_report else ""
+        return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>conformance of "
+                f"{self.algorithm} — theorycheck</title><style>{style}</style></head><body>"
+                f"<h1>Conformance to {self.algorithm}</h1>{self._repr_html_()}{link}</body></html>\n")
 
 
 def _load(spec: str):
@@ -249,24 +268,35 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         _behaviour_check(spec, learner, builtin, k, B, budget["seeds"], delta, s_beh),
         _audit_check(learner, k, B, eta, s_aud, spec),
     ]
+    notes = []
     if claims:
-        checks.insert(0, _claims_check(spec, learner, budget["claims"], seed, out, jobs, progress))
-    return Conformance(algorithm, subject_name(learner), assumed, checks, delta)
+        check = _claims_check(spec, learner, budget["claims"], seed, out, jobs, progress)
+        if check is None:
+            notes.append(f"claims: none at the quick profile. {_not_run(claims_for(algorithm, profile)[1])}")
+        else:
+            checks.insert(0, check)
+    return Conformance(algorithm, subject_name(learner), assumed, checks, delta, notes)
 
 
 # ---------------------------------------------------------------------- 1. the paper's claims
 def claims_for(algorithm: str, profile: str = "quick") -> tuple[dict[str, tuple[str, ...]], list[str]]:
     """The claims conformance runs for ``algorithm``: {claim id: the names of its subjects that are the
-    built-in class}, and the ids left out at this profile (reproductions on real data, which the quick
-    profile cannot decide)."""
+    built-in class}, and the ids left out at this profile.
+
+    The quick profile runs the lemmas (statements about one step or about the path, cheap for any
+    learner) and leaves out the rest: theorems, rates, lower bounds and experiments run the learner
+    millions of times (hk12.thm3.1's quick profile alone fits it on 3.6·10⁷ examples), and the
+    reproductions on real data cannot decide at quick. The full profile runs them all."""
     builtin = _load(ALGORITHMS[algorithm].builtin)
-    places = {cid: tuple(name for name, obj in c.subjects.items() if obj is builtin) for cid, c in discover().items()}
+    claims = discover()
+    places = {cid: tuple(name for name, obj in c.subjects.items() if obj is builtin) for cid, c in claims.items()}
     places = {cid: names for cid, names in places.items() if names}
-    skipped = [cid for cid in places if discover()[cid].kind == "reproduction" and profile == "quick"]
+    skipped = [cid for cid in places if profile == "quick" and not claims[cid].reference.startswith("Lemma")]
     return {cid: names for cid, names in places.items() if cid not in skipped}, skipped
 
 
-def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int = 1, progress: bool = False) -> Check:
+def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int = 1,
+                  progress: bool = False) -> Check | None:
     import tempfile
     from pathlib import Path
 
@@ -277,6 +307,8 @@ def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int =
     places, skipped = claims_for(algorithm, profile)
     if not places and not skipped:
         return Check("claims", stats.INCONCLUSIVE, "no claim has this algorithm as a subject")
+    if not places:
+        return None  # nothing at this profile: conform() says what --profile full would run
     claims = discover()
     refused: dict[str, str] = {}  # a learner without what a claim's contract needs: that claim cannot run
     for cid, names in places.items():
@@ -309,11 +341,16 @@ def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int =
                        + [f"{cid} not run: {why}" for cid, why in refused.items()])
     worst = next((r for r in records if r["verdict"] not in (stats.PASS, stats.INCONCLUSIVE)), None)
     why = f" First failure: {worst['decision'].splitlines()[0]}" if worst else ""
-    later = (" Not run at the quick profile (reproductions on real data, which it cannot decide; the full profile "
-             f"runs them): {', '.join(skipped)}." if skipped else "")
+    later = f" {_not_run(skipped)}" if skipped else ""
     return Check("claims", stats.combine(verdicts) if verdicts else stats.INCONCLUSIVE,
                  f"{len(records)} claims ({profile} profile): {listed or 'none'}.{why}{later}",
                  {"claims": {r["id"]: r["verdict"] for r in records}, "skipped": skipped, "refused": refused})
+
+
+def _not_run(skipped: list[str]) -> str:
+    return ("Not run at the quick profile (--profile full runs them): " + ", ".join(skipped) + ". They fit the "
+            "learner up to millions of times; at quick, the behaviour check stands in for them: it compares the "
+            "law of your excess risk with the built-in's, whose theorems `theorycheck verify` checks.")
 
 
 # ---------------------------------------------------------------------- 2. the estimator's law

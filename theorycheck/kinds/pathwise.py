@@ -181,9 +181,13 @@ class Path:
     def checks(self, eta: float, B: float) -> list[Hypothesis]:
         """Hypotheses on the recorded path: the learner used the given η and B, and (AELR) each p_t
         is a distribution with w_t = B(p_t[:d] − p_t[d:])."""
+        if math.isnan(self.B):  # not recorded: the check that every iterate lies in the ball stands in
+            radius, used = True, f"B not recorded in trajectory_ (given {B:g}; every iterate must lie in its ball)"
+        else:
+            radius, used = math.isclose(self.B, B, rel_tol=1e-12), f"B used {self.B:g} (given {B:g})"
         out = [Hypothesis("the learner used the step size and radius it was given",
-                          math.isclose(self.eta, eta, rel_tol=1e-12) and math.isclose(self.B, B, rel_tol=1e-12),
-                          f"η used {self.eta:.6g} (given {eta:.6g}), B used {self.B:g} (given {B:g})")]
+                          math.isclose(self.eta, eta, rel_tol=1e-12) and radius,
+                          f"η used {self.eta:.6g} (given {eta:.6g}), {used}")]
         if self.p is not None:
             d = self.w.shape[1]
             gap = float(np.abs(B * (self.p[:, :d] - self.p[:, d:]) - self.w).max())
