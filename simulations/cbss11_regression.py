@@ -98,7 +98,8 @@ class Lemma8(_EstimatesLemma):
     interpretation = "Deviation = max_rs |Ā_rs − X_rs| (Ā as returned, not symmetrised)." + _EstimatesLemma.shared
     base = {**_EstimatesLemma.base, "rho": 1.0, "designs": ("correlated", "mixed")}
     profiles = {"quick": {"d": 8, "k": 4, "m": 10_000, "repetitions": 80},
-                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
+                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150},
+                "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
     ylabel = "max_rs |Ā − X|"
     errata = (Erratum(
         "figure1-constants", "Figure 1 (the estimate A_t) and the proof of Lemma 8",
@@ -159,7 +160,8 @@ class Lemma9(_EstimatesLemma):
         "largest range the lemma allows." + _EstimatesLemma.shared
     )
     profiles = {"quick": {"d": 16, "k": 8, "m": 4000, "repetitions": 80},
-                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
+                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150},
+                "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
     ylabel = "‖v̄ − x̄‖∞"
     defects = (
         Defect("v_t built from a single attribute of C, scaled by d (unbiased, but k times the variance)",
@@ -201,7 +203,8 @@ class Lemma10(_EstimatesLemma):
     )
     parameters = {**_EstimatesLemma.parameters, "exact_max_d": Integer(1, 12)}
     profiles = {"quick": {"d": 4, "k": 2, "m": 8000, "repetitions": 80, "exact_max_d": 8},
-                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300, "exact_max_d": 8}}
+                "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150, "exact_max_d": 8},
+                "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300, "exact_max_d": 8}}
     ylabel = "sup over the L1 ball of |L̃_S − L_S|"
     defects = (
         Defect("v̄ without its d/k factor", {"estimates": _D + "estimates_unscaled_v"}),

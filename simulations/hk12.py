@@ -61,8 +61,11 @@ class Theorem31(RiskBound):
                   "rate_designs": ("boundary", "mixed"), "m_grid": (12500, 25000, 50000, 100000),
                   "rate_repetitions": 15, "k_grid": (1, 2, 4), "dk_m": 12500, "dk_repetitions": 15},
         "full": {"designs": ("boundary", "correlated_signed"), "d": 100, "k": 20, "m": 40000, "repetitions": 500,
-                 "rate_designs": ("boundary", "correlated_signed"), "m_grid": (20000, 40000, 100000, 300000),
+                 "rate_designs": ("boundary", "correlated_signed"), "m_grid": (20000, 40000, 100000),
                  "rate_repetitions": 30, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 40000, "dk_repetitions": 30},
+        "paper": {"designs": ("boundary", "correlated_signed"), "d": 100, "k": 20, "m": 40000, "repetitions": 500,
+                  "rate_designs": ("boundary", "correlated_signed"), "m_grid": (20000, 40000, 100000, 300000),
+                  "rate_repetitions": 30, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 40000, "dk_repetitions": 30},
     }
     defects = (
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillAERR"},
@@ -147,10 +150,14 @@ class Theorem34(RiskBound):
         "quick": {"designs": ("sparse_signed", "label_bound"), "d": 8, "k": 4, "m": 10000, "repetitions": 250,
                   "rate_designs": ("sparse_signed",), "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 10,
                   "k_grid": (1, 2, 4, 8), "dk_m": 4000, "dk_repetitions": 15, "witness_repetitions": 30},
-        "full": {"designs": ("sparse_signed", "label_bound"), "d": 100, "k": 20, "m": 100000, "repetitions": 400,
-                 "rate_designs": ("sparse_signed", "label_bound"), "m_grid": (30000, 100000, 300000, 1000000),
+        "full": {"designs": ("sparse_signed", "label_bound"), "d": 100, "k": 20, "m": 100000, "repetitions": 250,
+                 "rate_designs": ("sparse_signed", "label_bound"), "m_grid": (30000, 100000, 300000),
                  "rate_repetitions": 20, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 100000, "dk_repetitions": 20,
                  "witness_repetitions": 50},
+        "paper": {"designs": ("sparse_signed", "label_bound"), "d": 100, "k": 20, "m": 100000, "repetitions": 400,
+                  "rate_designs": ("sparse_signed", "label_bound"), "m_grid": (30000, 100000, 300000, 1000000),
+                  "rate_repetitions": 20, "k_grid": (1, 2, 5, 10, 25, 50, 100), "dk_m": 100000, "dk_repetitions": 20,
+                  "witness_repetitions": 50},
     }
     defects = (
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillAELR"}, overrides=_A_ONLY_34),

@@ -565,7 +565,9 @@ class Deterministic(BudgetComparison):
             "split_seed": 0, "repetitions": 16, "delta": 1e-3, "resolution": 0.01, "margin": 0.0, "cost_low": 0.0,
             "cost_high": 1.0, "budgets": (11.0, 21.0)}
     profiles = {"quick": {}, "full": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
-                                      "repetitions": 30, "n_test": 2000}}
+                                      "repetitions": 16, "n_test": 2000},
+                "paper": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
+                          "repetitions": 30, "n_test": 2000}}
     defects = (
         Defect("AdaBoostRS_AC whose loop runs while k < B", {"a": D + "ACLoopWhileUnderBudget"}),
         Defect("deterministic rule that takes a stump when k ≤ B before adding it",

@@ -239,8 +239,9 @@ class Theorem31(Rate):
     parameters = {**Rate.parameters, "m_grid": Grid(Integer(20)), "B": Integer(1, 8), "rho": Probability()}
     base = {"delta": 1e-3, "rho": 0.5}
     profiles = {"quick": {"m_grid": (500, 2000, 8000, 32000, 128000), "B": 4, "repetitions": 10, "resolution": 0.2},
-                "full": {"m_grid": (1000, 4000, 16000, 64000, 256000, 1024000), "B": 6, "repetitions": 30,
-                         "resolution": 0.1}}
+                "full": {"m_grid": (1000, 4000, 16000, 64000, 256000), "B": 6, "repetitions": 30, "resolution": 0.1},
+                "paper": {"m_grid": (1000, 4000, 16000, 64000, 256000, 1024000), "B": 6, "repetitions": 30,
+                          "resolution": 0.1}}
     xlabel = "m / m₀ (objects in the training set)"
     ylabel = "mean of sup_r |obĵ(r) − target(r)|"
     defects = (

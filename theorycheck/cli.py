@@ -133,7 +133,9 @@ def _build_parser() -> argparse.ArgumentParser:
                                      "TwoPhaseDDAELR")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
                    required=True, help="your learner class")
-    p.add_argument("--profile", default="quick", choices=("quick", "full"))
+    p.add_argument("--profile", default="quick", choices=("quick", "full"),
+                   help="quick (default): the lemmas among the claims; full: every claim of the algorithm, at its "
+                        "full profile, and more runs for the other checks")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
     p.add_argument("--jobs", type=int, default=-1, help="parallel workers of the claims (default -1: all cores)")
