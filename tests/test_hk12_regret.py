@@ -222,8 +222,8 @@ def test_parameters_are_validated(run_claim):
 
 
 def test_a_path_without_its_radius_relies_on_the_ball_check():
-    """A user's learner need not record B: the hypothesis then rests on the check that every recorded
-    iterate lies in the ball (a learner on another radius still fails there); a recorded B must match."""
+    """A user's learner need not record B: the hypothesis then requires every recorded iterate in the
+    (L2) ball of the given B; a recorded B must match."""
     from theorycheck.kinds.pathwise import Path
 
     X, y = _data(30, 4, 1, l2=True)
@@ -235,4 +235,5 @@ def test_a_path_without_its_radius_relies_on_the_ball_check():
     unrecorded = Path.from_learner(model, 30, 4)
     (hypothesis,) = unrecorded.checks(0.1, 2.0)
     assert hypothesis.met and "B not recorded" in hypothesis.detail
+    assert not unrecorded.checks(0.1, 1e-4)[0].met  # iterates outside the ball of the given B
     assert not unrecorded.checks(0.2, 1.0)[0].met  # the step size is still compared (eta_)
