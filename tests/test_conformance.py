@@ -99,6 +99,7 @@ def test_quick_conformance_runs_the_lemmas_and_writes_a_page(tmp_path):
     assert "hk12.thm3.1" in claims["details"]["skipped"] and "behaviour check stands in" in claims["decision"]
     page = (tmp_path / "conform-AERR.html").read_text()
     assert "Conformance to AERR" in page and "index.html" in page and page.count("PASS") >= 5
+    assert (tmp_path / "index.html").exists() and (tmp_path / "hk12.lemma3.2.html").exists()  # the linked report
     result = conform("AER", AER, out=tmp_path / "aer")  # no lemma about AER: no claims check, and a note
     assert result.verdict == "PASS" and "claims" not in [c.name for c in result.checks]
     assert "cbss11.thm12" in result.notes[0] and "cbss11.thm12" in result.text()

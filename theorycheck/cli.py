@@ -356,8 +356,12 @@ def _cmd_conform(args) -> int:
                 "checks": [vars(c) for c in result.checks], "notes": result.notes})
     from .runner import write_atomic
 
-    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html",
-                 result.page(claims_report=any(c.name == "claims" for c in result.checks)))
+    claims_ran = any(c.name == "claims" for c in result.checks)
+    if claims_ran:
+        from . import report
+
+        report.render(args.out, all_pages=False)  # the claims' pages and index.html, which the page links
+    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_ran))
     print(result.text())
     for check in result.checks:
         if check.verdict == "FAIL":
