@@ -270,11 +270,12 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     ]
     notes = []
     if claims:
-        check = _claims_check(spec, learner, budget["claims"], seed, out, jobs, progress)
-        if check is None:
-            notes.append(f"claims: none at the quick profile. {_not_run(claims_for(algorithm, profile)[1])}")
-        else:
-            checks.insert(0, check)
+        places, skipped = claims_for(algorithm, budget["claims"])
+        if places or not skipped:
+            checks.insert(0, _claims_check(spec, learner, places, skipped, budget["claims"], seed, out, jobs,
+                                           progress))
+        else:  # nothing at this profile: no check, and a note of what --profile full would run
+            notes.append(f"claims: none at the quick profile. {_not_run(skipped)}")
     return Conformance(algorithm, subject_name(learner), assumed, checks, delta, notes)
 
 
@@ -295,20 +296,16 @@ def claims_for(algorithm: str, profile: str = "quick") -> tuple[dict[str, tuple[
     return {cid: names for cid, names in places.items() if cid not in skipped}, skipped
 
 
-def _claims_check(spec: Spec, learner, profile: str, seed: int, out, jobs: int = 1,
-                  progress: bool = False) -> Check | None:
+def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipped: list[str], profile: str,
+                  seed: int, out, jobs: int = 1, progress: bool = False) -> Check:
     import tempfile
     from pathlib import Path
 
     from .protocols import check_subject
     from .runner import run_claims
 
-    algorithm = next(name for name, other in ALGORITHMS.items() if other is spec)
-    places, skipped = claims_for(algorithm, profile)
     if not places and not skipped:
         return Check("claims", stats.INCONCLUSIVE, "no claim has this algorithm as a subject")
-    if not places:
-        return None  # nothing at this profile: conform() says what --profile full would run
     claims = discover()
     refused: dict[str, str] = {}  # a learner without what a claim's contract needs: that claim cannot run
     for cid, names in places.items():
