@@ -229,6 +229,20 @@ def ref_eg(X, y, eta, B):
     return np.mean(its, axis=0)
 
 
+
+def ref_eg_log(X, y, eta, B):
+    """EG± in log space, θ = log z⁺ = −log z⁻, the normaliser taken relative to max|θ| at every
+    step: the reference for weights far beyond exp's range."""
+    theta = np.zeros(X.shape[1])
+    its, reach = [], 0.0
+    for x, yt in zip(X, y, strict=True):
+        top = np.abs(theta).max()
+        w = B * (np.exp(theta - top) - np.exp(-theta - top)) / (np.exp(theta - top) + np.exp(-theta - top)).sum()
+        its.append(w)
+        theta = theta - eta * (w @ x - yt) * x
+        reach = max(reach, np.abs(theta).max())
+    return np.mean(its, axis=0), reach
+
 # ---------------------------------------------------------------------------------------
 # fast kernels against the references, same draws
 
@@ -380,6 +394,27 @@ def test_full_information_match_reference():
     eta = np.sqrt(np.log(10) / 120) / 1.6
     np.testing.assert_allclose(eg.coef_, ref_eg(X, y, eta, 0.8), rtol=1e-10, atol=1e-13)
     assert ogd.n_attributes_seen_ == eg.n_attributes_seen_ == 120 * 5
+
+
+def test_eg_far_beyond_exp_range_and_on_zero_attributes_matches_log_reference():
+    """θ swings between 0 and about ±800 (e^θ overflows at 709), so the kernel's reference r must
+    move up (an update 300 past it) and back (the normaliser under 10⁻²⁰⁰). Attributes 0 and 1
+    stay within 0.1% of each other, so w splits between them in a ratio e^{θ₀−θ₁} that keeps
+    changing while both are far out: weights left stale there would show. Attribute 3 is always 0
+    (the kernel skips it, sinh 0 = 0)."""
+    rng = np.random.default_rng(3)
+    m = 2400
+    X = np.zeros((m, 4))
+    X[:, 0] = 1.0
+    X[:, 1] = 0.999
+    X[:, 2] = 0.5 * rng.choice([-1.0, 0.0, 1.0], size=m)
+    y = np.where((np.arange(m) // 600) % 2 == 0, 3.0, -3.0)
+    eg = ExponentiatedGradient(B=1.0, eta=1.0).fit(X, y)
+    wbar, reach = ref_eg_log(X, y, 1.0, 1.0)
+    assert reach > 1100  # beyond exp's range twice over: e^{−r} underflows unless r comes back
+    assert np.all(np.isfinite(eg.coef_))
+    np.testing.assert_allclose(eg.coef_, wbar, rtol=1e-9, atol=1e-12)
+    assert eg.coef_[3] == 0.0
 
 
 # ---------------------------------------------------------------------------------------
