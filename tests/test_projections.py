@@ -130,6 +130,20 @@ def test_identity_inside_the_ball(project, w, r):
     np.testing.assert_array_equal(project(inside, r), inside)
 
 
+def test_l1_ball_sorts_only_the_nonzero_magnitudes_with_the_same_level_bit_for_bit():
+    """The L1-ball kernel skips zeros when it sorts; the simplex projection of |w| sorts all of
+    them. Outside the ball both thresholds at the same θ, so they agree exactly."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        d = int(rng.integers(2, 60))
+        w = rng.standard_normal(d) * (rng.random(d) < rng.uniform(0.05, 0.9))
+        r = float(rng.uniform(0.01, 0.99)) * max(np.abs(w).sum(), 1e-3)
+        if np.abs(w).sum() <= r:
+            continue
+        expected = np.where(w < 0.0, -1.0, 1.0) * project_simplex(np.abs(w), r)
+        np.testing.assert_array_equal(project_l1_ball(w, r), expected + 0.0)
+
+
 def test_known_values():
     np.testing.assert_allclose(project_l2_ball([3.0, 4.0], 1.0), [0.6, 0.8])
     np.testing.assert_allclose(project_l1_ball([3.0, -1.0, 0.5], 2.0), [2.0, 0.0, 0.0])

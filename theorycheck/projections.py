@@ -69,16 +69,24 @@ def _project_simplex_inplace(v, z):
 @njit(cache=True)
 def _project_l1_ball_inplace(w, radius):
     """Overwrite ``w`` with its projection onto {‖u‖₁ ≤ radius}: identity inside the ball,
-    otherwise soft-thresholding of |w| at the simplex level θ, keeping the signs."""
+    otherwise soft-thresholding of |w| at the simplex level θ, keeping the signs.
+
+    Only the nonzero |w_i| are sorted: beyond them the running sum stays at ‖w‖₁ > radius, so a
+    zero never sets θ, and θ is the one the full sort gives, bit for bit (AER's iterates are
+    sparse once the projection has been active: it zeroes coordinates and a step fills k/2)."""
     d = w.shape[0]
     mags = np.empty(d)
+    n = 0
     l1 = 0.0
     for i in range(d):
-        mags[i] = abs(w[i])
-        l1 += mags[i]
+        a = abs(w[i])
+        l1 += a
+        if a > 0.0:
+            mags[n] = a
+            n += 1
     if l1 <= radius:
         return
-    theta = _soft_threshold_level(mags, radius)
+    theta = _soft_threshold_level(mags[:n], radius)
     for i in range(d):
         shrunk = max(abs(w[i]) - theta, 0.0)
         if shrunk == 0.0:
