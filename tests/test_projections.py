@@ -130,18 +130,23 @@ def test_identity_inside_the_ball(project, w, r):
     np.testing.assert_array_equal(project(inside, r), inside)
 
 
-def test_l1_ball_sorts_only_the_nonzero_magnitudes_with_the_same_level_bit_for_bit():
-    """The L1-ball kernel skips zeros when it sorts; the simplex projection of |w| sorts all of
-    them. Outside the ball both thresholds at the same θ, so they agree exactly."""
+def test_l1_ball_matches_the_sort_based_level_on_long_sparse_vectors():
+    """The L1-ball kernel finds θ by Michelot's active-set iteration; the simplex projection of |w|
+    sorts (Duchi et al.). On vectors outside the ball, long and mostly zero (as AER's iterates),
+    both threshold at the same θ up to rounding, and the result is feasible."""
     rng = np.random.default_rng(5)
-    for _ in range(200):
-        d = int(rng.integers(2, 60))
-        w = rng.standard_normal(d) * (rng.random(d) < rng.uniform(0.05, 0.9))
-        r = float(rng.uniform(0.01, 0.99)) * max(np.abs(w).sum(), 1e-3)
-        if np.abs(w).sum() <= r:
-            continue
+    for _ in range(300):
+        d = int(rng.integers(2, 800))
+        w = rng.standard_normal(d) * (rng.random(d) < rng.uniform(0.02, 0.9))
+        w[rng.integers(d)] = 3.0  # never all zero
+        if rng.random() < 0.3:
+            w[: d // 2] = np.round(w[: d // 2], 1)  # ties
+        r = float(rng.uniform(0.001, 0.999)) * np.abs(w).sum()
         expected = np.where(w < 0.0, -1.0, 1.0) * project_simplex(np.abs(w), r)
-        np.testing.assert_array_equal(project_l1_ball(w, r), expected + 0.0)
+        got = project_l1_ball(w, r)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * (1.0 + np.abs(w).max()))
+        assert np.abs(got).sum() <= r * (1 + 1e-12)
+        assert np.all(got * w >= 0.0)
 
 
 def test_known_values():

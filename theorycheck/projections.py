@@ -1,10 +1,10 @@
 """Exact Euclidean projections onto the feasible sets of the papers' learners.
 
 * L2 ball {u : ‖u‖₂ ≤ r}: the last step of AERR (hk12 Algorithm 1, line 12).
-* L1 ball {u : ‖u‖₁ ≤ r}: the projection step (11) of AER (cbss11 Figure 2), computed with
-  the sort-based exact method of Duchi, Shalev-Shwartz, Singer and Chandra (ICML 2008),
-  O(d log d).
-* Simplex {u ≥ 0 : Σu = z}: the building block of the L1-ball projection.
+* L1 ball {u : ‖u‖₁ ≤ r}: the projection step (11) of AER (cbss11 Figure 2), its threshold
+  by Michelot's active-set iteration (no sort; a few O(d) passes in practice).
+* Simplex {u ≥ 0 : Σu = z}: by the sort-based exact method of Duchi, Shalev-Shwartz, Singer
+  and Chandra (ICML 2008), O(d log d).
 
 Each projection is a private jitted kernel that overwrites a 1-D float64 array (for use inside
 the learners' jitted loops) and a public function that validates its inputs and returns a new
@@ -68,12 +68,16 @@ def _project_simplex_inplace(v, z):
 
 @njit(cache=True)
 def _project_l1_ball_inplace(w, radius):
-    """Overwrite ``w`` with its projection onto {‖u‖₁ ≤ radius}: identity inside the ball,
-    otherwise soft-thresholding of |w| at the simplex level θ, keeping the signs.
+    """Overwrite ``w`` with its projection onto {‖u‖₁ ≤ radius} (radius > 0): identity inside the
+    ball, otherwise soft-thresholding of |w| at the level θ with Σ max(|w_i| − θ, 0) = radius,
+    keeping the signs.
 
-    Only the nonzero |w_i| are sorted: beyond them the running sum stays at ‖w‖₁ > radius, so a
-    zero never sets θ, and θ is the one the full sort gives, bit for bit (AER's iterates are
-    sparse once the projection has been active: it zeroes coordinates and a step fills k/2)."""
+    θ by Michelot's algorithm (1986; Condat 2016, §2): θ = (Σ_A |w_i| − radius)/|A| over the
+    active set A, which starts as the nonzero coordinates and drops those with |w_i| ≤ θ until
+    none drops. θ only grows, so it ends after at most d rounds, and after a few in practice;
+    each round is a pass over A, with no sort (AER projects at every step, and its iterates are
+    sparse once the ball is active: a projection zeroes coordinates and a step fills k/2). The
+    level is the sort-based one of Duchi et al. (2008) up to the order of summation."""
     d = w.shape[0]
     mags = np.empty(d)
     n = 0
@@ -86,7 +90,19 @@ def _project_l1_ball_inplace(w, radius):
             n += 1
     if l1 <= radius:
         return
-    theta = _soft_threshold_level(mags[:n], radius)
+    theta = (l1 - radius) / n
+    while True:
+        kept = 0
+        total = 0.0
+        for j in range(n):
+            if mags[j] > theta:
+                mags[kept] = mags[j]
+                kept += 1
+                total += mags[j]
+        if kept == n:
+            break
+        n = kept
+        theta = (total - radius) / n
     for i in range(d):
         shrunk = max(abs(w[i]) - theta, 0.0)
         if shrunk == 0.0:
@@ -137,9 +153,10 @@ def project_l2_ball(w, radius) -> np.ndarray:
 def project_l1_ball(w, radius) -> np.ndarray:
     """Euclidean projection onto the L1 ball of the given radius.
 
-    The step (11) of cbss11's AER (Figure 2), computed by the exact sort-based method of
-    Duchi, Shalev-Shwartz, Singer and Chandra (ICML 2008, Figure 1 applied to |w| and then
-    signs restored, their Section 4) in O(d log d).
+    The step (11) of cbss11's AER (Figure 2): soft-thresholding of |w| at the level θ found by
+    Michelot's active-set iteration (a few passes over the nonzero coordinates, no sort; see
+    Condat 2016), signs restored as in Duchi, Shalev-Shwartz, Singer and Chandra (ICML 2008,
+    their Section 4).
 
     Parameters
     ----------
