@@ -88,7 +88,7 @@ def _project_l1_ball_inplace(w, radius):
         if a > 0.0:
             mags[n] = a
             n += 1
-    if l1 <= radius:
+    if l1 <= radius or n == 0:  # n = 0 with l1 > radius only for NaN input, which the caller reports
         return
     theta = (l1 - radius) / n
     while True:
@@ -99,7 +99,7 @@ def _project_l1_ball_inplace(w, radius):
                 mags[kept] = mags[j]
                 kept += 1
                 total += mags[j]
-        if kept == n:
+        if kept == n or kept == 0:  # kept = 0 only for non-finite input (radius > 0)
             break
         n = kept
         theta = (total - radius) / n
