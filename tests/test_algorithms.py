@@ -250,9 +250,8 @@ def ref_eg_log(X, y, eta, B):
 
 
 def test_weighted_index_picks_the_leaf_searchsorted_picks():
-    """next_weighted_index is a branch-free binary search over partial sums; it must return the
-    first index whose partial sum exceeds u·total, never one of weight 0, on weights with many zeros
-    and ties."""
+    """next_weighted_index, a binary search over partial sums, must return the first index whose
+    partial sum exceeds u·total, never one of weight 0, on weights with many zeros and ties."""
     from numba import njit
 
     from theorycheck.rng import next_uniform

@@ -160,18 +160,15 @@ def next_weighted_index(state, cumulative):
     ``cumulative`` is a non-decreasing array of partial sums of non-negative weights.
     """
     u = next_uniform(state) * cumulative[-1]
-    # the first i < n − 1 with cumulative[i] > u, else n − 1: the number of cumulative[:n−1] ≤ u,
-    # by a binary search whose only data-dependent step is a select (no branch to mispredict)
-    n = cumulative.shape[0] - 1
-    if n <= 0:
-        return 0
-    base = 0
-    while n > 1:
-        half = n // 2
-        if cumulative[base + half - 1] <= u:
-            base += half
-        n -= half
-    return base + (1 if cumulative[base] <= u else 0)
+    lo = 0
+    hi = cumulative.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumulative[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 @njit(cache=True)

@@ -220,11 +220,13 @@ def _tree_draw(tree, size, uniform):
     of weight 0. ``uniform`` is in [0, 1) and the total must be positive."""
     target = uniform * tree[1]
     node = 1
-    while node < size:  # right iff target ≥ left sum and the right sum is positive; selects, no branch
+    while node < size:
         left = 2 * node
-        right = (target >= tree[left]) & (tree[left + 1] > 0.0)
-        target -= tree[left] if right else 0.0
-        node = left + 1 if right else left
+        if target < tree[left] or tree[left + 1] <= 0.0:
+            node = left
+        else:
+            target -= tree[left]
+            node = left + 1
     return node - size
 
 
