@@ -120,3 +120,28 @@ def test_tuning_scores_failures_last_and_reports_when_all_fail():
     toy.cs = [0, 1]
     with pytest.raises(ValueError, match=r"every candidate.*diverged"):
         toy._tune(p, "x", None, X, y, 1)
+
+
+def test_a_choice_on_the_edge_of_its_grid_is_named_in_the_notes():
+    """A contender whose cross-validated value is the grid's smallest or largest is reported per
+    hyperparameter, with the count of splits; interior choices and one-value grids are not."""
+    import pandas as pd
+
+    claim = discover()["hk12.exp-mnist"]
+
+    class Toy(type(claim)):
+        contenders = {"a": "learner A", "b": "learner B"}
+
+        def grid(self, p, name):
+            return {"B": [3.0, 10.0, 30.0], "eta": [1e-4, 1e-3, 0.1]} if name == "a" else {"alpha": [1.0]}
+
+    rows = [{"pair": "3v5", "split": s, "algorithm": "a", "examples": m, "tuned": tuned}
+            for s, tuned in enumerate(["B=10, eta=0.1", "B=10, eta=0.1", "B=10, eta=0.001", "B=3, eta=0.001"])
+            for m in (100, 200)]
+    rows += [{"pair": "3v5", "split": s, "algorithm": "b", "examples": 200, "tuned": "alpha=1"} for s in range(4)]
+    notes = Toy()._grid_edges({}, pd.DataFrame(rows))
+    assert len(notes) == 2
+    assert "learner A chose B = 3, the smallest value" in notes[0] and "in 1 of 4 splits" in notes[0]
+    assert "learner A chose eta = 0.1, the largest value" in notes[1] and "in 2 of 4 splits" in notes[1]
+    interior = pd.DataFrame([{**r, "tuned": "B=10, eta=0.001"} for r in rows if r["algorithm"] == "a"])
+    assert Toy()._grid_edges({}, interior) == []

@@ -147,7 +147,9 @@ class RealDataExperiment(Reproduction):
     When the data package is missing, every task reports it and the verdict is INCONCLUSIVE.
     The summary is one table: the comparison rows (paper, ours, ratio, interval, verdict, note),
     then the learning curves (mean ± sd over splits per contender and prefix), which the figure
-    draws against attributes read.
+    draws against attributes read. The notes name every contender and hyperparameter whose
+    cross-validated choice was the smallest or largest value of its grid, with the number of
+    splits: a comparison with an under-tuned contender favours the other side.
 
     Hooks: ``contenders`` ({name: label}) and ``subject_for`` ({name: subject}, default the same
     name); ``learner(p, name, subject, train, random_state)`` (an unfitted scikit-learn-style
@@ -382,13 +384,38 @@ class RealDataExperiment(Reproduction):
                 f"log(err_worse/err_better) (the table shows err_worse/err_better: its median and interval), PASS when "
                 f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0.\n"
                 + "\n".join(lines))
-        notes = [*self.notes(p, ran), *(f"Data not available: {m}" for m in missing)]
+        notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *(f"Data not available: {m}" for m in missing)]
         return Evidence(verdict=verdict, observed=None, theory=None, delta=p["delta"], decision=text, summary=summary,
                         notes=notes, errata=self.errata_evidence(p, ran) if len(ran) else {},
                         plot=Plot(x="attributes", y="mean", low="low_curve", high="high_curve", hue="series",
                                   logx=True, kind="line", xlabel="attributes read in training",
                                   ylabel=f"test squared error ({p['curve_pair']})",
                                   band_label="mean ± 1 sd over the splits (as the papers draw it)"))
+
+    def _grid_edges(self, p, table) -> list[str]:
+        """One note per contender and hyperparameter whose cross-validated choice was the smallest
+        or the largest value of its grid in some split: the best value may then lie outside the grid
+        (the contender is under-tuned, and a comparison with it favours the other side)."""
+        if table.empty or "tuned" not in table:
+            return []
+        out = []
+        for name, label in self.contenders.items():
+            chosen = table[(table["algorithm"] == name) & table["tuned"].notna()]
+            chosen = chosen.groupby(["pair", "split"])["tuned"].first()
+            if chosen.empty:
+                continue
+            values = [dict(part.split("=", 1) for part in text.split(", ")) for text in chosen if text]
+            for key, grid in self.grid(p, name).items():
+                if len(grid) < 2 or not all(isinstance(v, int | float) for v in grid):
+                    continue
+                low, high = f"{min(grid):g}", f"{max(grid):g}"
+                for end, word in ((low, "smallest"), (high, "largest")):
+                    n = sum(1 for v in values if v.get(key) == end)
+                    if n:
+                        out.append(f"Grid edge: {label} chose {key} = {end}, the {word} value of its grid "
+                                   f"({', '.join(f'{v:g}' for v in sorted(grid))}), in {n} of {len(chosen)} "
+                                   "splits; the best value may lie outside the grid.")
+        return out
 
     def _curves(self, table) -> pd.DataFrame:
         if table.empty or "mse" not in table:
