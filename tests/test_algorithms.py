@@ -273,6 +273,43 @@ def test_weighted_index_picks_the_leaf_searchsorted_picks():
         assert weights[i] > 0.0
 
 
+def test_guided_index_draws_what_the_binary_search_draws():
+    """next_guided_index (a guide table, O(1) expected) must return next_weighted_index's index from
+    the same state, on weights with zeros, ties, one entry, a zero total and a dominant weight, so
+    the kernels that use it keep their references' draws."""
+    from numba import njit
+
+    from theorycheck.rng import guide_table, guided_search, next_guided_index
+
+    @njit
+    def both(state, cumulative, guide, n):
+        first = state.copy()
+        out = np.empty((n, 2), dtype=np.int64)
+        for r in range(n):
+            out[r, 0] = next_weighted_index(first, cumulative)
+            out[r, 1] = next_guided_index(state, cumulative, guide)
+        return out
+
+    rng = np.random.default_rng(1)
+    cases = [np.array([0.3]), np.zeros(5), np.array([1e-300, 1.0, 0.0, 1e300, 0.0]), np.ones(7),
+             np.array([1.1, 0.3, 0.3, 0.3, 0.3, 0.1])]  # just below 5/6, rounding puts the bucket's entry one past
+    for _ in range(400):
+        d = int(rng.integers(1, 60))
+        cases.append(rng.choice([0.0, 0.25, 1.0, rng.random(), 1e-9], size=d) * (rng.random(d) < 0.6))
+    for weights in cases:
+        cumulative = np.cumsum(weights)
+        guide = guide_table(cumulative)
+        pairs = both(rng.integers(1, 2**62, size=2).astype(np.uint64), cumulative, guide, 300)
+        np.testing.assert_array_equal(pairs[:, 1], pairs[:, 0])
+        # uniforms at and just below each bucket's edge b/n, where rounding can start the search past the answer
+        n = len(cumulative)
+        edges = np.arange(n) / n
+        for uniform in np.concatenate([edges, np.nextafter(edges, 0.0), np.nextafter(edges, 1.0)]):
+            if 0.0 <= uniform < 1.0:
+                want = int(np.searchsorted(cumulative[:-1], uniform * cumulative[-1], side="right"))
+                assert guided_search(cumulative, guide, uniform) == want
+
+
 # ---------------------------------------------------------------------------------------
 # fast kernels against the references, same draws
 

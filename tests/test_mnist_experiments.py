@@ -124,7 +124,7 @@ def test_tuning_scores_failures_last_and_reports_when_all_fail():
 
 def test_a_choice_on_the_edge_of_its_grid_is_named_in_the_notes():
     """A contender whose cross-validated value is the grid's smallest or largest is reported per
-    hyperparameter, with the count of splits; interior choices and one-value grids are not."""
+    hyperparameter, with the count of splits; interior choices and grids of two values are not."""
     import pandas as pd
 
     claim = discover()["hk12.exp-mnist"]
@@ -133,7 +133,7 @@ def test_a_choice_on_the_edge_of_its_grid_is_named_in_the_notes():
         contenders = {"a": "learner A", "b": "learner B"}
 
         def grid(self, p, name):
-            return {"B": [3.0, 10.0, 30.0], "eta": [1e-4, 1e-3, 0.1]} if name == "a" else {"alpha": [1.0]}
+            return {"B": [3.0, 10.0, 30.0], "eta": [1e-4, 1e-3, 0.1]} if name == "a" else {"alpha": [1.0, 2.0]}
 
     rows = [{"pair": "3v5", "split": s, "algorithm": "a", "examples": m, "tuned": tuned}
             for s, tuned in enumerate(["B=10, eta=0.1", "B=10, eta=0.1", "B=10, eta=0.001", "B=3, eta=0.001"])

@@ -172,6 +172,45 @@ def next_weighted_index(state, cumulative):
 
 
 @njit(cache=True)
+def guide_table(cumulative):
+    """The guide table of :func:`next_guided_index` for fixed partial sums (O(n) once): entry b
+    is the first index whose partial sum exceeds b·total/n (Chen's indexed search)."""
+    n = cumulative.shape[0]
+    guide = np.empty(n, dtype=np.int64)
+    total = cumulative[n - 1] if n else 0.0
+    i = 0
+    for b in range(n):
+        level = b * total / n
+        while i < n - 1 and cumulative[i] <= level:
+            i += 1
+        guide[b] = i
+    return guide
+
+
+@njit(cache=True)
+def guided_search(cumulative, guide, uniform):
+    """The first index whose partial sum exceeds ``uniform``·total (the last index if none), found
+    from the guide's entry for the uniform's bucket: a step back first, should rounding have put
+    that entry past the answer, then forward."""
+    n = cumulative.shape[0]
+    u = uniform * cumulative[n - 1]
+    b = int(uniform * n)
+    i = guide[b if b < n else n - 1]
+    while i > 0 and cumulative[i - 1] > u:
+        i -= 1
+    while i < n - 1 and cumulative[i] <= u:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def next_guided_index(state, cumulative, guide):
+    """The index :func:`next_weighted_index` draws, from the same uniform, in O(1) expected time
+    (``guide`` from :func:`guide_table` of the same ``cumulative``)."""
+    return guided_search(cumulative, guide, next_uniform(state))
+
+
+@njit(cache=True)
 def sample_without_replacement(state, n, k, out):
     """Fill ``out[:k]`` with a uniformly random k-subset of {0..n-1} (partial Fisher–Yates
     on a scratch permutation kept in ``out``; ``out`` must have length n)."""

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm34_eta
-from ..rng import next_index, next_uniform, next_weighted_index
+from ..rng import guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
@@ -112,6 +112,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
     theta = theta0.copy()  # log z⁺ = −log z⁻
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
+    guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
     ref = 0.0
     for i in range(d):
@@ -155,7 +156,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
         # lines 4-8: k draws from q (repeats are summed)
         nd = 0
         for r in range(k):
-            i = next_weighted_index(state, q_cumulative) if weighted else next_index(state, d)
+            i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
             if record:
                 rec_idx[t, r] = i
             if stamp[i] != t:

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm31_eta
-from ..rng import next_index, next_uniform, next_weighted_index
+from ..rng import guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
@@ -99,6 +99,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
     tree = np.zeros(2 * size)  # leaves u_j²
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
+    guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
     tree2 = np.zeros(2 * size if improved else 0)  # leaves |u_j|·c_j
     u = w1.copy()
@@ -127,7 +128,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
                 rec_w[t, i] = s * u[i]
         # lines 3-7: k draws from q, x̃ = (1/k) Σ_r x[i_r]/q_{i_r} e_{i_r}
         for r in range(k):
-            i = next_weighted_index(state, q_cumulative) if weighted else next_index(state, d)
+            i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
             idx[r] = i
             xs[r] = _checked(X[t, i], t, i, bad)
             if stamp[i] != t:

@@ -66,7 +66,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..rng import next_sign, next_weighted_index
+from ..rng import guide_table, next_guided_index, next_sign
 from ..validation import ParameterError, check_int, check_real
 from ._common import state_from
 
@@ -246,6 +246,7 @@ def _sampled_predict_kernel(X, features, thresholds, polarities, cumulative, inc
             n_used += 1
     indices = np.empty(max(1, n * n_used), dtype=np.int64)
     stamp = np.full(d, -1, dtype=np.int64)
+    guide = guide_table(cumulative)
     nnz = 0
     for e in range(n):
         k = 0.0
@@ -259,7 +260,7 @@ def _sampled_predict_kernel(X, features, thresholds, polarities, cumulative, inc
             if tau == max_samples:
                 capped[e] = True
                 break
-            i = next_weighted_index(state, cumulative)
+            i = next_guided_index(state, cumulative, guide)
             j = features[i]
             if stamp[j] != e:
                 stamp[j] = e
@@ -298,13 +299,14 @@ def _sample_path_kernel(X, features, thresholds, polarities, cumulative, increme
     n_feat = np.zeros((n, c), dtype=np.int64)
     cost = np.zeros((n, c))
     stamp = np.full(d, -1, dtype=np.int64)
+    guide = guide_table(cumulative)
     for e in range(n):
         k = 0.0
         v = 0.0
         count = 0
         nxt = 0
         for tau in range(1, total + 1):
-            i = next_weighted_index(state, cumulative)
+            i = next_guided_index(state, cumulative, guide)
             j = features[i]
             if stamp[j] != e:
                 stamp[j] = e

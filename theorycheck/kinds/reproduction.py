@@ -147,9 +147,9 @@ class RealDataExperiment(Reproduction):
     When the data package is missing, every task reports it and the verdict is INCONCLUSIVE.
     The summary is one table: the comparison rows (paper, ours, ratio, interval, verdict, note),
     then the learning curves (mean ± sd over splits per contender and prefix), which the figure
-    draws against attributes read. The notes name every contender and hyperparameter whose
-    cross-validated choice was the smallest or largest value of its grid, with the number of
-    splits: a comparison with an under-tuned contender favours the other side.
+    draws against attributes read. The notes name every contender and hyperparameter (of three or
+    more values) whose cross-validated choice was the smallest or largest value of its grid, with
+    the number of splits: a comparison with an under-tuned contender favours the other side.
 
     Hooks: ``contenders`` ({name: label}) and ``subject_for`` ({name: subject}, default the same
     name); ``learner(p, name, subject, train, random_state)`` (an unfitted scikit-learn-style
@@ -393,9 +393,10 @@ class RealDataExperiment(Reproduction):
                                   band_label="mean ± 1 sd over the splits (as the papers draw it)"))
 
     def _grid_edges(self, p, table) -> list[str]:
-        """One note per contender and hyperparameter whose cross-validated choice was the smallest
-        or the largest value of its grid in some split: the best value may then lie outside the grid
-        (the contender is under-tuned, and a comparison with it favours the other side)."""
+        """One note per contender and numeric hyperparameter of three or more values whose
+        cross-validated choice was the smallest or the largest value of its grid in some split: the
+        best value may then lie outside the grid (the contender is under-tuned, and a comparison with
+        it favours the other side). A grid of two values has no interior, so it is not reported."""
         if table.empty or "tuned" not in table:
             return []
         out = []
@@ -406,7 +407,7 @@ class RealDataExperiment(Reproduction):
                 continue
             values = [dict(part.split("=", 1) for part in text.split(", ")) for text in chosen if text]
             for key, grid in self.grid(p, name).items():
-                if len(grid) < 2 or not all(isinstance(v, int | float) for v in grid):
+                if len(set(grid)) < 3 or not all(isinstance(v, int | float) for v in grid):
                     continue
                 low, high = f"{min(grid):g}", f"{max(grid):g}"
                 for end, word in ((low, "smallest"), (high, "largest")):
