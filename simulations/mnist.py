@@ -48,7 +48,8 @@ _AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text 
          "the grid ended at 10 and when it ended at 30; offline Lasso chose the smallest α, 3·10⁻⁴, in 16 of 20). "
          "The page's notes name every contender whose choice still sits on an edge of its grid; the "
          "radius B often does, and on one split that is benign where checked (ks15's AERR: 0.3954 at B = 30, "
-         "0.3950 at B = 100; EG±: 0.254 at B = 30, η = 0.1, 0.255 at B = 100, η = 0.03). ")
+         "0.3950 at B = 100; EG±: 0.254 at B = 30, η = 0.1, 0.255 at B = 100, η = 0.03; DDAELR and AELR, k + 1 = 5, on "
+         "three splits: 0.74 and 0.83 at B = 1 against 0.59–0.61 and 0.69–0.72 at B = 3). ")
 
 
 def _grid(**values):
