@@ -133,14 +133,18 @@ def test_a_choice_on_the_edge_of_its_grid_is_named_in_the_notes():
         contenders = {"a": "learner A", "b": "learner B"}
 
         def grid(self, p, name):
-            return {"B": [3.0, 10.0, 30.0], "eta": [1e-4, 1e-3, 0.1]} if name == "a" else {"alpha": [1.0, 2.0]}
+            if name == "a":
+                return {"B": [3.0, 10.0, 30.0], "eta": [1e-4, 1e-3, 0.1]}
+            return {"alpha": [1.0, 2.0], "iterations": [10, 1000, 1_000_000]}
 
     rows = [{"pair": "3v5", "split": s, "algorithm": "a", "examples": m, "tuned": tuned}
             for s, tuned in enumerate(["B=10, eta=0.1", "B=10, eta=0.1", "B=10, eta=0.001", "B=3, eta=0.001"])
             for m in (100, 200)]
-    rows += [{"pair": "3v5", "split": s, "algorithm": "b", "examples": 200, "tuned": "alpha=1"} for s in range(4)]
+    rows += [{"pair": "3v5", "split": s, "algorithm": "b", "examples": 200,
+              "tuned": f"alpha=1, iterations={1000 if s else 1_000_000}"} for s in range(4)]
     notes = Toy()._grid_edges({}, pd.DataFrame(rows))
-    assert len(notes) == 2
+    assert len(notes) == 3
+    assert "learner B chose iterations = 1000000, the largest value" in notes[2] and "in 1 of 4 splits" in notes[2]
     assert "learner A chose B = 3, the smallest value" in notes[0] and "in 1 of 4 splits" in notes[0]
     assert "learner A chose eta = 0.1, the largest value" in notes[1] and "in 2 of 4 splits" in notes[1]
     interior = pd.DataFrame([{**r, "tuned": "B=10, eta=0.001"} for r in rows if r["algorithm"] == "a"])

@@ -292,7 +292,7 @@ class RealDataExperiment(Reproduction):
         return {"attributes": int(X.size if read is None else read),
                 "mse": float(np.mean((pred - yte) ** 2)) if ok else math.inf,
                 "clf": float(np.mean(np.sign(pred) != yte)) if ok else 1.0,
-                "tuned": ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in chosen.items())}
+                "tuned": ", ".join(f"{k}={_shown(v)}" for k, v in chosen.items())}
 
     def _values(self, p, table, scope, algorithm, metric, at=-1):
         """Per-pair means (scope "pairs") or per-split values at a prefix (scope "curve")."""
@@ -409,12 +409,12 @@ class RealDataExperiment(Reproduction):
             for key, grid in self.grid(p, name).items():
                 if len(set(grid)) < 3 or not all(isinstance(v, int | float) for v in grid):
                     continue
-                low, high = f"{min(grid):g}", f"{max(grid):g}"
+                low, high = _shown(min(grid)), _shown(max(grid))
                 for end, word in ((low, "smallest"), (high, "largest")):
                     n = sum(1 for v in values if v.get(key) == end)
                     if n:
                         out.append(f"Grid edge: {label} chose {key} = {end}, the {word} value of its grid "
-                                   f"({', '.join(f'{v:g}' for v in sorted(grid))}), in {n} of {len(chosen)} "
+                                   f"({', '.join(_shown(v) for v in sorted(grid))}), in {n} of {len(chosen)} "
                                    "splits; the best value may lie outside the grid.")
         return out
 
@@ -452,6 +452,11 @@ class Ordering:
     decides: bool = True
     paper: str = ""
     note: str = ""
+
+
+def _shown(value) -> str:
+    """A hyperparameter value as the ``tuned`` column writes it (and the grid-edge notes read it)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _pair(text: str) -> tuple[int, int]:
