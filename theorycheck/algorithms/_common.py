@@ -9,7 +9,10 @@ Algorithm 2, line 9) use them so that their per-example cost does not grow with 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -108,6 +111,30 @@ def _checked(value, t, j, bad):
         bad[0] = t
         bad[1] = j
     return value
+
+
+def _prefetch_codegen(context, builder, sig, args):
+    array = context.make_array(sig.args[0])(context, builder, args[0])
+    pointer = cgutils.get_item_pointer(context, builder, sig.args[0], array, args[1:], wraparound=False)
+    byte = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+                                          "llvm.prefetch.p0i8")
+    builder.call(hint, [builder.bitcast(pointer, byte), i32(0), i32(3), i32(1)])  # read, keep, data
+    return context.get_dummy_value()
+
+
+def _no_codegen(context, builder, sig, args):
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _prefetch(typingctx, X, t, j):
+    """Ask the processor to start loading X[t, j] into its caches (LLVM's ``prefetch``, a read
+    with high locality); nothing happens when X is not a 2-d array (a streaming design computes its
+    attributes). A hint only: no value changes, and an index out of range faults nothing."""
+    array = isinstance(X, types.Array) and X.ndim == 2
+    return types.void(X, t, j), _prefetch_codegen if array else _no_codegen
 
 
 def check_reads(X, bad: np.ndarray) -> None:
@@ -212,6 +239,24 @@ def _tree_set(tree, size, i, value):
     while node >= 1:
         tree[node] = tree[2 * node] + tree[2 * node + 1]
         node //= 2
+
+
+@njit(cache=True)
+def _tree_refresh(tree, size, leaves, n, nodes):
+    """Refresh the ancestors of leaves[0], ..., leaves[n-1] after those leaves were written
+    directly (``tree[size + i] = value``; repeats allowed): every node ends with the value that
+    calling :func:`_tree_set` for each leaf in turn gives it (the same sums of the same
+    children), but level by level, so the n paths to the root do not wait on each other's
+    stores. ``nodes`` is scratch space of at least n entries."""
+    for r in range(n):
+        nodes[r] = (size + leaves[r]) >> 1
+    level = size >> 1
+    while level >= 1:
+        for r in range(n):
+            node = nodes[r]
+            tree[node] = tree[2 * node] + tree[2 * node + 1]
+            nodes[r] = node >> 1
+        level >>= 1
 
 
 @njit(cache=True)

@@ -46,10 +46,11 @@ from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
     _checked,
+    _prefetch,
     _prefix_add,
     _tree_draw,
     _tree_rebuild,
-    _tree_set,
+    _tree_refresh,
     _tree_size,
     check_lasso_budget,
     check_radius,
@@ -86,8 +87,12 @@ def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi,
         qlast_lo[i] = 0.0
         if abs(theta[i]) > ref:
             ref = abs(theta[i])
+    previous = np.nan
+    a = c = 0.0
     for i in range(d):
-        a, c = _aelr_leaves(theta[i], ref)
+        if theta[i] != previous:
+            a, c = _aelr_leaves(theta[i], ref)
+            previous = theta[i]
         abs_tree[size + i] = a
         norm_tree[size + i] = c
     _tree_rebuild(abs_tree, size)
@@ -102,7 +107,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
     updates. Returns (w_bar, n_attributes_read, n_rescale).
 
     ``theta0`` is the starting θ = log z⁺ (zeros: w_1 = 0). ``q_cumulative`` (empty: uniform
-    draws), ``q_weight`` (1/q_i), ``inner_weight`` (empty: j ∝ |w_j|; else j ∝ |w_j|·c_j, in a
+    draws), ``q_weight`` (1/q_i; empty with the uniform q), ``inner_weight`` (empty: j ∝ |w_j|; else j ∝ |w_j|·c_j, in a
     third sum-tree), ``inner_draws`` and ``moment_counts``/``moment_sums`` as in
     :func:`theorycheck.algorithms.aerr._gaerr_kernel`. With ``record`` true, row t of the output
     arrays receives the path (w_t, ḡ_t, g̃_t, p_t, φ̃_t, the draws); with ``record`` false they may
@@ -112,6 +117,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
     theta = theta0.copy()  # log z⁺ = −log z⁻
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
+    uniform = float(d)  # 1/q_i for the uniform q
     guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
     ref = 0.0
@@ -120,8 +126,12 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
     abs_tree = np.zeros(2 * size)
     norm_tree = np.zeros(2 * size)
     imp_tree = np.zeros(2 * size if improved else 0)  # leaves |sinh θ_i|·c_i (times 2e^{−ref})
+    previous = np.nan
+    a0 = c0 = 0.0
     for i in range(d):
-        a0, c0 = _aelr_leaves(theta[i], ref)
+        if theta[i] != previous:  # equal θ_i share their leaves (w_1 = 0: one evaluation for all d)
+            a0, c0 = _aelr_leaves(theta[i], ref)
+            previous = theta[i]
         abs_tree[size + i] = a0
         norm_tree[size + i] = c0
         if improved:
@@ -139,6 +149,10 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
     stamp = np.full(d, -1, dtype=np.int64)
     mult = np.zeros(d, dtype=np.int64)
     distinct = np.empty(k, dtype=np.int64)
+    nodes = np.empty(k, dtype=np.int64)  # scratch of _tree_refresh
+    ahead = np.empty(k, dtype=np.int64)  # the next example's data-point draws (see below)
+    for r in range(k):
+        ahead[r] = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
     xs = np.empty(k)
     clip = 1.0 / eta
     n_read = 0
@@ -156,7 +170,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
         # lines 4-8: k draws from q (repeats are summed)
         nd = 0
         for r in range(k):
-            i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
+            i = ahead[r]
             if record:
                 rec_idx[t, r] = i
             if stamp[i] != t:
@@ -191,13 +205,20 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:
             phi = -y[t]
+        # example t+1's data-point draws come next in the stream: made now, their reads are
+        # prefetched and arrive while example t updates
+        if t + 1 < m:
+            for r in range(k):
+                i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
+                ahead[r] = i
+                _prefetch(X, t + 1, i)
         if record:
             rec_phi[t] = phi
             rec_j[t] = j
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
         for c in range(nd):
             i = distinct[c]
-            g = phi * (q_weight[i] / k) * xs[c] * mult[i]
+            g = phi * ((q_weight[i] if weighted else uniform) / k) * xs[c] * mult[i]
             if record:
                 rec_gt[t, i] = g
             if g > clip:
@@ -212,10 +233,14 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
             qlast_lo[i] = lo
             theta[i] -= eta * g
             a, cc = _aelr_leaves(theta[i], ref)
-            _tree_set(abs_tree, size, i, a)
-            _tree_set(norm_tree, size, i, cc)
+            abs_tree[size + i] = a
+            norm_tree[size + i] = cc
             if improved:
-                _tree_set(imp_tree, size, i, a * inner_weight[i])
+                imp_tree[size + i] = a * inner_weight[i]
+        _tree_refresh(abs_tree, size, distinct, nd, nodes)
+        _tree_refresh(norm_tree, size, distinct, nd, nodes)
+        if improved:
+            _tree_refresh(imp_tree, size, distinct, nd, nodes)
         if norm_tree[1] > 1e12 * norm_at_rescale or norm_tree[1] < 1e-250:
             ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo)
             if improved:
@@ -248,9 +273,8 @@ def run_gaelr(X, y, k, eta, B, theta0, state, *, q=None, inner_weight=None, inne
               record=None):
     """Call the GAELR kernel on validated inputs (see :func:`theorycheck.algorithms.aerr.run_gaerr`);
     ``theta0`` is the starting log z⁺ (zeros for w_1 = 0, :func:`theta_for` for a warm start)."""
-    d = X.shape[1]
     if q is None:
-        q_cumulative, q_weight = _EMPTY, np.full(d, float(d))
+        q_cumulative, q_weight = _EMPTY, _EMPTY
     else:
         q_cumulative = np.cumsum(q)
         q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)

@@ -43,10 +43,11 @@ from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
     _checked,
+    _prefetch,
     _prefix_add,
     _tree_draw,
     _tree_rebuild,
-    _tree_set,
+    _tree_refresh,
     _tree_size,
     check_lasso_budget,
     check_radius,
@@ -84,7 +85,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
 
     * ``q_cumulative``: partial sums of q for the k data-point draws; empty: uniform draws
       (:func:`next_index`, the stream AERR has always used). ``q_weight[i]`` = 1/q_i, the
-      importance weight of a draw of i (d for the uniform q).
+      importance weight of a draw of i (empty with the uniform q, whose weight is d for every i).
     * ``inner_weight``: empty: j ∝ w_j² (line 8); else j ∝ |w_j|·c_j with c = inner_weight
       (ks15's "improved inner product"), kept in a second sum-tree.
     * ``inner_draws``: φ̃ averages that many independent inner-product draws.
@@ -99,6 +100,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
     tree = np.zeros(2 * size)  # leaves u_j²
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
+    uniform = float(d)  # 1/q_i for the uniform q
     guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
     tree2 = np.zeros(2 * size if improved else 0)  # leaves |u_j|·c_j
@@ -118,6 +120,10 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
     lo = 0.0
     stamp = np.full(d, -1, dtype=np.int64)
     idx = np.empty(k, dtype=np.int64)
+    ahead = np.empty(k, dtype=np.int64)  # the next example's data-point draws (see below)
+    for r in range(k):
+        ahead[r] = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
+    nodes = np.empty(k, dtype=np.int64)  # scratch of _tree_refresh
     xs = np.empty(k)
     n_read = 0
     n_renorm = 0
@@ -128,7 +134,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
                 rec_w[t, i] = s * u[i]
         # lines 3-7: k draws from q, x̃ = (1/k) Σ_r x[i_r]/q_{i_r} e_{i_r}
         for r in range(k):
-            i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
+            i = ahead[r]
             idx[r] = i
             xs[r] = _checked(X[t, i], t, i, bad)
             if stamp[i] != t:
@@ -157,22 +163,32 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:  # w_t = 0 (or its support carries no second moment): ⟨w_t, x_t⟩ = 0 is known
             phi = -y[t]
+        # example t+1's data-point draws come next in the stream: made now, their reads are
+        # prefetched and arrive while example t updates
+        if t + 1 < m:
+            for r in range(k):
+                i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
+                ahead[r] = i
+                _prefetch(X, t + 1, i)
         if record:
             rec_phi[t] = phi
             rec_j[t] = j
             for r in range(k):
                 rec_idx[t, r] = idx[r]
-                rec_g[t, idx[r]] += phi * q_weight[idx[r]] / k * xs[r]  # g̃_t = φ̃ x̃_t
+                rec_g[t, idx[r]] += phi * (q_weight[idx[r]] if weighted else uniform) / k * xs[r]  # g̃_t = φ̃ x̃_t
         # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ / (q_i k s)) x[i] per draw
         for r in range(k):
             i = idx[r]
             acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
             plast_hi[i] = hi
             plast_lo[i] = lo
-            u[i] -= eta * phi * q_weight[i] / (k * s) * xs[r]
-            _tree_set(tree, size, i, u[i] * u[i])
+            u[i] -= eta * phi * (q_weight[i] if weighted else uniform) / (k * s) * xs[r]
+            tree[size + i] = u[i] * u[i]
             if improved:
-                _tree_set(tree2, size, i, abs(u[i]) * inner_weight[i])
+                tree2[size + i] = abs(u[i]) * inner_weight[i]
+        _tree_refresh(tree, size, idx, k, nodes)
+        if improved:
+            _tree_refresh(tree2, size, idx, k, nodes)
         # line 12: w = v·B/max(‖v‖, B)
         norm_v = s * math.sqrt(tree[1])
         if norm_v > B:
@@ -207,9 +223,8 @@ def run_gaerr(X, y, k, eta, B, w1, state, *, q=None, inner_weight=None, inner_dr
     """Call the GAERR kernel on validated inputs. ``q`` None means uniform (AERR's stream);
     ``moments`` is None or a pair (counts, sums) of length-d arrays updated in place;
     ``record`` the dict of :func:`trajectory_buffers` (None: not recorded)."""
-    d = X.shape[1]
     if q is None:
-        q_cumulative, q_weight = _EMPTY, np.full(d, float(d))
+        q_cumulative, q_weight = _EMPTY, _EMPTY
     else:
         q_cumulative = np.cumsum(q)
         with np.errstate(divide="ignore"):
