@@ -245,17 +245,22 @@ def _tree_set(tree, size, i, value):
 def _tree_refresh(tree, size, leaves, n, nodes):
     """Refresh the ancestors of leaves[0], ..., leaves[n-1] after those leaves were written
     directly (``tree[size + i] = value``; repeats allowed): every node ends with the value that
-    calling :func:`_tree_set` for each leaf in turn gives it (the same sums of the same
-    children), but level by level, so the n paths to the root do not wait on each other's
-    stores. ``nodes`` is scratch space of at least n entries."""
+    calling :func:`_tree_set` for each leaf in turn gives it (the same sum of the same children),
+    but level by level, so that the n paths to the root do not wait on each other's stores, and
+    a level of at most n nodes is recomputed whole (fewer sums than n paths through it).
+    ``nodes`` is scratch space of at least n entries."""
     for r in range(n):
         nodes[r] = (size + leaves[r]) >> 1
-    level = size >> 1
-    while level >= 1:
+    level = size >> 1  # the first node of the level being refreshed, and its number of nodes
+    while level > n:
         for r in range(n):
             node = nodes[r]
             tree[node] = tree[2 * node] + tree[2 * node + 1]
             nodes[r] = node >> 1
+        level >>= 1
+    while level >= 1:
+        for node in range(level, 2 * level):
+            tree[node] = tree[2 * node] + tree[2 * node + 1]
         level >>= 1
 
 
