@@ -96,7 +96,7 @@ class Cbss11Mnist(RealDataExperiment):
                   "baseline_iter": Integer(10), "curve_repetitions": Integer(1),
                   "decide_partial": Flag()}
     base = {"k": 4, "delta": 0.05, "factor": 2.0, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
-            "curve_pair": "3v5", "ridge_alpha": (10.0, 100.0, 1000.0), "lasso_alpha": (1e-3, 3e-4, 1e-4)}
+            "curve_pair": "3v5", "runs": 1, "ridge_alpha": (10.0, 100.0, 1000.0), "lasso_alpha": (1e-3, 3e-4, 1e-4)}
     profiles = {
         "quick": {"repetitions": 1, "curve_repetitions": 1, "pairs": PAIRS[::3], "prefixes": (900,),
                   "ridge_alpha": (1.0, 10.0, 100.0), "lasso_alpha": (1e-2, 3e-3, 1e-3, 3e-4),
@@ -191,7 +191,7 @@ class _Curves(RealDataExperiment):
     """The 3-vs-5 learning curves (hk12 §5, ks15 §5.2): one pair, several splits, attribute axis."""
 
     base = {"delta": 0.05, "factor": 1.25, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
-            "curve_pair": "3v5", "pairs": ("3v5",), "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
+            "curve_pair": "3v5", "pairs": ("3v5",), "runs": 1, "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
             "radius": (3.0, 10.0, 30.0), "ridge_alpha": (10.0, 100.0, 1000.0),
             "lasso_alpha": (3e-3, 1e-3, 3e-4, 1e-4), "aer_lam": (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)}
     parameters = {**RealDataExperiment.parameters, "eta": Grid(Positive(), distinct=1),

