@@ -204,3 +204,25 @@ def test_runs_average_a_randomised_learner_over_its_own_seeds():
     _Fixed.fits = 0
     fixed = Toy()._fit({"runs": 4}, "toy", _Fixed, {}, X, y, Xte, yte, 17, X)
     assert _Fixed.fits == 1 and fixed["seeds"] == 1 and fixed["attributes"] == X.size
+
+
+def test_a_curve_that_rises_at_its_end_is_named_in_the_notes():
+    """A contender whose error at the last prefix is above its error at the prefix before in more
+    than half of the splits is reported with the count; one that falls, or rises in half, is not."""
+    import pandas as pd
+
+    claim = discover()["hk12.exp-mnist"]
+
+    class Toy(type(claim)):
+        contenders = {"a": "learner A", "b": "learner B"}
+
+    ends = {"a": [(0.6, 0.8), (0.6, 0.7), (0.6, 0.5), (0.6, 0.9)], "b": [(0.9, 0.8), (0.9, 0.95), (0.9, 0.7), (0.9, 0.8)]}
+    rows = [{"pair": "3v5", "split": s, "algorithm": name, "examples": m, "mse": err}
+            for name, pairs in ends.items() for s, errs in enumerate(pairs) for m, err in zip((100, 200), errs)]
+    p = {"curve_pair": "3v5", "folds": 5}
+    notes = Toy()._rising_ends(p, pd.DataFrame(rows))
+    assert len(notes) == 1 and notes[0].startswith("Rising end: learner A's test error at 200 examples")
+    assert "in 3 of 4 splits" in notes[0] and "4/5 of the training part" in notes[0]
+    assert "median ratio 1.25" in notes[0]
+    half = [r for r in rows if not (r["algorithm"] == "a" and r["split"] in (1, 3))]
+    assert Toy()._rising_ends(p, pd.DataFrame(half)) == []  # 1 of 2: not more than half

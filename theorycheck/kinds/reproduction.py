@@ -399,7 +399,8 @@ class RealDataExperiment(Reproduction):
                 + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their own "
                    "seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
                 + "\n".join(lines))
-        notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *(f"Data not available: {m}" for m in missing)]
+        notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *self._rising_ends(p, ran),
+                 *(f"Data not available: {m}" for m in missing)]
         return Evidence(verdict=verdict, observed=None, theory=None, delta=p["delta"], decision=text, summary=summary,
                         notes=notes, errata=self.errata_evidence(p, ran) if len(ran) else {},
                         plot=Plot(x="attributes", y="mean", low="low_curve", high="high_curve", hue="series",
@@ -431,6 +432,34 @@ class RealDataExperiment(Reproduction):
                         out.append(f"Grid edge: {label} chose {key} = {end}, the {word} value of its grid "
                                    f"({', '.join(_shown(v) for v in sorted(grid))}), in {n} of {len(chosen)} "
                                    "splits; the best value may lie outside the grid.")
+        return out
+
+    def _rising_ends(self, p, table) -> list[str]:
+        """One note per contender whose test error on the curve pair is higher at the last prefix
+        than at the one before in more than half of the splits: its hyperparameters were chosen by
+        cross-validation on fits of (folds − 1)/folds of the training part, and a fixed-step online
+        learner's best step depends on the run's length, so an ordering read at the end of the
+        curve may rest on a contender whose longest run got worse."""
+        if table.empty or "mse" not in table:
+            return []
+        out = []
+        curve = table[(table["pair"] == p["curve_pair"]) & table["mse"].notna()]
+        for name, label in self.contenders.items():
+            part = curve[curve["algorithm"] == name]
+            sizes = sorted(set(part["examples"]))
+            if len(sizes) < 2:
+                continue
+            wide = part.pivot_table(index="split", columns="examples", values="mse", aggfunc="first")
+            last, before = wide[sizes[-1]], wide[sizes[-2]]
+            both = last.notna() & before.notna()
+            rose = int((last[both] > before[both]).sum())
+            if 2 * rose > int(both.sum()):
+                ratio = float(np.median(last[both] / before[both]))
+                out.append(f"Rising end: {label}'s test error at {sizes[-1]} examples is above its error at "
+                           f"{sizes[-2]} in {rose} of {int(both.sum())} splits (median ratio {ratio:.3g}); its "
+                           f"hyperparameters were chosen on cross-validation fits of {p['folds'] - 1}/{p['folds']} "
+                           "of the training part, and a fixed step that suits a shorter run may not suit the longest "
+                           "one, so an ordering read at the end of the curve may rest on this.")
         return out
 
     def _curves(self, table) -> pd.DataFrame:
