@@ -310,6 +310,17 @@ def test_guided_index_draws_what_the_binary_search_draws():
                 assert guided_search(cumulative, guide, uniform) == want
 
 
+def test_cumulative_sums_are_numpys_bit_for_bit():
+    """The kernels' partial sums of q (which decide every weighted draw) must be np.cumsum's exactly,
+    over weights spanning many magnitudes, with zeros, and empty."""
+    from theorycheck.rng import cumulative_sums
+
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 1000, 100_000):
+        weights = rng.random(n) * 10.0 ** rng.integers(-12, 12, n) * (rng.random(n) < 0.8)
+        np.testing.assert_array_equal(cumulative_sums(weights), np.cumsum(weights))
+
+
 # ---------------------------------------------------------------------------------------
 # fast kernels against the references, same draws
 

@@ -216,9 +216,11 @@ def test_a_curve_that_rises_at_its_end_is_named_in_the_notes():
     class Toy(type(claim)):
         contenders = {"a": "learner A", "b": "learner B"}
 
-    ends = {"a": [(0.6, 0.8), (0.6, 0.7), (0.6, 0.5), (0.6, 0.9)], "b": [(0.9, 0.8), (0.9, 0.95), (0.9, 0.7), (0.9, 0.8)]}
+    ends = {"a": [(0.6, 0.8), (0.6, 0.7), (0.6, 0.5), (0.6, 0.9)],
+            "b": [(0.9, 0.8), (0.9, 0.95), (0.9, 0.7), (0.9, 0.8)]}
     rows = [{"pair": "3v5", "split": s, "algorithm": name, "examples": m, "mse": err}
-            for name, pairs in ends.items() for s, errs in enumerate(pairs) for m, err in zip((100, 200), errs)]
+            for name, pairs in ends.items() for s, errs in enumerate(pairs)
+            for m, err in zip((100, 200), errs, strict=True)]
     p = {"curve_pair": "3v5", "folds": 5}
     notes = Toy()._rising_ends(p, pd.DataFrame(rows))
     assert len(notes) == 1 and notes[0].startswith("Rising end: learner A's test error at 200 examples")

@@ -29,6 +29,7 @@ in training and record, per test example, the samples taken and the features exa
 (:mod:`theorycheck.algorithms.boosting`).
 """
 
+from ..memory import keep_freed_memory
 from .aelr import AELR
 from .aer import AER, aer_lambda
 from .aerr import AERR
@@ -79,6 +80,8 @@ from .sk13 import (
     scoring_objective,
     var_est,
 )
+
+keep_freed_memory()  # a fit at large d reuses the pages of the last one (theorycheck.memory)
 
 __all__ += ["AveragesSelector", "CopiesSelector", "FullSelector", "ScoringSelector", "external_covariance",
             "full_objective", "greedy_repeats", "make_psd", "scoring_objective", "var_est"]

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm34_eta
-from ..rng import guide_table, next_guided_index, next_index, next_uniform
+from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
@@ -101,14 +101,14 @@ def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi,
 
 
 @njit(cache=True)
-def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_weight, inner_draws,
+def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight, inner_draws,
                   moment_counts, moment_sums, record, rec_w, rec_g, rec_gt, rec_p, rec_phi, rec_idx, rec_j, bad):
     """GAELR (ks15 Algorithm 3; hk12 Algorithm 2 when q is uniform) in log space with k-sparse
     updates. Returns (w_bar, n_attributes_read, n_rescale).
 
     ``theta0`` is the starting θ = log z⁺ (zeros: w_1 = 0). ``q_cumulative`` (empty: uniform
-    draws), ``q_weight`` (1/q_i; empty with the uniform q), ``inner_weight`` (empty: j ∝ |w_j|; else j ∝ |w_j|·c_j, in a
-    third sum-tree), ``inner_draws`` and ``moment_counts``/``moment_sums`` as in
+    draws), ``q`` (empty with the uniform q; a draw of i weighs 1/q_i), ``inner_weight`` (empty:
+    j ∝ |w_j|; else j ∝ |w_j|·c_j, in a third sum-tree), ``inner_draws`` and ``moment_counts``/``moment_sums`` as in
     :func:`theorycheck.algorithms.aerr._gaerr_kernel`. With ``record`` true, row t of the output
     arrays receives the path (w_t, ḡ_t, g̃_t, p_t, φ̃_t, the draws); with ``record`` false they may
     be empty and are not touched (one branch per example on the fast path)."""
@@ -218,7 +218,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight, inner_
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
         for c in range(nd):
             i = distinct[c]
-            g = phi * ((q_weight[i] if weighted else uniform) / k) * xs[c] * mult[i]
+            g = phi * ((1.0 / q[i] if weighted else uniform) / k) * xs[c] * mult[i]
             if record:
                 rec_gt[t, i] = g
             if g > clip:
@@ -273,15 +273,11 @@ def run_gaelr(X, y, k, eta, B, theta0, state, *, q=None, inner_weight=None, inne
               record=None):
     """Call the GAELR kernel on validated inputs (see :func:`theorycheck.algorithms.aerr.run_gaerr`);
     ``theta0`` is the starting log z⁺ (zeros for w_1 = 0, :func:`theta_for` for a warm start)."""
-    if q is None:
-        q_cumulative, q_weight = _EMPTY, _EMPTY
-    else:
-        q_cumulative = np.cumsum(q)
-        q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
+    q_cumulative = _EMPTY if q is None else cumulative_sums(q)
     counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
     rec = record if record is not None else lasso_buffers(False, 0, 0, k)
     bad = reads_guard()
-    out = _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q_weight,
+    out = _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, _EMPTY if q is None else q,
                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
                         record is not None, rec["w"], rec["g"], rec["g_tilde"], rec["p"], rec["phi"],
                         rec["coordinates"], rec["j"], bad)

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..bounds.hk12 import thm31_eta
-from ..rng import guide_table, next_guided_index, next_index, next_uniform
+from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
@@ -77,15 +77,15 @@ def trajectory_buffers(record, m: int, d: int, k: int, *, extra: tuple[str, ...]
 
 
 @njit(cache=True)
-def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weight, inner_draws,
+def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inner_draws,
                   moment_counts, moment_sums, record, rec_w, rec_g, rec_phi, rec_idx, rec_j, bad):
     """GAERR (ks15 Algorithm 1; hk12 Algorithm 1 when q is uniform) with lazy scaling.
 
     Returns (w_bar, n_attributes_read, n_renormalise).
 
     * ``q_cumulative``: partial sums of q for the k data-point draws; empty: uniform draws
-      (:func:`next_index`, the stream AERR has always used). ``q_weight[i]`` = 1/q_i, the
-      importance weight of a draw of i (empty with the uniform q, whose weight is d for every i).
+      (:func:`next_index`, the stream AERR has always used). ``q``: q itself (empty with the
+      uniform q); a draw of i has importance weight 1/q_i (d for the uniform q).
     * ``inner_weight``: empty: j ∝ w_j² (line 8); else j ∝ |w_j|·c_j with c = inner_weight
       (ks15's "improved inner product"), kept in a second sum-tree.
     * ``inner_draws``: φ̃ averages that many independent inner-product draws.
@@ -175,14 +175,14 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight, inner_weig
             rec_j[t] = j
             for r in range(k):
                 rec_idx[t, r] = idx[r]
-                rec_g[t, idx[r]] += phi * (q_weight[idx[r]] if weighted else uniform) / k * xs[r]  # g̃_t = φ̃ x̃_t
+                rec_g[t, idx[r]] += phi * (1.0 / q[idx[r]] if weighted else uniform) / k * xs[r]  # g̃_t = φ̃ x̃_t
         # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ / (q_i k s)) x[i] per draw
         for r in range(k):
             i = idx[r]
             acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
             plast_hi[i] = hi
             plast_lo[i] = lo
-            u[i] -= eta * phi * (q_weight[i] if weighted else uniform) / (k * s) * xs[r]
+            u[i] -= eta * phi * (1.0 / q[i] if weighted else uniform) / (k * s) * xs[r]
             tree[size + i] = u[i] * u[i]
             if improved:
                 tree2[size + i] = abs(u[i]) * inner_weight[i]
@@ -223,16 +223,11 @@ def run_gaerr(X, y, k, eta, B, w1, state, *, q=None, inner_weight=None, inner_dr
     """Call the GAERR kernel on validated inputs. ``q`` None means uniform (AERR's stream);
     ``moments`` is None or a pair (counts, sums) of length-d arrays updated in place;
     ``record`` the dict of :func:`trajectory_buffers` (None: not recorded)."""
-    if q is None:
-        q_cumulative, q_weight = _EMPTY, _EMPTY
-    else:
-        q_cumulative = np.cumsum(q)
-        with np.errstate(divide="ignore"):
-            q_weight = np.where(q > 0.0, 1.0 / np.where(q > 0.0, q, 1.0), 0.0)
+    q_cumulative = _EMPTY if q is None else cumulative_sums(q)
     counts, sums = moments if moments is not None else (_EMPTY, _EMPTY)
     rec = record if record is not None else trajectory_buffers(False, 0, 0, k)
     bad = reads_guard()
-    out = _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q_weight,
+    out = _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, _EMPTY if q is None else q,
                         _EMPTY if inner_weight is None else inner_weight, int(inner_draws), counts, sums,
                         record is not None, rec["w"], rec["g"], rec["phi"], rec["coordinates"], rec["j"], bad)
     check_reads(X, bad)

@@ -304,7 +304,7 @@ class RealDataExperiment(Reproduction):
             read.append(getattr(fitted, "n_attributes_seen_", X.size))
             mse.append(float(np.mean((pred - yte) ** 2)) if ok else math.inf)
             clf.append(float(np.mean(np.sign(pred) != yte)) if ok else 1.0)
-        return {"attributes": int(round(np.mean(read))), "mse": float(np.mean(mse)), "clf": float(np.mean(clf)),
+        return {"attributes": round(float(np.mean(read))), "mse": float(np.mean(mse)), "clf": float(np.mean(clf)),
                 "seeds": len(seeds), "tuned": ", ".join(f"{k}={_shown(v)}" for k, v in chosen.items())}
 
     def _values(self, p, table, scope, algorithm, metric, at=-1):
@@ -396,8 +396,8 @@ class RealDataExperiment(Reproduction):
                 f"{factor:g} (FAIL if it lies outside). {self.tolerance_reason} A finding: the sign test on paired "
                 f"log(err_worse/err_better) (the table shows err_worse/err_better: its median and interval), PASS when "
                 f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0."
-                + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their own "
-                   "seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
+                + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their "
+                   "own seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
                 + "\n".join(lines))
         notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *self._rising_ends(p, ran),
                  *(f"Data not available: {m}" for m in missing)]
