@@ -301,7 +301,8 @@ class RealDataExperiment(Reproduction):
             w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
             pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
             ok = bool(np.isfinite(pred).all())
-            read.append(getattr(fitted, "n_attributes_seen_", X.size))
+            seen = getattr(fitted, "n_attributes_seen_", None)
+            read.append(X.size if seen is None else seen)
             mse.append(float(np.mean((pred - yte) ** 2)) if ok else math.inf)
             clf.append(float(np.mean(np.sign(pred) != yte)) if ok else 1.0)
         return {"attributes": round(float(np.mean(read))), "mse": float(np.mean(mse)), "clf": float(np.mean(clf)),
@@ -437,9 +438,9 @@ class RealDataExperiment(Reproduction):
     def _rising_ends(self, p, table) -> list[str]:
         """One note per contender whose test error on the curve pair is higher at the last prefix
         than at the one before in more than half of the splits: its hyperparameters were chosen by
-        cross-validation on fits of (folds − 1)/folds of the training part, and a fixed-step online
-        learner's best step depends on the run's length, so an ordering read at the end of the
-        curve may rest on a contender whose longest run got worse."""
+        cross-validation on fits of (folds − 1)/folds of the training part and may not suit the
+        longest run (a fixed-step online learner's best step depends on the run's length), so an
+        ordering read at the end of the curve may rest on a contender whose longest run got worse."""
         if table.empty or "mse" not in table:
             return []
         out = []
@@ -458,8 +459,9 @@ class RealDataExperiment(Reproduction):
                 out.append(f"Rising end: {label}'s test error at {sizes[-1]} examples is above its error at "
                            f"{sizes[-2]} in {rose} of {int(both.sum())} splits (median ratio {ratio:.3g}); its "
                            f"hyperparameters were chosen on cross-validation fits of {p['folds'] - 1}/{p['folds']} "
-                           "of the training part, and a fixed step that suits a shorter run may not suit the longest "
-                           "one, so an ordering read at the end of the curve may rest on this.")
+                           "of the training part and may not suit the longest run (a fixed-step online learner's "
+                           "best step depends on the run's length), so an ordering read at the end of the curve "
+                           "may rest on this.")
         return out
 
     def _curves(self, table) -> pd.DataFrame:
