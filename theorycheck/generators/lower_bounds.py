@@ -615,10 +615,15 @@ class SparseRows(_OnDemand):
         return float(out[0]) if single else out
 
     def mass_on_support(self, w) -> float:
-        """Σ_{i∈T} w_i² / ‖w‖² (hk12 Lemma B.5's first consequence), 1 for w = 0."""
+        """Σ_{i∈T} w_i² / ‖w‖² (hk12 Lemma B.5's first consequence), 1 for w = 0. Computed as
+        on/(on + off) from the sums on T and off T, so a w supported on T gives exactly 1 (two
+        dot products of different lengths may round differently)."""
         W, _ = _stack(w, self.d)
-        total = float(W[0] @ W[0])
-        return 1.0 if total == 0.0 else float(W[0, self.support] @ W[0, self.support]) / total
+        outside = np.ones(self.d, dtype=bool)
+        outside[self.support] = False
+        on = float(W[0, self.support] @ W[0, self.support])
+        off = float(W[0, outside] @ W[0, outside])
+        return 1.0 if on + off == 0.0 else on / (on + off)
 
     # ------------------------------------------------------------------ sampling
     def positions(self, key, rows) -> np.ndarray:
