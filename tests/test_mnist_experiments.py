@@ -221,10 +221,12 @@ def test_a_curve_that_rises_at_its_end_is_named_in_the_notes():
     rows = [{"pair": "3v5", "split": s, "algorithm": name, "examples": m, "mse": err}
             for name, pairs in ends.items() for s, errs in enumerate(pairs)
             for m, err in zip((100, 200), errs, strict=True)]
-    p = {"curve_pair": "3v5", "folds": 5}
+    p = {"curve_pair": "3v5", "folds": 5, "resolution": 0.05}
     notes = Toy()._rising_ends(p, pd.DataFrame(rows))
     assert len(notes) == 1 and notes[0].startswith("Rising end: learner A's test error at 200 examples")
     assert "in 3 of 4 splits" in notes[0] and "4/5 of the training part" in notes[0]
     assert "median ratio 1.25" in notes[0]
     half = [r for r in rows if not (r["algorithm"] == "a" and r["split"] in (1, 3))]
     assert Toy()._rising_ends(p, pd.DataFrame(half)) == []  # 1 of 2: not more than half
+    slight = [{**r, "mse": 0.61 if r["examples"] == 200 and r["mse"] > 0.6 else r["mse"]} for r in rows]
+    assert Toy()._rising_ends(p, pd.DataFrame(slight)) == []  # rises in 3 of 4, by 1.7% < the resolution

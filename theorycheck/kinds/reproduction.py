@@ -437,7 +437,8 @@ class RealDataExperiment(Reproduction):
 
     def _rising_ends(self, p, table) -> list[str]:
         """One note per contender whose test error on the curve pair is higher at the last prefix
-        than at the one before in more than half of the splits: its hyperparameters were chosen by
+        than at the one before in more than half of the splits, and by more than the resolution in
+        the median split: its hyperparameters were chosen by
         cross-validation on fits of (folds − 1)/folds of the training part and may not suit the
         longest run (a fixed-step online learner's best step depends on the run's length), so an
         ordering read at the end of the curve may rest on a contender whose longest run got worse."""
@@ -454,8 +455,8 @@ class RealDataExperiment(Reproduction):
             last, before = wide[sizes[-1]], wide[sizes[-2]]
             both = last.notna() & before.notna()
             rose = int((last[both] > before[both]).sum())
-            if 2 * rose > int(both.sum()):
-                ratio = float(np.median(last[both] / before[both]))
+            ratio = float(np.median(last[both] / before[both])) if rose else 1.0
+            if 2 * rose > int(both.sum()) and ratio > 1.0 + p["resolution"]:
                 out.append(f"Rising end: {label}'s test error at {sizes[-1]} examples is above its error at "
                            f"{sizes[-2]} in {rose} of {int(both.sum())} splits (median ratio {ratio:.3g}); its "
                            f"hyperparameters were chosen on cross-validation fits of {p['folds'] - 1}/{p['folds']} "
