@@ -320,6 +320,9 @@ class Hk12Mnist(_Curves):
             return {}
         out = {"fig2": f"this run, end of the curve: median test squared error AERR {np.median(a):.4g}, AER "
                        f"(k = 56) {np.median(b):.4g}; AERR below AER in {int((a < b).sum())} of {len(a)} splits"}
+        out["fig1-start"] = (f"this run's prefixes ({', '.join(str(m) for m in p['prefixes'])}) do not include "
+                             f"{_FIG1_START} examples, so it holds no evidence on this erratum (the full and paper "
+                             "profiles do); its own prefixes are all decided on the page")
         for i, m in enumerate(p["prefixes"]):
             if m == _FIG1_START:
                 lr, _ = self._values(p, table, "curve", "aelr", "mse", at=i)
