@@ -232,6 +232,11 @@ class _Curves(RealDataExperiment):
 _FIG1_START = 2000
 
 
+def _fig1_start(p) -> tuple[int, ...]:
+    """The index of the prefix of _FIG1_START examples in this profile (none on quick)."""
+    return tuple(i for i, m in enumerate(p["prefixes"]) if m == _FIG1_START)
+
+
 @register
 class Hk12Mnist(_Curves):
     id = "hk12.exp-mnist"
@@ -291,7 +296,7 @@ class Hk12Mnist(_Curves):
         return 56
 
     def findings(self, p):
-        early = tuple(i for i, m in enumerate(p["prefixes"]) if m == _FIG1_START)
+        early = _fig1_start(p)
         steps = tuple(i for i in range(len(p["prefixes"])) if i not in early)
         return [Ordering("Figure 1: AELR ≤ AER", "aelr", "aer4", at=steps, paper="AELR below AER along the curve",
                          note="paired over splits"),
@@ -323,16 +328,15 @@ class Hk12Mnist(_Curves):
         out["fig1-start"] = (f"this run's prefixes ({', '.join(str(m) for m in p['prefixes'])}) do not include "
                              f"{_FIG1_START} examples, so it holds no evidence on this erratum (the full and paper "
                              "profiles do); its own prefixes are all decided on the page")
-        for i, m in enumerate(p["prefixes"]):
-            if m == _FIG1_START:
-                lr, _ = self._values(p, table, "curve", "aelr", "mse", at=i)
-                er, _ = self._values(p, table, "curve", "aer4", "mse", at=i)
-                if len(lr) and len(lr) == len(er):
-                    out["fig1-start"] = (
-                        f"this run, {m} examples: median test squared error AELR {np.median(lr):.4g}, AER (k = 4) "
-                        f"{np.median(er):.4g}; median log(AER/AELR) {np.median(np.log(er / lr)):.3g}; AELR below AER "
-                        f"in {int((lr < er).sum())} of {len(lr)} splits (its sign-test interval is the page's "
-                        "reported Figure 1 line at this prefix)")
+        for i in _fig1_start(p):
+            lr, _ = self._values(p, table, "curve", "aelr", "mse", at=i)
+            er, _ = self._values(p, table, "curve", "aer4", "mse", at=i)
+            if len(lr) and len(lr) == len(er):
+                out["fig1-start"] = (
+                    f"this run, {_FIG1_START} examples: median test squared error AELR {np.median(lr):.4g}, AER "
+                    f"(k = 4) {np.median(er):.4g}; median log(AER/AELR) {np.median(np.log(er / lr)):.3g}; AELR below "
+                    f"AER in {int((lr < er).sum())} of {len(lr)} splits (its sign-test interval is the page's "
+                    "reported Figure 1 line at this prefix)")
         return out
 
 
