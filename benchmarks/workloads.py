@@ -11,7 +11,11 @@ Four measurements, each a ratio taken side by side in one process:
 * **kernel against NumPy**: the same fit against a literal NumPy AERR and AELR at d = 784, k = 56;
 * **time to a target excess risk**: DDAERR (k ≈ ‖E x²‖_{1/2}, reading k + 1 attributes) against
   scikit-learn's ``SGDRegressor`` (reading all d) on one sample of the decaying-moment family;
-* **Monte-Carlo repetitions**: ``run_claims`` on one stochastic claim with jobs = 1 and jobs = 2.
+* **Monte-Carlo repetitions**: ``run_claims`` on one stochastic claim with jobs = 1 and jobs = 2;
+* **the memory floor**: :func:`floor_fit`, the least work any learner that reads k + 1 random
+  attributes of each example must do (those reads, and k updates of a length-d weight vector),
+  timed as the fits are: what no implementation can undercut on this machine, which bounds the
+  ratios above that an implementation can reach.
 
 Numba compilation stays out of every timing: :func:`warm_up` runs each kernel on a tiny input
 first. Timings are the minimum over a few repetitions (the least disturbed by other processes).
@@ -28,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from theorycheck.algorithms import AELR, AERR, DDAERR
 from theorycheck.bounds.hk12 import thm31_eta, thm34_eta
@@ -35,6 +40,7 @@ from theorycheck.bounds.ks15 import half_norm
 from theorycheck.generators.decaying import decaying_bounded_design, decaying_profile
 from theorycheck.generators.streaming import StreamingDesign, hypercube_stream
 from theorycheck.population import excess_risk
+from theorycheck.rng import as_kernel_state, next_index
 
 K = 10
 D_GRID = (10**2, 10**3, 10**4, 10**5, 10**6)
@@ -113,6 +119,8 @@ def warm_up() -> None:
     Xs, ys = stream.sample(64, seed=0)
     DDAERR(k=3, second_moments=stream.second_moments, random_state=0).fit(Xs, ys)
     sgd().partial_fit(Xs, ys)
+    floor_fit(X, y)
+    floor_fit(tiny)
 
 
 @dataclass
@@ -150,6 +158,46 @@ def stream_timing(learner: str, design: StreamingDesign, repeats: int = 3) -> Fi
     full = best_of(lambda: make(d, K, 0).fit(design), repeats)
     half = best_of(lambda: make(d, K, 0).fit(half_design), repeats)
     return FitTiming(learner, d, m, full, half)
+
+
+# ------------------------------------------------------------------------------ the memory floor
+@njit(cache=True)
+def _floor_kernel(X, y, k, state, w):
+    """k + 1 uniform draws per example, the reads X[t, i] and w[i] at each, and the update of w
+    at k of them: the memory traffic any attribute-efficient learner has, without its sampler
+    (AERR's sum-tree) or its running average."""
+    m, d = X.shape
+    idx = np.empty(k + 1, dtype=np.int64)
+    for t in range(m):
+        for r in range(k + 1):
+            idx[r] = next_index(state, d)
+        phi = -y[t]
+        for r in range(k + 1):
+            phi += w[idx[r]] * X[t, idx[r]]
+        for r in range(k):
+            w[idx[r]] -= 1e-3 * phi * X[t, idx[r]]
+
+
+def floor_fit(X, y=None, k: int = K, seed: int = 0) -> np.ndarray:
+    """The memory floor of a one-pass fit of (X, y), or of a streaming design X (y None): w = 0 of
+    length d, then :func:`_floor_kernel`. Returns w (a learner must at least return its d weights)."""
+    if y is None:
+        X, y = X.stream_views()
+    w = np.zeros(X.shape[1])
+    _floor_kernel(X, y, k, as_kernel_state(seed), w)
+    return w
+
+
+def floor_timing(X, y=None, k: int = K, repeats: int = 3) -> FitTiming:
+    """T(m) and T(m/2) of :func:`floor_fit`, as :func:`fit_timing` times a learner."""
+    m, d = X.shape
+    full = best_of(lambda: floor_fit(X, y, k), repeats)
+    if y is None:
+        half_design = X.head(m // 2)
+        half = best_of(lambda: floor_fit(half_design, None, k), repeats)
+    else:
+        half = best_of(lambda: floor_fit(X[: m // 2], y[: m // 2], k), repeats)
+    return FitTiming("floor", d, m, full, half)
 
 
 # ------------------------------------------------------------------------------ plain NumPy references

@@ -49,6 +49,7 @@ from ._common import (
     _prefetch,
     _prefix_add,
     _tree_draw,
+    _tree_new,
     _tree_rebuild,
     _tree_refresh,
     _tree_size,
@@ -123,9 +124,9 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     ref = 0.0
     for i in range(d):
         ref = max(ref, abs(theta[i]))
-    abs_tree = np.zeros(2 * size)
-    norm_tree = np.zeros(2 * size)
-    imp_tree = np.zeros(2 * size if improved else 0)  # leaves |sinh θ_i|·c_i (times 2e^{−ref})
+    abs_tree = _tree_new(size, d)
+    norm_tree = _tree_new(size, d)
+    imp_tree = _tree_new(size, d) if improved else np.zeros(0)  # leaves |sinh θ_i|·c_i (times 2e^{−ref})
     previous = np.nan
     a0 = c0 = 0.0
     for i in range(d):

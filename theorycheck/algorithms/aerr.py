@@ -46,6 +46,7 @@ from ._common import (
     _prefetch,
     _prefix_add,
     _tree_draw,
+    _tree_new,
     _tree_rebuild,
     _tree_refresh,
     _tree_size,
@@ -97,13 +98,13 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
     """
     m, d = X.shape
     size = _tree_size(d)
-    tree = np.zeros(2 * size)  # leaves u_j²
+    tree = _tree_new(size, d)  # leaves u_j²
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
     uniform = float(d)  # 1/q_i for the uniform q
     guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
-    tree2 = np.zeros(2 * size if improved else 0)  # leaves |u_j|·c_j
+    tree2 = _tree_new(size, d) if improved else np.zeros(0)  # leaves |u_j|·c_j
     u = w1.copy()
     s = 1.0
     for i in range(d):
