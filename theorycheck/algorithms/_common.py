@@ -220,15 +220,18 @@ class BudgetedRegressor(RegressorMixin, BaseEstimator):
 
 
 # ----------------------------------------------------------------------------------------
-# sum-trees: tree[1] is the total, tree[size + i] is leaf i, node n has children 2n, 2n+1.
-# The two levels just above the leaves are never stored: a node with 8 leaves below it (a
-# "block", one 64-byte cache line of leaves) is summed from its leaves directly, and a draw that
-# reaches a block finishes from the leaves' line. Every stored node and every draw is the one of
-# the plain binary tree (the same sums of the same terms in the same order), but a refresh or a
-# draw touches one line of leaves instead of three levels at the bottom of the tree, and the
-# stored nodes (1/4 of the leaves) stay in cache at large d.
+# sum-trees: tree[1] is the total, tree[size + i] is leaf i, node n has children 2n, 2n+1 (the
+# binary heap layout). Only every third level is stored, counted from the leaves: a stored node
+# at height 3h + 3 is the sum of its 8 descendants at height 3h, which are contiguous (8n, ...,
+# 8n + 7: one 64-byte cache line), added in the binary tree's order. The one or two levels above
+# the highest stored multiple of 3 are stored as a plain binary top. A draw decides the three
+# binary steps below a stored node from the pair and quad sums of its line, and a refresh
+# recomputes one line per stored ancestor. Every stored node and every draw is exactly the plain
+# binary tree's (the same sums of the same terms in the same order), but a path from the root to
+# a leaf touches ⌈log₂(size)/3⌉ lines instead of log₂(size) nodes, and the stored nodes above the
+# leaves take 1/7 of the leaves' memory.
 
-_BLOCK = 8  # leaves per block; size ≥ 8 always (padding leaves are 0 and never drawn)
+_BLOCK = 8  # descendants per stored node; size ≥ 8 always (padding leaves are 0 and never drawn)
 
 
 @njit(cache=True)
@@ -237,6 +240,16 @@ def _tree_size(d):
     while size < d:
         size *= 2
     return size
+
+
+@njit(cache=True)
+def _tree_top(size):
+    """The number of stored nodes at the highest stored height (1, 2 or 4): they are nodes
+    top, ..., 2·top − 1, and nodes 1, ..., top − 1 are the binary top above them."""
+    top = size
+    while top >= _BLOCK:
+        top //= _BLOCK
+    return top
 
 
 @njit(cache=True)
@@ -252,7 +265,7 @@ def _tree_new(size, d):
 
 @njit(cache=True, inline="always")
 def _block_sum(tree, first):
-    """The 8 leaves tree[first], ..., tree[first + 7] summed as the binary tree sums them."""
+    """tree[first], ..., tree[first + 7] summed as the binary tree sums them."""
     return (((tree[first] + tree[first + 1]) + (tree[first + 2] + tree[first + 3]))
             + ((tree[first + 4] + tree[first + 5]) + (tree[first + 6] + tree[first + 7])))
 
@@ -260,10 +273,15 @@ def _block_sum(tree, first):
 @njit(cache=True)
 def _tree_rebuild(tree, size):
     """Recompute every stored node from the leaves."""
-    blocks = size // _BLOCK  # the block nodes are blocks, ..., 2·blocks − 1
-    for node in range(2 * blocks - 1, blocks - 1, -1):
-        tree[node] = _block_sum(tree, _BLOCK * node)
-    for node in range(blocks - 1, 0, -1):
+    top = _tree_top(size)
+    level = size // _BLOCK  # the stored nodes of one height are level, ..., 2·level − 1
+    while True:
+        for node in range(level, 2 * level):
+            tree[node] = _block_sum(tree, _BLOCK * node)
+        if level == top:
+            break
+        level //= _BLOCK
+    for node in range(top - 1, 0, -1):
         tree[node] = tree[2 * node] + tree[2 * node + 1]
 
 
@@ -271,25 +289,28 @@ def _tree_rebuild(tree, size):
 def _tree_refresh(tree, size, leaves, n, nodes):
     """Refresh the ancestors of leaves[0], ..., leaves[n-1] after those leaves were written
     directly (``tree[size + i] = value``; repeats allowed): every node ends with the value that
-    refreshing each leaf's path in turn gives it (the same sum of the same children), but level
-    by level, so that the n paths to the root do not wait on each other's stores, and a level of
-    at most n nodes is recomputed whole (fewer sums than n paths through it). ``nodes`` is
-    scratch space of at least n entries."""
+    refreshing each leaf's path in turn gives it (the same sum of the same children), but height
+    by height, so that the n paths to the root do not wait on each other's stores, and a height
+    of at most n stored nodes is recomputed whole (fewer sums than n paths through it). ``nodes``
+    is scratch space of at least n entries."""
     for r in range(n):
-        block = (size + leaves[r]) // _BLOCK
-        tree[block] = _block_sum(tree, _BLOCK * block)
-        nodes[r] = block >> 1
-    level = size // (2 * _BLOCK)  # the first node of the level being refreshed, and its number of nodes
-    while level > n:
-        for r in range(n):
-            node = nodes[r]
-            tree[node] = tree[2 * node] + tree[2 * node + 1]
-            nodes[r] = node >> 1
-        level >>= 1
-    while level >= 1:
-        for node in range(level, 2 * level):
-            tree[node] = tree[2 * node] + tree[2 * node + 1]
-        level >>= 1
+        nodes[r] = size + leaves[r]
+    top = _tree_top(size)
+    level = size // _BLOCK  # the first stored node of the height being refreshed, and their number
+    while True:
+        if level > n:
+            for r in range(n):
+                node = nodes[r] // _BLOCK
+                tree[node] = _block_sum(tree, _BLOCK * node)
+                nodes[r] = node
+        else:
+            for node in range(level, 2 * level):
+                tree[node] = _block_sum(tree, _BLOCK * node)
+        if level == top:
+            break
+        level //= _BLOCK
+    for node in range(top - 1, 0, -1):
+        tree[node] = tree[2 * node] + tree[2 * node + 1]
 
 
 @njit(cache=True)
@@ -298,33 +319,35 @@ def _tree_draw(tree, size, uniform):
     of weight 0. ``uniform`` is in [0, 1) and the total must be positive."""
     target = uniform * tree[1]
     node = 1
-    blocks = size // _BLOCK
-    while node < blocks:
+    top = _tree_top(size)
+    while node < top:  # the binary top
         left = 2 * node
         if target < tree[left] or tree[left + 1] <= 0.0:
             node = left
         else:
             target -= tree[left]
             node = left + 1
-    # the last three steps, with the two unstored levels summed from the block's leaves
-    first = _BLOCK * node
-    a = tree[first] + tree[first + 1]
-    b = tree[first + 2] + tree[first + 3]
-    c = tree[first + 4] + tree[first + 5]
-    e = tree[first + 6] + tree[first + 7]
-    left_sum = a + b
-    if target < left_sum or c + e <= 0.0:
-        pair_left, pair_right = a, b
-    else:
-        target -= left_sum
-        first += 4
-        pair_left, pair_right = c, e
-    if not (target < pair_left or pair_right <= 0.0):
-        target -= pair_left
-        first += 2
-    if not (target < tree[first] or tree[first + 1] <= 0.0):
-        first += 1
-    return first - size
+    while node < size:  # three binary steps per stored node, from the sums of its line
+        first = _BLOCK * node
+        a = tree[first] + tree[first + 1]
+        b = tree[first + 2] + tree[first + 3]
+        c = tree[first + 4] + tree[first + 5]
+        e = tree[first + 6] + tree[first + 7]
+        left_sum = a + b
+        if target < left_sum or c + e <= 0.0:
+            pair_left, pair_right = a, b
+        else:
+            target -= left_sum
+            first += 4
+            pair_left, pair_right = c, e
+        if not (target < pair_left or pair_right <= 0.0):
+            target -= pair_left
+            first += 2
+        if not (target < tree[first] or tree[first + 1] <= 0.0):
+            target -= tree[first]
+            first += 1
+        node = first
+    return node - size
 
 
 # ----------------------------------------------------------------------------------------
