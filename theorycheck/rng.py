@@ -18,6 +18,7 @@ them into what a kernel or NumPy code needs.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -186,16 +187,25 @@ def cumulative_sums(weights):
 @njit(cache=True)
 def guide_table(cumulative):
     """The guide table of :func:`next_guided_index` for fixed partial sums (O(n) once): entry b
-    is the first index whose partial sum exceeds b·total/n (Chen's indexed search)."""
+    is the first index whose partial sum exceeds b·total/n (Chen's indexed search), counted as the
+    number of indices i < n − 1 whose bucket ⌈c_i·n/total⌉ is at most b, in two passes without
+    data-dependent branches. Rounding may move an entry by a bucket's indices; the search
+    (:func:`guided_search`) corrects that in both directions, so the draws never depend on it."""
     n = cumulative.shape[0]
     guide = np.empty(n, dtype=np.int64)
     total = cumulative[n - 1] if n else 0.0
-    i = 0
+    if not 0.0 < total < np.inf:
+        for b in range(n):
+            guide[b] = n - 1
+        return guide
+    count = np.zeros(n + 1, dtype=np.int64)
+    scale = n / total
+    for i in range(n - 1):
+        count[min(math.ceil(cumulative[i] * scale), n)] += 1
+    running = 0
     for b in range(n):
-        level = b * total / n
-        while i < n - 1 and cumulative[i] <= level:
-            i += 1
-        guide[b] = i
+        running += count[b]
+        guide[b] = running
     return guide
 
 

@@ -118,12 +118,20 @@ def _enough_examples(name: str, m: int, d: int) -> None:
 # ---------------------------------------------------------------------- norms, ratios, q
 def half_norm(s) -> float:
     """‖s‖_{1/2} = (Σ_i √s_i)² (Section 2.1; not a norm). For s = E[x²] under ‖x‖₂ ≤ 1 it is at most d."""
-    return float(np.sqrt(_moments("s", s, nonzero=False)).sum() ** 2)
+    return _half_norm(_moments("s", s, nonzero=False))
 
 
 def one_norm(s) -> float:
     """‖s‖₁ = Σ_i s_i for s ≥ 0 (Section 2.1)."""
-    return float(_moments("s", s, nonzero=False).sum())
+    return _one_norm(_moments("s", s, nonzero=False))
+
+
+def _half_norm(s: np.ndarray) -> float:  # s already checked by _moments
+    return float(np.sqrt(s).sum() ** 2)
+
+
+def _one_norm(s: np.ndarray) -> float:  # s already checked by _moments
+    return float(s.sum())
 
 
 def rho_ridge(s, expected_sq_norm=None) -> float:
@@ -135,7 +143,7 @@ def rho_ridge(s, expected_sq_norm=None) -> float:
     """
     s = _moments("s", s)
     norm = float(s.sum()) if expected_sq_norm is None else _positive("expected_sq_norm", expected_sq_norm)
-    return half_norm(s) / (s.shape[0] * norm)
+    return _half_norm(s) / (s.shape[0] * norm)
 
 
 def rho_lasso(s) -> float:
@@ -211,14 +219,14 @@ def lemma42_bound(B, k, datapoint_moment_inf) -> float:
 def thm33_eta(s, k, m) -> float:
     """Theorem 3.3's step size η = 1/√(m(‖s‖_{1/2}/k + 1)) (DDAERR)."""
     s = _moments("s", s)
-    return 1.0 / math.sqrt(check_int("m", m, low=1) * (half_norm(s) / _k(k, s.shape[0]) + 1.0))
+    return 1.0 / math.sqrt(check_int("m", m, low=1) * (_half_norm(s) / _k(k, s.shape[0]) + 1.0))
 
 
 def thm33_bound(s, k, m, B) -> float:
     """Theorem 3.3 (DDAERR, q ∝ √s): E[L(w̄)] − L(w*) ≤ (4B²/√m)·√(‖s‖_{1/2}/k + 1)."""
     s = _moments("s", s)
     k, m = _k(k, s.shape[0]), check_int("m", m, low=1)
-    return 4.0 * _positive("B", B) ** 2 / math.sqrt(m) * math.sqrt(half_norm(s) / k + 1.0)
+    return 4.0 * _positive("B", B) ** 2 / math.sqrt(m) * math.sqrt(_half_norm(s) / k + 1.0)
 
 
 def phase1_epsilon(d, k, m1, delta, *, lasso: bool = False) -> float:
@@ -261,7 +269,7 @@ def thm34_bound_whp(s, d, k, m1, m2, delta, B) -> float:
     s = _moments("s", s)
     if s.shape[0] != d:
         raise ParameterError(f"s must have d = {d} entries, got {s.shape[0]}")
-    inner = math.sqrt(half_norm(s)) + d * math.sqrt(2.0 * d * math.log(2.0 * d / delta) / ((k + 1) * m1))
+    inner = math.sqrt(_half_norm(s)) + d * math.sqrt(2.0 * d * math.log(2.0 * d / delta) / ((k + 1) * m1))
     return 16.0 * _positive("B", B) ** 2 / math.sqrt(m2) * math.sqrt(inner ** 2 / k + 1.0)
 
 
@@ -272,7 +280,7 @@ def thm34_sandwich(s, d, eps) -> tuple[float, float]:
     s = _moments("s", s)
     if s.shape[0] != d:
         raise ParameterError(f"s must have d = {d} entries, got {s.shape[0]}")
-    h = half_norm(s)
+    h = _half_norm(s)
     return h, 8.0 * h + (34.0 / 3.0) * d * d * check_real("eps", eps, low=0.0)
 
 
@@ -293,7 +301,7 @@ def thm44_eta(s, k, m, B) -> float:
     s = _moments("s", s)
     d = s.shape[0]
     k, m = _k(k, d), check_int("m", m, low=1)
-    return math.sqrt(math.log(2.0 * d) / (5.0 * m * (one_norm(s) / k + 1.0))) / (2.0 * _positive("B", B))
+    return math.sqrt(math.log(2.0 * d) / (5.0 * m * (_one_norm(s) / k + 1.0))) / (2.0 * _positive("B", B))
 
 
 def thm44_bound(s, k, m, B) -> float:
@@ -302,7 +310,7 @@ def thm44_bound(s, k, m, B) -> float:
     d = s.shape[0]
     k, m = _k(k, d), check_int("m", m, low=1)
     _enough_examples("m", m, d)
-    return 4.0 * _positive("B", B) ** 2 * math.sqrt(5.0 * math.log(2.0 * d) * (one_norm(s) + k) / (k * m))
+    return 4.0 * _positive("B", B) ** 2 * math.sqrt(5.0 * math.log(2.0 * d) * (_one_norm(s) + k) / (k * m))
 
 
 def thm45_eta(A, d, k, m1, m2, delta, B) -> float:
