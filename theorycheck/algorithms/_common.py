@@ -275,10 +275,9 @@ def _block_sum(tree, first):
 
 
 @njit(cache=True)
-def _tree_rebuild(tree, size):
-    """Recompute every stored node from the leaves."""
-    top = _tree_top(size)
-    level = size // _BLOCK  # the stored nodes of one height are level, ..., 2·level − 1
+def _tree_sum_from(tree, level, top):
+    """Recompute whole every stored height from the one of nodes level, ..., 2·level − 1 up to
+    the root (``top`` from :func:`_tree_top`)."""
     while True:
         for node in range(level, 2 * level):
             tree[node] = _block_sum(tree, _BLOCK * node)
@@ -290,31 +289,30 @@ def _tree_rebuild(tree, size):
 
 
 @njit(cache=True)
+def _tree_rebuild(tree, size):
+    """Recompute every stored node from the leaves."""
+    _tree_sum_from(tree, size // _BLOCK, _tree_top(size))
+
+
+@njit(cache=True)
 def _tree_refresh(tree, size, leaves, n, nodes):
     """Refresh the ancestors of leaves[0], ..., leaves[n-1] after those leaves were written
     directly (``tree[size + i] = value``; repeats allowed): every node ends with the value that
     refreshing each leaf's path in turn gives it (the same sum of the same children), but height
-    by height, so that the n paths to the root do not wait on each other's stores, and a height
-    of at most n stored nodes is recomputed whole (fewer sums than n paths through it). ``nodes``
-    is scratch space of at least n entries."""
+    by height, so that the n paths to the root do not wait on each other's stores, and from the
+    first height of at most n stored nodes (or the highest) on, heights are recomputed whole
+    (fewer sums than n paths through them). ``nodes`` is scratch space of at least n entries."""
     for r in range(n):
         nodes[r] = size + leaves[r]
     top = _tree_top(size)
     level = size // _BLOCK  # the first stored node of the height being refreshed, and their number
-    while True:
-        if level > n:
-            for r in range(n):
-                node = nodes[r] // _BLOCK
-                tree[node] = _block_sum(tree, _BLOCK * node)
-                nodes[r] = node
-        else:
-            for node in range(level, 2 * level):
-                tree[node] = _block_sum(tree, _BLOCK * node)
-        if level == top:
-            break
+    while level > n and level > top:
+        for r in range(n):
+            node = nodes[r] // _BLOCK
+            tree[node] = _block_sum(tree, _BLOCK * node)
+            nodes[r] = node
         level //= _BLOCK
-    for node in range(top - 1, 0, -1):
-        tree[node] = tree[2 * node] + tree[2 * node + 1]
+    _tree_sum_from(tree, level, top)
 
 
 @njit(cache=True)
