@@ -102,8 +102,8 @@ def main(argv=None) -> int:
           f"On an m×d matrix (m as listed), and through a streaming design of the same law (m = {W.M_STREAM} at "
           "every d: `fit(hypercube_stream(...))` hashes each attribute it reads from (key, t, i) and stores "
           "no matrix and no row). The last column of each part is the memory floor (`floor_fit`: the k + 1 random "
-          "reads of each example and k updates of a length-d weight vector, with no sampler and no average), "
-          "which no implementation of these learners can undercut.\n")
+          "reads of each example, prefetched one example ahead, and k updates of a length-d weight vector, with "
+          "no sampler and no average): what the machine charges for the reads themselves.\n")
     names = [*W.LEARNERS, "floor"]
     print("| d | m | " + " | ".join(f"`{n}.fit`" for n in names) + " | through a streaming design: "
           + " | ".join(f"`{n}.fit(stream)`" for n in names) + " |")
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     numpy_aerr = versus["AERR"].numpy
     floor_rows.append((f"plain NumPy AERR / memory floor, d = {W.NUMPY_D}, k = {W.NUMPY_K} "
                        f"({_us(numpy_aerr / W.NUMPY_M)} against {_us(numpy_floor.seconds / W.NUMPY_M)} µs/example): "
-                       "the largest speedup over that NumPy reference any implementation could show here",
+                       "about the largest speedup over that NumPy reference an implementation could show here",
                        _ratio(numpy_aerr / numpy_floor.seconds), "—"))
     for n, v in versus.items():
         rows.append((f"speedup of `{n}.fit` over plain NumPy, d = {W.NUMPY_D}, k = {W.NUMPY_K} "
@@ -171,8 +171,8 @@ def main(argv=None) -> int:
     for quantity, value, target, ok in rows:
         print(f"| {quantity} | {value} | {target} | {_met(ok)} |")
     print()
-    print("What the machine allows: the same ratios for the memory floor, and the best an implementation could "
-          "reach (its other work taken as not growing with d).\n")
+    print("What the machine allows: the same ratios for the memory floor, and what an implementation would reach "
+          "if only the floor's part of its time grew with d (an estimate, not a bound).\n")
     print("| quantity | floor | best reachable |")
     print("|---|---|---|")
     for quantity, value, best in floor_rows:
