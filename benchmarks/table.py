@@ -140,7 +140,7 @@ def main(argv=None) -> int:
     f2, f6 = streams["floor", 10**2].per_example, streams["floor", 10**6].per_example
     best = (streams["AERR", 10**2].per_example + f6 - f2) / streams["AERR", 10**2].per_example
     floor_rows.append((f"memory floor through a streaming design, d = 10⁶ / d = 10² ({_us(f6)} against {_us(f2)} "
-                       "µs/example); the same bound for `AERR.fit(stream)`", _ratio(f6 / f2), f"{_ratio(best)}"))
+                       "µs/example); the same estimate for `AERR.fit(stream)`", _ratio(f6 / f2), f"{_ratio(best)}"))
     numpy_aerr = versus["AERR"].numpy
     floor_rows.append((f"plain NumPy AERR / memory floor, d = {W.NUMPY_D}, k = {W.NUMPY_K} "
                        f"({_us(numpy_aerr / W.NUMPY_M)} against {_us(numpy_floor.seconds / W.NUMPY_M)} µs/example): "

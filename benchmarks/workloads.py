@@ -143,24 +143,25 @@ class FitTiming:
         return max(self.seconds - self.half_seconds, 0.0) / (self.m - self.m // 2)
 
 
+def halves_timing(name: str, run: Callable, X, y=None, repeats: int = 3) -> FitTiming:
+    """T(m) and T(m/2) of ``run(X, y)``: on (X, y) and on its first m/2 rows, or, with y None, on
+    the streaming design X and on its first m/2 examples."""
+    m, d = X.shape
+    half = (X.head(m // 2), None) if y is None else (X[: m // 2], y[: m // 2])
+    return FitTiming(name, d, m, best_of(lambda: run(X, y), repeats), best_of(lambda: run(*half), repeats))
+
+
 def fit_timing(learner: str, X: np.ndarray, y: np.ndarray, repeats: int = 3) -> FitTiming:
     """T(m) and T(m/2) of ``learner``'s public fit on (X, y) (the first m/2 rows for the second)."""
-    m, d = X.shape
     make = LEARNERS[learner]
-    full = best_of(lambda: make(d, K, 0).fit(X, y), repeats)
-    half = best_of(lambda: make(d, K, 0).fit(X[: m // 2], y[: m // 2]), repeats)
-    return FitTiming(learner, d, m, full, half)
+    return halves_timing(learner, lambda X, y: make(X.shape[1], K, 0).fit(X, y), X, y, repeats)
 
 
 def stream_timing(learner: str, design: StreamingDesign, repeats: int = 3) -> FitTiming:
     """T(m) and T(m/2) of ``learner``'s public fit through ``design`` (its first m/2 examples for
     the second): the kernel reads each attribute it draws from the stream, nothing else."""
-    m, d = design.shape
     make = LEARNERS[learner]
-    half_design = design.head(m // 2)
-    full = best_of(lambda: make(d, K, 0).fit(design), repeats)
-    half = best_of(lambda: make(d, K, 0).fit(half_design), repeats)
-    return FitTiming(learner, d, m, full, half)
+    return halves_timing(learner, lambda X, y: make(X.shape[1], K, 0).fit(X), design, None, repeats)
 
 
 # ------------------------------------------------------------------------------ the memory floor
@@ -201,14 +202,7 @@ def floor_fit(X, y=None, k: int = K, seed: int = 0) -> np.ndarray:
 
 def floor_timing(X, y=None, k: int = K, repeats: int = 3) -> FitTiming:
     """T(m) and T(m/2) of :func:`floor_fit`, as :func:`fit_timing` times a learner."""
-    m, d = X.shape
-    full = best_of(lambda: floor_fit(X, y, k), repeats)
-    if y is None:
-        half_design = X.head(m // 2)
-        half = best_of(lambda: floor_fit(half_design, None, k), repeats)
-    else:
-        half = best_of(lambda: floor_fit(X[: m // 2], y[: m // 2], k), repeats)
-    return FitTiming("floor", d, m, full, half)
+    return halves_timing("floor", lambda X, y: floor_fit(X, y, k), X, y, repeats)
 
 
 # ------------------------------------------------------------------------------ plain NumPy references
