@@ -712,6 +712,23 @@ def test_non_finite_attributes_are_reported_where_read_and_unread_ones_change_no
         cls(k=2, random_state=5).fit(planted, y)
 
 
+@pytest.mark.parametrize("cls", [AERR, AELR])
+def test_the_first_non_finite_attribute_in_the_order_read_is_the_one_reported(cls):
+    # the kernels check an example's reads together, after the example: the report must still name
+    # the first bad one in the order read (the k data-point draws, then the inner-product draw)
+    X, y = _noisy_data(200, 40, seed=6)
+    path = cls(k=3, random_state=7, record_trajectory=True).fit(X, y).trajectory_
+    coords, j = path["coordinates"], path["j"]
+    t = next(t for t in range(20, 200) if len(set(coords[t])) == 3 and j[t] >= 0 and j[t] not in coords[t])
+    for planted_at, expected in (([coords[t, 2], j[t]], coords[t, 2]), ([j[t], coords[t, 1]], coords[t, 1]),
+                                 ([j[t]], j[t])):
+        planted = X.copy()
+        planted[t, planted_at] = [np.nan, -np.inf][: len(planted_at)]
+        planted[t + 1, coords[t + 1, 0]] = np.inf  # a later example's read is not the first
+        with pytest.raises(ParameterError, match=rf"at example {t}, attribute {expected}, which the learner read"):
+            cls(k=3, random_state=7).fit(planted, y)
+
+
 @pytest.mark.parametrize("layout", ["F", "memmap"])
 def test_fit_takes_f_ordered_arrays_and_memory_maps_as_they_are(layout, tmp_path):
     X, y = _noisy_data(200, 6, seed=2)

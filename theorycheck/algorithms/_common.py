@@ -121,6 +121,28 @@ def _checked(value, t, j, bad):
     return value
 
 
+@njit(cache=True, inline="always")
+def _all_finite(values, n):
+    """Whether values[0], ..., values[n-1] are all finite: one pass without a branch per value.
+
+    The learners with a k-read loop check an example's reads with this once, after the example,
+    instead of :func:`_checked` on each read: a branch on every value read, while that value may
+    still be on its way from memory, made AERR's kernel twice as slow (d = 784, k = 56: 1.10 →
+    0.52 µs per example)."""
+    ok = True
+    for r in range(n):
+        ok &= values[r] - values[r] == 0.0  # NaN for ±inf and NaN
+    return ok
+
+
+@njit(cache=True)
+def _note_non_finite(t, values, attributes, n, bad):
+    """:func:`_checked` on values[0], ..., values[n-1], read from example t at attributes[0], ...,
+    attributes[n-1] in that order: ``bad`` notes the first non-finite one, unless it holds one already."""
+    for r in range(n):
+        _checked(values[r], t, attributes[r], bad)
+
+
 def _prefetch_codegen(context, builder, sig, args):
     array = context.make_array(sig.args[0])(context, builder, args[0])
     pointer = cgutils.get_item_pointer(context, builder, sig.args[0], array, args[1:], wraparound=False)

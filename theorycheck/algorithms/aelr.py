@@ -45,7 +45,8 @@ from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, n
 from ..validation import ParameterError
 from ._common import (
     BudgetedRegressor,
-    _checked,
+    _all_finite,
+    _note_non_finite,
     _prefetch,
     _prefix_add,
     _tree_draw,
@@ -155,6 +156,8 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     for r in range(k):
         ahead[r] = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
     xs = np.empty(k)
+    inner_x = np.empty(inner_draws)  # the inner-product draws' values and attributes
+    inner_j = np.empty(inner_draws, dtype=np.int64)
     clip = 1.0 / eta
     n_read = 0
     n_rescale = 0
@@ -179,7 +182,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                 n_read += 1
                 mult[i] = 0
                 distinct[nd] = i
-                xs[nd] = _checked(X[t, i], t, i, bad)
+                xs[nd] = X[t, i]
                 nd += 1
             mult[i] += 1
             if moments:
@@ -188,9 +191,11 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
         # lines 9-10: φ̃ = (w_j/p_j) x[j] − y, averaged over the inner-product draws
         total = imp_tree[1] if improved else abs_total
         j = -1
+        n_inner = 0
         if total > 0.0:
             est = 0.0
-            for _ in range(inner_draws):
+            n_inner = inner_draws
+            for draw in range(inner_draws):
                 jj = _tree_draw(imp_tree if improved else abs_tree, size, next_uniform(state))
                 if j < 0:
                     j = jj
@@ -198,7 +203,9 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                     stamp[jj] = t
                     n_read += 1
                 sgn = 1.0 if theta[jj] > 0.0 else -1.0
-                xj = _checked(X[t, jj], t, jj, bad)
+                xj = X[t, jj]
+                inner_x[draw] = xj
+                inner_j[draw] = jj
                 if improved:  # w_j/p_j = B·sign(w_j)·Σ|leaf|c / (normaliser·c_j)
                     est += B * total / (norm_total * inner_weight[jj]) * sgn * xj
                 else:  # w_j/p_j = ‖w‖₁·sign(w_j)
@@ -206,6 +213,9 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:
             phi = -y[t]
+        if not (_all_finite(xs, nd) and _all_finite(inner_x, n_inner)):  # in the order read
+            _note_non_finite(t, xs, distinct, nd, bad)
+            _note_non_finite(t, inner_x, inner_j, n_inner, bad)
         # example t+1's data-point draws come next in the stream: made now, their reads are
         # prefetched and arrive while example t updates
         if t + 1 < m:

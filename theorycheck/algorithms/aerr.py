@@ -42,7 +42,8 @@ from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, n
 from ..validation import ParameterError, check_matrix
 from ._common import (
     BudgetedRegressor,
-    _checked,
+    _all_finite,
+    _note_non_finite,
     _prefetch,
     _prefix_add,
     _tree_draw,
@@ -126,6 +127,8 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         ahead[r] = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
     nodes = np.empty(k, dtype=np.int64)  # scratch of _tree_refresh
     xs = np.empty(k)
+    inner_x = np.empty(inner_draws)  # the inner-product draws' values and attributes
+    inner_j = np.empty(inner_draws, dtype=np.int64)
     n_read = 0
     n_renorm = 0
     for t in range(m):
@@ -137,7 +140,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         for r in range(k):
             i = ahead[r]
             idx[r] = i
-            xs[r] = _checked(X[t, i], t, i, bad)
+            xs[r] = X[t, i]
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
@@ -147,13 +150,17 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         # lines 8-9: φ̃ = (w_j/p_j) x[j] − y, averaged over the inner-product draws
         total = tree2[1] if improved else tree[1]
         j = -1
+        n_inner = 0
         if total > 0.0:
             est = 0.0
-            for _ in range(inner_draws):
+            n_inner = inner_draws
+            for draw in range(inner_draws):
                 jj = _tree_draw(tree2 if improved else tree, size, next_uniform(state))
                 if j < 0:
                     j = jj
-                xj = _checked(X[t, jj], t, jj, bad)
+                xj = X[t, jj]
+                inner_x[draw] = xj
+                inner_j[draw] = jj
                 if stamp[jj] != t:
                     stamp[jj] = t
                     n_read += 1
@@ -164,6 +171,9 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:  # w_t = 0 (or its support carries no second moment): ⟨w_t, x_t⟩ = 0 is known
             phi = -y[t]
+        if not (_all_finite(xs, k) and _all_finite(inner_x, n_inner)):  # in the order read
+            _note_non_finite(t, xs, idx, k, bad)
+            _note_non_finite(t, inner_x, inner_j, n_inner, bad)
         # example t+1's data-point draws come next in the stream: made now, their reads are
         # prefetched and arrive while example t updates
         if t + 1 < m:
