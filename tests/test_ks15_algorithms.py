@@ -212,11 +212,12 @@ def test_ddaerr_and_ddaelr_use_the_optimal_q_and_the_theorems_eta():
     ridge = DDAERR(k=k, second_moments=s, random_state=0).fit(X, y)
     np.testing.assert_allclose(ridge.q_, np.sqrt(s) / np.sqrt(s).sum())
     assert ridge.eta_ == pytest.approx(1 / math.sqrt(m * (np.sqrt(s).sum() ** 2 / k + 1)))
+    assert ridge.eta_ == bounds.thm33_eta(s, k, m)  # the learner's shortcut is the bound's formula, bit for bit
     same = GAERR(k=k, q=ridge.q_, eta=ridge.eta_, random_state=0).fit(X, y)
     np.testing.assert_array_equal(ridge.coef_, same.coef_)
     lasso = DDAELR(k=k, second_moments=s, random_state=0).fit(X, y)
     np.testing.assert_allclose(lasso.q_, s / s.sum())
-    assert lasso.eta_ == pytest.approx(bounds.thm44_eta(s, k, m, 1.0))
+    assert lasso.eta_ == bounds.thm44_eta(s, k, m, 1.0)
     improved = DDAERR(k=k, second_moments=s, improved_inner=True, eta=0.1, random_state=3).fit(X, y)
     wbar, _ = ref_gaerr(X, y, k, 0.1, 1.0, np.full(d, 1e-3 / math.sqrt(d)), _state(3), q=ridge.q_, c=np.sqrt(s))
     np.testing.assert_allclose(improved.coef_, wbar, rtol=1e-9, atol=1e-12)

@@ -331,8 +331,9 @@ class DDAERR(_Sampled):
         self.random_state = random_state
         self.record_trajectory = record_trajectory
 
-    def _default_eta(self, s, k, m, B):
-        return bounds.thm33_eta(s, k, m)
+    def _default_eta(self, total, d, k, m, B):
+        """Theorem 3.3's η from ``total`` = Σ_i √s_i (so ‖s‖_{1/2} = total²), as bounds.thm33_eta."""
+        return bounds._thm33_eta(float(total ** 2), k, m)
 
     def fit(self, X, y=None):
         """One pass over (X, y) in row order, or over a streaming design X (y None). Returns self."""
@@ -340,9 +341,11 @@ class DDAERR(_Sampled):
         if self.second_moments is None:
             raise ParameterError("second_moments is required (E[x_i²] for each attribute)")
         s = _second_moments(self.second_moments, d)
-        q = _proportional(self._weights(s))
+        weights = self._weights(s)
+        total = weights.sum()  # > 0 (s has a positive entry): q's normaliser, and the norm in η
+        q = weights / float(total)
         inner = np.sqrt(s) if _flag("improved_inner", self.improved_inner) else None
-        eta = self._eta(lambda: self._default_eta(s, k, m, B))
+        eta = self._eta(lambda: self._default_eta(total, d, k, m, B))
         start = self._start(self.w_init, d, B)
         wbar, n_read, _ = self._run(X, y, k, eta, B, start, state_from(self.random_state), q, inner, draws)
         return self._finish(wbar, n_read, eta, q)
@@ -356,8 +359,9 @@ class DDAELR(DDAERR):
     _norm = "l1"
     _weights = staticmethod(lambda s: s)
 
-    def _default_eta(self, s, k, m, B):
-        return bounds.thm44_eta(s, k, m, B)
+    def _default_eta(self, total, d, k, m, B):
+        """Theorem 4.4's η from ``total`` = ‖s‖₁, as bounds.thm44_eta."""
+        return bounds._thm44_eta(float(total), d, k, m, B)
 
 
 class TwoPhaseDDAERR(_Sampled):

@@ -219,7 +219,11 @@ def lemma42_bound(B, k, datapoint_moment_inf) -> float:
 def thm33_eta(s, k, m) -> float:
     """Theorem 3.3's step size η = 1/√(m(‖s‖_{1/2}/k + 1)) (DDAERR)."""
     s = _moments("s", s)
-    return 1.0 / math.sqrt(check_int("m", m, low=1) * (_half_norm(s) / _k(k, s.shape[0]) + 1.0))
+    return _thm33_eta(_half_norm(s), _k(k, s.shape[0]), check_int("m", m, low=1))
+
+
+def _thm33_eta(half_norm: float, k: int, m: int) -> float:  # arguments already checked
+    return 1.0 / math.sqrt(m * (half_norm / k + 1.0))
 
 
 def thm33_bound(s, k, m, B) -> float:
@@ -301,7 +305,11 @@ def thm44_eta(s, k, m, B) -> float:
     s = _moments("s", s)
     d = s.shape[0]
     k, m = _k(k, d), check_int("m", m, low=1)
-    return math.sqrt(math.log(2.0 * d) / (5.0 * m * (_one_norm(s) / k + 1.0))) / (2.0 * _positive("B", B))
+    return _thm44_eta(_one_norm(s), d, k, m, _positive("B", B))
+
+
+def _thm44_eta(one_norm: float, d: int, k: int, m: int, B: float) -> float:  # arguments already checked
+    return math.sqrt(math.log(2.0 * d) / (5.0 * m * (one_norm / k + 1.0))) / (2.0 * B)
 
 
 def thm44_bound(s, k, m, B) -> float:
