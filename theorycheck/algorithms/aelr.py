@@ -227,9 +227,10 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
             rec_phi[t] = phi
             rec_j[t] = j
         # lines 11-16: ḡ = clip(φ̃ x̃, 1/η) on the sampled coordinates, θ −= η ḡ
+        per_draw = uniform / k  # the uniform q's 1/(q_i k), hoisted
         for c in range(nd):
             i = distinct[c]
-            g = phi * ((1.0 / q[i] if weighted else uniform) / k) * xs[c] * mult[i]
+            g = phi * ((1.0 / q[i]) / k if weighted else per_draw) * xs[c] * mult[i]
             if record:
                 rec_gt[t, i] = g
             if g > clip:

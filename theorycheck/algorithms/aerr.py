@@ -188,12 +188,13 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
                 rec_idx[t, r] = idx[r]
                 rec_g[t, idx[r]] += phi * (1.0 / q[idx[r]] if weighted else uniform) / k * xs[r]  # g̃_t = φ̃ x̃_t
         # lines 10-11: v = w − η φ̃ x̃, i.e. u_i −= (η φ̃ / (q_i k s)) x[i] per draw
+        step = eta * phi * uniform / (k * s)  # the uniform q's factor: one division per example
         for r in range(k):
             i = idx[r]
             acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
             plast_hi[i] = hi
             plast_lo[i] = lo
-            u[i] -= eta * phi * (1.0 / q[i] if weighted else uniform) / (k * s) * xs[r]
+            u[i] -= (eta * phi * (1.0 / q[i]) / (k * s) if weighted else step) * xs[r]
             tree[size + i] = u[i] * u[i]
             if improved:
                 tree2[size + i] = abs(u[i]) * inner_weight[i]
