@@ -47,7 +47,10 @@ from ._common import (
     BudgetedRegressor,
     _all_finite,
     _note_non_finite,
+    _BLOCK,
+    PREFETCH_STATE_FROM,
     _prefetch,
+    _prefetch_entry,
     _prefix_add,
     _tree_draw,
     _tree_new,
@@ -161,6 +164,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     clip = 1.0 / eta
     n_read = 0
     n_rescale = 0
+    far = d >= PREFETCH_STATE_FROM
     for t in range(m):
         norm_total = norm_tree[1]
         abs_total = abs_tree[1]
@@ -223,6 +227,17 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                 i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
                 ahead[r] = i
                 _prefetch(X, t + 1, i)
+                if far:  # and the state they will update (see PREFETCH_STATE_FROM)
+                    _prefetch_entry(stamp, i)
+                    _prefetch_entry(mult, i)
+                    _prefetch_entry(theta, i)
+                    _prefetch_entry(acc, i)
+                    _prefetch_entry(qlast_hi, i)
+                    _prefetch_entry(qlast_lo, i)
+                    _prefetch_entry(abs_tree, size + i)
+                    _prefetch_entry(norm_tree, size + i)
+                    _prefetch_entry(abs_tree, (size + i) // _BLOCK)
+                    _prefetch_entry(norm_tree, (size + i) // _BLOCK)
         if record:
             rec_phi[t] = phi
             rec_j[t] = j

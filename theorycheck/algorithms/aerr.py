@@ -44,7 +44,10 @@ from ._common import (
     BudgetedRegressor,
     _all_finite,
     _note_non_finite,
+    _BLOCK,
+    PREFETCH_STATE_FROM,
     _prefetch,
+    _prefetch_entry,
     _prefix_add,
     _tree_draw,
     _tree_new,
@@ -131,6 +134,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
     inner_j = np.empty(inner_draws, dtype=np.int64)
     n_read = 0
     n_renorm = 0
+    far = d >= PREFETCH_STATE_FROM
     for t in range(m):
         hi, lo = _prefix_add(hi, lo, s)  # w_t = s·u enters the average
         if record:
@@ -174,13 +178,21 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         if not (_all_finite(xs, k) and _all_finite(inner_x, n_inner)):  # in the order read
             _note_non_finite(t, xs, idx, k, bad)
             _note_non_finite(t, inner_x, inner_j, n_inner, bad)
-        # example t+1's data-point draws come next in the stream: made now, their reads are
-        # prefetched and arrive while example t updates
+        # example t+1's data-point draws come next in the stream: made now, their reads (and at
+        # large d the state they will update) are prefetched and arrive while example t updates
         if t + 1 < m:
             for r in range(k):
                 i = next_guided_index(state, q_cumulative, guide) if weighted else next_index(state, d)
                 ahead[r] = i
                 _prefetch(X, t + 1, i)
+                if far:
+                    _prefetch_entry(stamp, i)
+                    _prefetch_entry(u, i)
+                    _prefetch_entry(acc, i)
+                    _prefetch_entry(plast_hi, i)
+                    _prefetch_entry(plast_lo, i)
+                    _prefetch_entry(tree, size + i)
+                    _prefetch_entry(tree, (size + i) // _BLOCK)
         if record:
             rec_phi[t] = phi
             rec_j[t] = j
