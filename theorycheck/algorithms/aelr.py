@@ -44,11 +44,11 @@ from ..bounds.hk12 import thm34_eta
 from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError
 from ._common import (
+    _BLOCK,
+    PREFETCH_STATE_FROM,
     BudgetedRegressor,
     _all_finite,
     _note_non_finite,
-    _BLOCK,
-    PREFETCH_STATE_FROM,
     _prefetch,
     _prefetch_entry,
     _prefix_add,

@@ -41,11 +41,11 @@ from ..bounds.hk12 import thm31_eta
 from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, next_uniform
 from ..validation import ParameterError, check_matrix
 from ._common import (
+    _BLOCK,
+    PREFETCH_STATE_FROM,
     BudgetedRegressor,
     _all_finite,
     _note_non_finite,
-    _BLOCK,
-    PREFETCH_STATE_FROM,
     _prefetch,
     _prefetch_entry,
     _prefix_add,
