@@ -391,6 +391,30 @@ def _tree_draw(tree, size, uniform):
 
 
 # ----------------------------------------------------------------------------------------
+# interleaved per-coordinate state: the lazily averaged learners keep, for coordinate i, its
+# weight, its running sum and the two halves of the prefix value at its last change in entries
+# 4i, ..., 4i + 3 of one array (32 bytes: a coordinate's update touches one cache line, not four).
+
+_VALUE, _SUM, _LAST_HI, _LAST_LO = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _coordinate_state(values):
+    """The interleaved state for starting weights ``values``: entry 4i is values[i], the other
+    three are 0; the array starts on a 64-byte boundary (two coordinates per cache line)."""
+    d = values.shape[0]
+    raw = np.empty(4 * d + _BLOCK)
+    skip = ((-raw.ctypes.data) % 64) // 8
+    state = raw[skip:skip + 4 * d]
+    for i in range(d):
+        state[4 * i + _VALUE] = values[i]
+        state[4 * i + _SUM] = 0.0
+        state[4 * i + _LAST_HI] = 0.0
+        state[4 * i + _LAST_LO] = 0.0
+    return state
+
+
+# ----------------------------------------------------------------------------------------
 # lazy running averages: a prefix sum kept in double-double so that differences of two
 # prefix values are accurate even when the summands shrink by many orders of magnitude
 

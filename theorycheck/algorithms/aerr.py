@@ -42,9 +42,14 @@ from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, n
 from ..validation import ParameterError, check_matrix
 from ._common import (
     _BLOCK,
+    _LAST_HI,
+    _LAST_LO,
+    _SUM,
+    _VALUE,
     PREFETCH_STATE_FROM,
     BudgetedRegressor,
     _all_finite,
+    _coordinate_state,
     _note_non_finite,
     _prefetch,
     _prefetch_entry,
@@ -109,18 +114,17 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
     guide = guide_table(q_cumulative)  # O(1) draws from the fixed q
     moments = moment_counts.shape[0] > 0
     tree2 = _tree_new(size, d) if improved else np.zeros(0)  # leaves |u_j|·c_j
-    u = w1.copy()
+    # coordinate i: u_i, Σ_t w_t[i] up to the prefix value at u_i's last change, and that
+    # prefix value (hi, lo), in entries 4i + _VALUE, _SUM, _LAST_HI, _LAST_LO
+    st = _coordinate_state(w1)
     s = 1.0
     for i in range(d):
-        tree[size + i] = u[i] * u[i]
+        tree[size + i] = w1[i] * w1[i]
         if improved:
-            tree2[size + i] = abs(u[i]) * inner_weight[i]
+            tree2[size + i] = abs(w1[i]) * inner_weight[i]
     _tree_rebuild(tree, size)
     if improved:
         _tree_rebuild(tree2, size)
-    acc = np.zeros(d)  # Σ_t w_t[i] up to the prefix value (plast_hi + plast_lo)[i]
-    plast_hi = np.zeros(d)
-    plast_lo = np.zeros(d)
     hi = 0.0  # Σ of s over the iterates so far, as the double-double hi + lo
     lo = 0.0
     stamp = np.full(d, -1, dtype=np.int64)
@@ -139,7 +143,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         hi, lo = _prefix_add(hi, lo, s)  # w_t = s·u enters the average
         if record:
             for i in range(d):
-                rec_w[t, i] = s * u[i]
+                rec_w[t, i] = s * st[4 * i + _VALUE]
         # lines 3-7: k draws from q, x̃ = (1/k) Σ_r x[i_r]/q_{i_r} e_{i_r}
         for r in range(k):
             i = ahead[r]
@@ -169,9 +173,9 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
                     stamp[jj] = t
                     n_read += 1
                 if improved:  # w_j/p_j = s·sign(u_j)·Σ|u|c / c_j
-                    est += s * math.copysign(total, u[jj]) * xj / inner_weight[jj]
+                    est += s * math.copysign(total, st[4 * jj + _VALUE]) * xj / inner_weight[jj]
                 else:  # w_j/p_j = s·‖u‖²/u_j
-                    est += s * total * xj / u[jj]
+                    est += s * total * xj / st[4 * jj + _VALUE]
             phi = est - y[t] if inner_draws == 1 else est / inner_draws - y[t]
         else:  # w_t = 0 (or its support carries no second moment): ⟨w_t, x_t⟩ = 0 is known
             phi = -y[t]
@@ -187,10 +191,7 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
                 _prefetch(X, t + 1, i)
                 if far:
                     _prefetch_entry(stamp, i)
-                    _prefetch_entry(u, i)
-                    _prefetch_entry(acc, i)
-                    _prefetch_entry(plast_hi, i)
-                    _prefetch_entry(plast_lo, i)
+                    _prefetch_entry(st, 4 * i)
                     _prefetch_entry(tree, size + i)
                     _prefetch_entry(tree, (size + i) // _BLOCK)
         if record:
@@ -203,13 +204,16 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
         step = eta * phi * uniform / (k * s)  # the uniform q's factor: one division per example
         for r in range(k):
             i = idx[r]
-            acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
-            plast_hi[i] = hi
-            plast_lo[i] = lo
-            u[i] -= (eta * phi * (1.0 / q[i]) / (k * s) if weighted else step) * xs[r]
-            tree[size + i] = u[i] * u[i]
+            b = 4 * i
+            u = st[b + _VALUE]
+            st[b + _SUM] += u * ((hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO]))
+            st[b + _LAST_HI] = hi
+            st[b + _LAST_LO] = lo
+            u -= (eta * phi * (1.0 / q[i]) / (k * s) if weighted else step) * xs[r]
+            st[b + _VALUE] = u
+            tree[size + i] = u * u
             if improved:
-                tree2[size + i] = abs(u[i]) * inner_weight[i]
+                tree2[size + i] = abs(u) * inner_weight[i]
         _tree_refresh(tree, size, idx, k, nodes)
         if improved:
             _tree_refresh(tree2, size, idx, k, nodes)
@@ -219,13 +223,16 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
             s *= B / norm_v
         if s < 1e-12:  # fold the scale into u, restart the prefix sum
             for i in range(d):
-                acc[i] += u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))
-                plast_hi[i] = 0.0
-                plast_lo[i] = 0.0
-                u[i] *= s
-                tree[size + i] = u[i] * u[i]
+                b = 4 * i
+                u = st[b + _VALUE]
+                st[b + _SUM] += u * ((hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO]))
+                st[b + _LAST_HI] = 0.0
+                st[b + _LAST_LO] = 0.0
+                u *= s
+                st[b + _VALUE] = u
+                tree[size + i] = u * u
                 if improved:
-                    tree2[size + i] = abs(u[i]) * inner_weight[i]
+                    tree2[size + i] = abs(u) * inner_weight[i]
             _tree_rebuild(tree, size)
             if improved:
                 _tree_rebuild(tree2, size)
@@ -235,7 +242,8 @@ def _gaerr_kernel(X, y, k, eta, B, w1, state, q_cumulative, q, inner_weight, inn
             n_renorm += 1
     wbar = np.empty(d)
     for i in range(d):
-        wbar[i] = (acc[i] + u[i] * ((hi - plast_hi[i]) + (lo - plast_lo[i]))) / m
+        b = 4 * i
+        wbar[i] = (st[b + _SUM] + st[b + _VALUE] * ((hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO]))) / m
     return wbar, n_read, n_renorm
 
 
