@@ -45,9 +45,14 @@ from ..rng import cumulative_sums, guide_table, next_guided_index, next_index, n
 from ..validation import ParameterError
 from ._common import (
     _BLOCK,
+    _LAST_HI,
+    _LAST_LO,
+    _SUM,
+    _VALUE,
     PREFETCH_STATE_FROM,
     BudgetedRegressor,
     _all_finite,
+    _coordinate_state,
     _note_non_finite,
     _prefetch,
     _prefetch_entry,
@@ -80,24 +85,26 @@ def _aelr_leaves(theta_i, ref):
 
 
 @njit(cache=True)
-def _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo):
-    """Flush every lazy average, move the reference to max|θ| and rebuild both trees.
-    Returns the new reference."""
-    d = theta.shape[0]
+def _aelr_rescale(st, d, abs_tree, norm_tree, size, hi, lo):
+    """Flush every lazy average, move the reference to max|θ| and rebuild both trees (``st``: the
+    interleaved state of :func:`_gaelr_kernel`). Returns the new reference."""
     ref = 0.0
     for i in range(d):
-        sgn = 1.0 if theta[i] > 0.0 else -1.0
-        acc[i] += sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))
-        qlast_hi[i] = 0.0
-        qlast_lo[i] = 0.0
-        if abs(theta[i]) > ref:
-            ref = abs(theta[i])
+        b = 4 * i
+        theta = st[b + _VALUE]
+        sgn = 1.0 if theta > 0.0 else -1.0
+        st[b + _SUM] += sgn * abs_tree[size + i] * ((hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO]))
+        st[b + _LAST_HI] = 0.0
+        st[b + _LAST_LO] = 0.0
+        if abs(theta) > ref:
+            ref = abs(theta)
     previous = np.nan
     a = c = 0.0
     for i in range(d):
-        if theta[i] != previous:
-            a, c = _aelr_leaves(theta[i], ref)
-            previous = theta[i]
+        theta = st[4 * i + _VALUE]
+        if theta != previous:
+            a, c = _aelr_leaves(theta, ref)
+            previous = theta
         abs_tree[size + i] = a
         norm_tree[size + i] = c
     _tree_rebuild(abs_tree, size)
@@ -119,7 +126,10 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     be empty and are not touched (one branch per example on the fast path)."""
     m, d = X.shape
     size = _tree_size(d)
-    theta = theta0.copy()  # log z⁺ = −log z⁻
+    # coordinate i: θ_i = log z⁺_i = −log z⁻_i, Σ_t sign(θ_i)·leaf_i/normaliser_t up to the prefix
+    # value at θ_i's last change, and that prefix value (hi, lo), in entries 4i + _VALUE, _SUM,
+    # _LAST_HI, _LAST_LO
+    st = _coordinate_state(theta0)
     improved = inner_weight.shape[0] > 0
     weighted = q_cumulative.shape[0] > 0
     uniform = float(d)  # 1/q_i for the uniform q
@@ -127,16 +137,16 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     moments = moment_counts.shape[0] > 0
     ref = 0.0
     for i in range(d):
-        ref = max(ref, abs(theta[i]))
+        ref = max(ref, abs(theta0[i]))
     abs_tree = _tree_new(size, d)
     norm_tree = _tree_new(size, d)
     imp_tree = _tree_new(size, d) if improved else np.zeros(0)  # leaves |sinh θ_i|·c_i (times 2e^{−ref})
     previous = np.nan
     a0 = c0 = 0.0
     for i in range(d):
-        if theta[i] != previous:  # equal θ_i share their leaves (w_1 = 0: one evaluation for all d)
-            a0, c0 = _aelr_leaves(theta[i], ref)
-            previous = theta[i]
+        if theta0[i] != previous:  # equal θ_i share their leaves (w_1 = 0: one evaluation for all d)
+            a0, c0 = _aelr_leaves(theta0[i], ref)
+            previous = theta0[i]
         abs_tree[size + i] = a0
         norm_tree[size + i] = c0
         if improved:
@@ -145,9 +155,6 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
     _tree_rebuild(norm_tree, size)
     if improved:
         _tree_rebuild(imp_tree, size)
-    acc = np.zeros(d)  # Σ_t sign(θ_i)·leaf_i / normaliser_t, up to (qlast_hi + qlast_lo)[i]
-    qlast_hi = np.zeros(d)
-    qlast_lo = np.zeros(d)
     hi = 0.0  # Σ_t 1/normaliser_t as the double-double hi + lo
     lo = 0.0
     norm_at_rescale = norm_tree[1]
@@ -171,10 +178,11 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
         hi, lo = _prefix_add(hi, lo, 1.0 / norm_total)  # w_t enters the average
         if record:  # w_t = B(p⁺ − p⁻), p± = e^{±θ}/Σ 2cosh θ = e^{±θ − ref}/normaliser
             for i in range(d):
-                sgn = 1.0 if theta[i] > 0.0 else -1.0
+                theta = st[4 * i + _VALUE]
+                sgn = 1.0 if theta > 0.0 else -1.0
                 rec_w[t, i] = B * sgn * abs_tree[size + i] / norm_total
-                rec_p[t, i] = math.exp(theta[i] - ref) / norm_total
-                rec_p[t, d + i] = math.exp(-theta[i] - ref) / norm_total
+                rec_p[t, i] = math.exp(theta - ref) / norm_total
+                rec_p[t, d + i] = math.exp(-theta - ref) / norm_total
         # lines 4-8: k draws from q (repeats are summed)
         nd = 0
         for r in range(k):
@@ -206,7 +214,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                 if stamp[jj] != t:
                     stamp[jj] = t
                     n_read += 1
-                sgn = 1.0 if theta[jj] > 0.0 else -1.0
+                sgn = 1.0 if st[4 * jj + _VALUE] > 0.0 else -1.0
                 xj = X[t, jj]
                 inner_x[draw] = xj
                 inner_j[draw] = jj
@@ -230,10 +238,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                 if far:  # and the state they will update (see PREFETCH_STATE_FROM)
                     _prefetch_entry(stamp, i)
                     _prefetch_entry(mult, i)
-                    _prefetch_entry(theta, i)
-                    _prefetch_entry(acc, i)
-                    _prefetch_entry(qlast_hi, i)
-                    _prefetch_entry(qlast_lo, i)
+                    _prefetch_entry(st, 4 * i)
                     _prefetch_entry(abs_tree, size + i)
                     _prefetch_entry(norm_tree, size + i)
                     _prefetch_entry(abs_tree, (size + i) // _BLOCK)
@@ -254,12 +259,15 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
                 g = -clip
             if record:
                 rec_g[t, i] = g
-            sgn = 1.0 if theta[i] > 0.0 else -1.0
-            acc[i] += sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))
-            qlast_hi[i] = hi
-            qlast_lo[i] = lo
-            theta[i] -= eta * g
-            a, cc = _aelr_leaves(theta[i], ref)
+            b = 4 * i
+            theta = st[b + _VALUE]
+            sgn = 1.0 if theta > 0.0 else -1.0
+            st[b + _SUM] += sgn * abs_tree[size + i] * ((hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO]))
+            st[b + _LAST_HI] = hi
+            st[b + _LAST_LO] = lo
+            theta -= eta * g
+            st[b + _VALUE] = theta
+            a, cc = _aelr_leaves(theta, ref)
             abs_tree[size + i] = a
             norm_tree[size + i] = cc
             if improved:
@@ -269,7 +277,7 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
         if improved:
             _tree_refresh(imp_tree, size, distinct, nd, nodes)
         if norm_tree[1] > 1e12 * norm_at_rescale or norm_tree[1] < 1e-250:
-            ref = _aelr_rescale(theta, abs_tree, norm_tree, size, acc, qlast_hi, qlast_lo, hi, lo)
+            ref = _aelr_rescale(st, d, abs_tree, norm_tree, size, hi, lo)
             if improved:
                 for i in range(d):
                     imp_tree[size + i] = abs_tree[size + i] * inner_weight[i]
@@ -280,8 +288,10 @@ def _gaelr_kernel(X, y, k, eta, B, theta0, state, q_cumulative, q, inner_weight,
             n_rescale += 1
     wbar = np.empty(d)
     for i in range(d):
-        sgn = 1.0 if theta[i] > 0.0 else -1.0
-        wbar[i] = B * (acc[i] + sgn * abs_tree[size + i] * ((hi - qlast_hi[i]) + (lo - qlast_lo[i]))) / m
+        b = 4 * i
+        sgn = 1.0 if st[b + _VALUE] > 0.0 else -1.0
+        since = (hi - st[b + _LAST_HI]) + (lo - st[b + _LAST_LO])
+        wbar[i] = B * (st[b + _SUM] + sgn * abs_tree[size + i] * since) / m
     return wbar, n_read, n_rescale
 
 
