@@ -450,6 +450,23 @@ def test_aelr_matches_reference():
     assert model.n_rescales_ == 0
 
 
+def test_large_d_kernels_that_prefetch_their_state_match_the_references():
+    # from d = PREFETCH_STATE_FROM on the kernels also prefetch the next example's state: hints only
+    from theorycheck.algorithms._common import PREFETCH_STATE_FROM
+
+    m, d, k = 40, PREFETCH_STATE_FROM + 5, 4
+    X, y = _noisy_data(m, d, seed=8)
+    X /= np.sqrt(d)
+    ridge = AERR(k=k, eta=0.5, random_state=51).fit(X, y)
+    wbar, n_read = ref_aerr(X, y, k, 0.5, 1.0, np.full(d, 1e-3 / np.sqrt(d)), _state(51))
+    np.testing.assert_allclose(ridge.coef_, wbar, rtol=1e-9, atol=1e-15)
+    assert ridge.n_attributes_seen_ == n_read
+    lasso = AELR(k=k, eta=0.5, random_state=52).fit(X, y)
+    wbar, n_read = ref_aelr(X, y, k, 0.5, 1.0, _state(52))
+    np.testing.assert_allclose(lasso.coef_, wbar, rtol=1e-9, atol=1e-15)
+    assert lasso.n_attributes_seen_ == n_read
+
+
 def test_aelr_log_space_survives_overflow():
     """A label far out of reach pushes θ = log z⁺ up by the clip value 1 per step: z± would
     overflow a literal float implementation after ~710 steps; the kernel rescales."""
