@@ -452,7 +452,7 @@ def test_aelr_matches_reference():
 
 def test_large_d_kernels_that_prefetch_their_state_match_the_references():
     # from d = PREFETCH_STATE_FROM on the kernels also prefetch the next example's state: hints only
-    from theorycheck.algorithms._common import PREFETCH_STATE_FROM
+    from theorycheck.algorithms.aerr import PREFETCH_STATE_FROM
 
     m, d, k = 40, PREFETCH_STATE_FROM + 5, 4
     X, y = _noisy_data(m, d, seed=8)
