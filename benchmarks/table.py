@@ -45,6 +45,7 @@ def _met(ok: bool | None) -> str:
 
 
 def _excess_risk(text: str) -> float:
+    """An ``--epsilon`` value: a positive finite number (argparse reports anything else, exit status 2)."""
     try:
         value = float(text)
     except ValueError:
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
                      _ratio(v.speedup), "≥ 50×" if n == "AERR" else "(none)", v.speedup >= 50 if n == "AERR" else None))
     for eps, (dd, sg) in to_target.items():
         judged = eps == W.TARGET_EPSILON
-        target = "≤ 0.1" if judged else "(the target is at ε = " + f"{W.TARGET_EPSILON})"
+        target = "≤ 0.1" if judged else f"(the target is at ε = {W.TARGET_EPSILON})"
         if dd.seconds is not None and sg.seconds is not None:
             r = dd.seconds / sg.seconds
             cold = dd.cold_seconds / sg.cold_seconds
