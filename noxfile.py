@@ -28,9 +28,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def verify(session: nox.Session) -> None:
-    """Run every claim (full profile unless overridden) and write the report to reports/."""
+    """Run every claim (full profile unless overridden) and write the report to reports/. Exit
+    status 3 (nothing failed, something undecided) passes; FAIL, errors and bad usage fail the session."""
     session.install("-e", ".[data]")
-    session.run("theorycheck", "verify", "--profile", "full", "--jobs", "-1", *session.posargs)
+    session.run("theorycheck", "verify", "--profile", "full", "--jobs", "-1", *session.posargs, success_codes=[0, 3])
 
 
 @nox.session

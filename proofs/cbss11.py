@@ -130,10 +130,15 @@ class Lemma11(ExactLaw):
     readings = {"eq7-replacement": (functools.partial(est.aer_gradient_estimate_distribution, replacement=False),
                                     "the prose's reading, with ŷ's k/2 indices drawn without replacement,")}
     errata = (Erratum(
-        "eq7-replacement", "Section 6, the sentence before eq. (7)",
-        "the k/2 indices of ŷ are picked from [d] without replacement, according to the distribution defined by w",
-        "they must be drawn with replacement, as the box of Figure 2 does: without replacement ŷ is in general a "
-        "biased estimate of ⟨w, x⟩ (when k ≥ 4 and the |w_i| differ), and so is the gradient estimate"),)
+        "eq7-replacement", "Section 6, the sentence before eq. (7), with Lemma 11",
+        "the k/2 indices of ŷ are picked from [d] without replacement, according to the distribution defined by w, "
+        "and the gradient estimate (8) built on that ŷ is unbiased",
+        "with that reading Lemma 11 is false: ŷ, hence the gradient estimate, is in general biased once k ≥ 4 (e.g. "
+        "when the |w_i| differ); the indices must be drawn with replacement, as the box of Figure 2 does",
+        "counterexample",
+        "d = 2, k = 4, w = (1, 1/2), x = (0, 1), y = 0: the two indices drawn without replacement are always {1, 2}, "
+        "so ŷ = (2/k)‖w‖₁(x₁ + x₂) = 3/4 on every draw while ⟨w, x⟩ = 1/2, and E[2(ŷ − y)v] = (0, 3/2) ≠ (0, 1) = "
+        "2(⟨w, x⟩ − y)x. The claim enumerates the law of this reading exactly on every case it runs."),)
     defects = (
         Defect("v without the factor d", {"distribution": D + "aer_law_without_d"}, overrides={"d_max": "3"}),
         Defect("ŷ drawn without replacement (exact law)", {"distribution": D + "aer_law_without_replacement"},

@@ -79,8 +79,12 @@ class Lemma3_3(ExactLaw):
     erratum_checks = {"eq9": ("identity", "printed_eq9")}
     errata = (Erratum(
         "eq9", "Appendix A.1, eq. (9) (proof of Lemma 3.3)", "E‖x̃‖₂² = (2d + k − 1)/(2k)·‖x‖₂²",
-        "E‖x̃‖₂² = (d + k − 1)/k·‖x‖₂² for Algorithm 1's k draws with replacement (e.g. d = 4, k = 2: 5/2, not 9/4); "
-        "both are ≤ 2d/k, so the lemma's conclusion stands"),)
+        "E‖x̃‖₂² = (d + k − 1)/k·‖x‖₂² for Algorithm 1's k draws with replacement (as Appendix A.5 has it for Lemma "
+        "3.8); the two agree only at k = 1, and both are ≤ 2d/k, so the lemma's conclusion stands",
+        "counterexample",
+        "d = 4, k = 2, x = e₁: x̃ is 4e₁ with probability 1/16 and 2e₁ with probability 6/16 (0 otherwise), so "
+        "E‖x̃‖₂² = 16/16 + 4·6/16 = 5/2, while eq. (9) gives 9/4. The claim enumerates the law exactly; the printed "
+        "identity fails on every case with k ≥ 2 and x ≠ 0."),)
     defects = (
         Defect("x̃ without the factor d", {"distribution": D + "aerr_law_without_d"}, overrides=SMALL),
         Defect("j drawn ∝ |w_j| with weight ‖w‖₂²/w_j", {"distribution": D + "aerr_law_abs_sampling"}, overrides=SMALL),
@@ -154,7 +158,7 @@ class Lemma3_8(Lemma3_3):
     hypotheses = ("‖x‖∞ ≤ 1", "|y| ≤ B", "‖w‖₁ ≤ B", "1 ≤ k ≤ d")
     interpretation = (
         "Algorithm 2, lines 4–11 (the unclipped g̃). The lemma prints ‖E_t[g̃_t]²‖∞; Lemmas 3.6–3.7 need "
-        "‖E_t[g̃_t²]‖∞, so that is what is checked (see the erratum); the printed form follows from it. At w = 0 "
+        "‖E_t[g̃_t²]‖∞, so that is what is checked (the printed form, true but weaker, follows from it). At w = 0 "
         "(AELR's start) φ̃ = −y with no draw. Instances: random rational ones (‖x‖∞ ≤ 1 with ±1 and 0 entries, w "
         "rescaled to ‖w‖₁ ≤ B, often = B), the boundary family x ∈ {±1}^d, ⟨w,x⟩ = −B, y = B, two generic ones and "
         "a small grid; every d ≤ d_max and k ≤ d. Derived: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², with "
@@ -172,11 +176,8 @@ class Lemma3_8(Lemma3_3):
     functional_name = "‖E g̃²‖∞"
     identities = {"identity": "the subject is Algorithm 2's estimator: ‖E g̃²‖∞ = E[φ̃²]·(d + k − 1)/k·max_i x_i², "
                               "the value derived for lines 4–11"}
-    erratum_checks = {"square": ("within_bound", "printed_within_bound")}
-    errata = (Erratum(
-        "square", "Lemma 3.8, statement", "‖E_t[g̃_t]²‖∞ ≤ 8B²d/k (the square of the expectation)",
-        "Lemmas 3.6–3.7 and Theorem 3.4 use ‖E_t[g̃_t²]‖∞ ≤ 8B²d/k (the expectation of the square), which holds; "
-        "the printed form is weaker (it follows by Jensen) and would not carry the proof"),)
+    erratum_checks = {}
+    errata = ()
     defects = (
         Defect("sign(w_j) dropped", {"distribution": D + "aelr_law_no_sign"}, overrides=SMALL),
         Defect("j drawn ∝ w_j² with weight ‖w‖₁·sign(w_j)", {"distribution": D + "aelr_law_squared_sampling"},
@@ -309,14 +310,6 @@ class LemmaA2(Exact):
     case_columns = ("C", "family", "law_text")
     details = {"within_bound": ("mean", "variance", "bias", "bound"), "sharp": ("mean", "variance", "bias")}
     worst = {"within_bound": "excess_over_C"}
-    errata = (
-        Erratum("constant", "Lemma A.2, statement (Appendix A.4)", "|E clip(X, C) − E X| ≤ 2·Var[X]/C",
-                "≤ Var[X]/(2C): the constant 2 can be 1/2, which is sharp (the ratio |bias|/(2Var/C) has supremum "
-                "1/4, approached by mass p → 0 at 3C/2 with E X = C/2, where it is (1 − p)/4)"),
-        Erratum("premise", "Lemma A.2, premise", "|E X| ≤ C/2",
-                "the inequality with the constant 2 holds whenever |E X| ≤ 7C/8 (from |bias| ≤ Var/(4(C − |E X|))) "
-                "and can fail beyond"),
-    )
     defects = (
         Defect("clip at C/2", {"clip": D + "clip_at_half"}),
         Defect("bound with constant 1/4", {"bias_bound": D + "bias_bound_quarter"}),
@@ -392,18 +385,3 @@ class LemmaA2(Exact):
                     text += f" (worst: C = {w['C']:g}, {w['law_text']}; bias {w['bias']} against bound {w['bound']})"
                 notes.append(text + ".")
         return notes
-
-    def errata_evidence(self, p, table):
-        inside = table[table["premise"].astype(bool)]
-        sharp = table["sharp"].dropna().astype(bool)
-        middle = table[table["band"] == BANDS[1][1]]
-        beyond = table[table["band"].isin([BANDS[2][1], BANDS[3][1]])]
-        holds = int((~middle["violated"].astype(bool)).sum())
-        return {
-            "constant": f"On this run's {len(inside)} laws with |E X| ≤ C/2 the largest |bias|/(2Var/C) is "
-                        f"{inside['ratio'].max():.6g} ≤ 1/4, and |bias| ≤ Var/(4(C − |E X|)) holds exactly on "
-                        f"{int(sharp.sum())} of the {len(sharp)} laws with |E X| < C.",
-            "premise": f"With the constant 2, the inequality holds exactly on {holds}"
-                       f" of the {len(middle)} laws with C/2 < |E X| ≤ 7C/8 and fails on "
-                       f"{int(beyond['violated'].astype(bool).sum())} of the {len(beyond)} laws beyond 7C/8.",
-        }

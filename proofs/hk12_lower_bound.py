@@ -256,15 +256,29 @@ class LemmaB5(Exact):
                 "the remaining ℓ2 weight (off T) is δ, so at most δ·100/ε² = 100δk other coordinates exceed ε/10",
                 "the remaining weight is at most 1 − (1 − δ)² = 2δ − δ² (approached as ε → 0), so at most "
                 "(2δ − δ²)·100k < 200δk other coordinates exceed ε/10; the argument's conclusion (few such "
-                "coordinates) stands with 200δk"),
+                "coordinates) stands with 200δk",
+                "counterexample",
+                "m = 10⁶ (ε = 10⁻⁶, k = 10¹²), the claim's weight-edge vector: c·w* on T with the smallest c the "
+                "premise allows, and the rest of the unit ball spread just above ε/10 off T. It meets the premise in "
+                "the ball (exact rationals), yet its off-T weight is 1.9·10⁻⁵ > δ and 1 899 989 074 > 100δk = 10⁹ "
+                "coordinates off T exceed ε/10."),
         Erratum("chain", "proof of Theorem B.1, the display after Lemma B.5",
                 "L(w) ≤ L(w*) + δε ≤ 1 − 2(1 − δ)ε for any δε-approximate w",
                 "(1 − ε)² + δε ≤ 1 − 2(1 − δ)ε holds iff ε ≤ δ = 10⁻⁵; for ε > 2δ no w of the unit ball meets Lemma "
                 "B.5's premise at all (its least risk (1 − ε)² exceeds the level), so the proof as written needs "
-                "ε ≤ δ, a condition the statement (ε = Ω(1/√d)) does not carry"),
+                "ε ≤ δ, a condition the statement (ε = Ω(1/√d)) does not carry",
+                "derivation",
+                "(1 − ε)² + δε ≤ 1 − 2(1 − δ)ε reduces to ε² ≤ δε, i.e. ε ≤ δ, so the second inequality fails for "
+                "every ε > 10⁻⁵; the claim checks it exactly at each ε = 1/m of its grid."),
         Erratum("ball", "Lemma B.5, statement", "any vector w with L(w) ≤ 1 − 2(1 − δ)ε",
-                "any w with ‖w‖₂ ≤ 1 (Theorem 2.2's class, used in the proof's 'their ℓ2 norm is at most one'); "
-                "without it both conclusions fail, e.g. w* + 10·e_l (l ∉ T) and r_i on ⌈2(1 − δ)εk⌉ coordinates"),
+                "any w with ‖w‖₂ ≤ 1 (Theorem 2.2's class; the proof uses it to bound the ℓ1 norm of the large "
+                "coordinates); "
+                "without it both conclusions fail, e.g. w* + 10·e_l (l ∉ T) and r_i on ⌈2(1 − δ)εk⌉ coordinates",
+                "counterexample",
+                "w = r_i on the q = ⌈2(1 − δ)εk⌉ coordinates of T (0 elsewhere) has risk 1 − q/k, within the "
+                "premise for every ε, but only q ≈ 2/ε < k/10 coordinates of T at or above ε/10 (e.g. m = 1000: "
+                "2000 of k = 10⁶); for ε ≤ 2δ, w* + 10·e_l (l ∉ T) keeps w*'s risk with almost all its weight off "
+                "T. The claim computes both exactly."),
     )
     defects = (
         Defect("premise level with 10δ for δ", {"premise_level": D + "premise_level_10_delta"}),

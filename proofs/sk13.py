@@ -77,7 +77,8 @@ class Eq1(ExactWithSampling):
         "noise); for each r of a fixed set, fresh objects with r judgments are drawn by the generator's kernels, "
         "and the mean squared loss of the optimal predictor (pseudo-inverse of Σ_r) must equal E[Y²] − eq1(r) "
         "(decided per r by an empirical Bernstein ∩ Hoeffding interval at δ/R, losses in [0, (‖w‖₁ + 1)²]). "
-        "Simulated judgments: no offline copy of the paper's crowd data exists.")
+        "Simulated judgments: no offline copy of the paper's crowd data exists. Σ_r is read as the d × d matrix "
+        "E_r[X̄X̄ᵀ]; §3 and Algorithm 1 line 10 write X̄ᵀX̄ with x̄ as a row vector, a notation, not another claim.")
     subjects = {"eq1": eq1_gain, "crowd": diagonal_crowd}
     protocols = {"eq1": Contract(Function, call=("r", "b", "sigma2", "v")),
                  "crowd": Contract(Function, call=("scales", "beta"))}
@@ -93,11 +94,6 @@ class Eq1(ExactWithSampling):
     case_columns = ("d", "instance", "r")
     details = {"eq1": ("eq1_value", "exact_gain"), "generator_loss": ("generator_loss", "exact_loss")}
     sampled_what = "Monte Carlo: mean loss of the optimal predictor on fresh draws = E[Y²] − eq1(r)"
-    errata = (Erratum("outer-product", "§3, definition of Σ_r (and Σ = E_∞[XᵀX], Lemma A.1's Σ_{r|O})",
-                      "Σ_r = E_r[X̄ᵀX̄] (an inner product, a scalar)",
-                      "Σ_r = E_r[X̄X̄ᵀ], the d × d second-moment matrix (outer product), which is what eq. (1), "
-                      "Lemma A.1 and Algorithm 1 use"),)
-    erratum_checks = {"outer-product": ("lemma_a1", None)}
     defects = (
         Defect("eq. (1) with v[a]·r[a] in place of v[a]/r[a]", {"eq1": D + "eq1_times_r"},
                overrides={"mc_n": "1000", "mc_chunks": "1"}),
@@ -270,7 +266,12 @@ class Theorem32(Exact):
         "g_i(x) = x/f_i(1) for x ∈ [0, 1] (and f_i(1) for x ≥ 1)",
         "g_i(x) = x·f_i(1) on [0, 1]: that interpolates f_i (g_i(0) = 0, g_i(1) = f_i(1)) and is concave and "
         "non-decreasing; the printed x/f_i(1) jumps at x = 1 unless f_i(1) = 1, and then is not monotone when "
-        "f_i(1) < 1, so Lemma 3.3 would not apply"),)
+        "f_i(1) < 1, so Lemma 3.3 would not apply",
+        "counterexample",
+        "b̂[i]² = 2, σ̂²[i] = 1, v̂[i] = 0 give f_i ≡ 2 on the positive integers, and the printed g_i has g_i(0) = 0, "
+        "g_i(1/2) = 1/4, g_i(1) = 2: g_i(1/2) < (g_i(0) + g_i(1))/2 = 1, so g_i is not concave, as the proof requires "
+        "of every g_i; with f_i ≡ 1/2 it is 2x on [0, 1) and 1/2 from 1 on, not monotone. The claim checks both "
+        "forms exactly on its zero-variance features."),)
     erratum_checks = {"g-case2": ("corrected_g", "printed_g")}
     defects = (
         Defect("greedy steps that take the second-best feature", {"greedy": D + "second_best_greedy",

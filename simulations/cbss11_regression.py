@@ -10,8 +10,6 @@ the registry's "lasso" setting, with exact population moments.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from theorycheck import population
@@ -24,7 +22,6 @@ from theorycheck.bounds.cbss11 import (
     lemma_delta_star,
     thm6_rate,
     thm12_excess,
-    thm12_regret_constant,
 )
 from theorycheck.claims import Defect, Erratum, register
 from theorycheck.generators.registry import design_names, lasso_design
@@ -107,7 +104,11 @@ class Lemma8(_EstimatesLemma):
         "proof of Lemma 8 takes E[A_t] = x xᵀ",
         "A_t as printed has a zero diagonal and off-diagonal mean d/(d−1)·x_r x_s, so Ā is biased; the constants "
         "2d(d−1)/k² off the diagonal and (d/k)x_c² on it (c ∈ C) make it unbiased within the range the proof "
-        "uses"),)
+        "uses",
+        "counterexample",
+        "d = 2, k = 2, x = (1, 1): C = {1, 2} on every draw and I × J holds one pair, so A_t = [[0, 2], [2, 0]] "
+        "whatever the split, while x xᵀ = [[1, 1], [1, 1]]. In general I and J are disjoint, so no diagonal entry "
+        "is ever written, and a pair r ≠ s falls in I × J or J × I with probability k²/(2d(d − 1))."),)
     defects = (
         Defect("off-diagonal weight on all pairs of C instead of I×J (biased by (k−2)/k·x_r x_s)",
                {"estimates": _D + "estimates_all_pairs"}),
@@ -333,8 +334,9 @@ class Theorem12(ViolationFrequency):
     hypotheses = _HYPOTHESES
     interpretation = (
         "The statement has an unspecified c·dB²√(ln(m/δ)/(km)); the right-hand side checked is the one "
-        "its proof ends with, with the statement's λ (log = ln) passed to the learner as a number (see "
-        "the erratum on the constant). The output, an average of points of the L1 ball, must lie in it. "
+        "its proof ends with, with the statement's λ (log = ln) passed to the learner as a number (the "
+        "proof chooses λ = 16d√(log m/(km)); with the statement's 12d its argument gives 50/3, not 16). The "
+        "output, an average of points of the L1 ball, must lie in it. "
         "The bound is about 20 times AER's excess, and above L(0) − L(w*) for every mixed-sign design "
         "once d ≥ 3 at this m, so quick runs d = 2, where the mixed design (w* = (1/3, −2/3)) is not "
         "vacuous; label_bound (y = B·x₁, w* on the sphere of the ball) makes the constraint active. "
@@ -353,11 +355,6 @@ class Theorem12(ViolationFrequency):
             "delta": 1e-3, "resolution": 0.0}
     profiles = {"quick": {"d": 2, "k": 2, "m": 100_000, "repetitions": 80},
                 "full": {"d": 6, "k": 6, "m": 2_000_000, "repetitions": 100}}
-    errata = (Erratum(
-        "lambda-constant", "Theorem 12, statement and proof",
-        "λ = 12d√(log m/(mk)) in the statement, and the constant 16 in front of dB²√(ln m/(km))",
-        "the proof chooses λ = 16d√(log m/(km)); with the statement's λ its argument gives "
-        "128/12 + 12/2 = 50/3 ≈ 16.67, so the printed 16 is supported only as 50/3"),)
     defects = (
         Defect("returns zeros (the trivial learner)", {"learner": _D + "AERZeros"}),
         Defect("never moves (its steps vanish)", {"learner": _D + "AERNeverMoves"}),
@@ -400,15 +397,3 @@ class Theorem12(ViolationFrequency):
         halved = int((table["deviation"] / 2 > table["bound"]).sum())
         return [f"Loss convention: cbss11's (⟨w, x⟩ − y)². Under hk12's ½(⟨w, x⟩ − y)², against the same "
                 f"right-hand side, every excess risk halves: {halved} of {len(table)} runs would violate it."]
-
-    def errata_evidence(self, p, table):
-        d, k, B, m, dl = p["d"], p["k"], p["B"], p["m"], p["delta_bound"]
-        tail = 4.0 * B * B * math.sqrt(2.0 * math.log(1.0 / dl) / m)
-        proven = thm12_regret_constant(12.0) * d * B * B * math.sqrt(math.log(m) / (k * m)) + tail
-        dev, printed = table["deviation"], self.bound(p)
-        n16, n50 = int((dev > printed).sum()), int((dev > proven).sum())
-        return {"lambda-constant": (
-            f"With the statement's λ = {aer_lambda(d, m, k, 'theorem'):.4g} the largest excess is {dev.max():.4g}; "
-            f"the printed bound (constant 16) is {printed:.4g} and the proven one (constant 50/3) {proven:.4g}: "
-            f"{n16} and {n50} of {len(table)} runs exceed them (the subject's excess is "
-            f"{dev.max() / printed:.3g} of the printed bound at most).")}

@@ -138,13 +138,16 @@ class Theorem34(RiskBound):
                     "eta_rule": "theorem"},
         "proof's": {"design": "sparse", "d": 8, "k": 4, "s": 1, "B": 16.0, "m": 100_000, "noise": 0.2,
                     "eta_rule": "proof"}}}
-    errata = (Erratum("eta", "Theorem 3.4, statement (step size)", "η = (1/(4B²))·√(2k log(2d)/(5md))",
+    errata = (Erratum("eta", "Theorem 3.4, statement (step size)",
+                      "η = (1/(4B²))·√(2k log(2d)/(5md)), with which the stated excess-risk bound holds",
                       "η = (1/(4B))·√(2k log(2d)/(5md)), the proof's 1/G·√(log(2d)/(5m)) with G = 2B√(2d/k); the "
-                      "printed η is smaller by the factor B, and for large B the stated bound fails"),
-              Erratum("proof-norm", "Proof of Theorem 3.4, first sentence",
-                      "from ‖w_t‖₁ ≤ B for all t it concludes ‖w̄‖₂ ≤ B",
-                      "‖w̄‖₁ ≤ B (convexity of the L1 ball), which is the theorem's conclusion; ‖w̄‖₂ ≤ B is weaker "
-                      "and would not place w̄ in the comparison class"))
+                      "printed η is smaller by the factor B, and for large B the stated bound fails with it",
+                      "run",
+                      "The witness runs of the quick profile (sparse design, d = 8, k = 4, B = 16, m = 10⁵, 30 runs "
+                      "per form; ‖x‖∞ ≤ 1, |y| ≤ B and m ≥ log 2d checked on every run): with the printed η the mean "
+                      "excess risk is 47.2 on seed 0 and 47.1 on the fresh seed 1, against the stated bound 24.1, "
+                      "each 99.95% interval ([28.9, 189.5] and [28.8, 189.5]) entirely above it; with the proof's η "
+                      "it is 0.60 and 0.59."),)
     base = {**_BASE, "s": 1, "eta_rule": "theorem"}
     profiles = {
         "quick": {"designs": ("sparse_signed", "label_bound"), "d": 8, "k": 4, "m": 10000, "repetitions": 250,
@@ -198,14 +201,6 @@ class Theorem34(RiskBound):
 
     def extra_hypotheses(self, p, d, m):
         return [Hypothesis("m ≥ log 2d", m >= math.log(2 * d), f"m = {m}, log 2d = {math.log(2 * d):.4g}")]
-
-    def errata_evidence(self, p, table):
-        runs = table[table["part"] != "witness"]
-        l1 = float(runs["norm_w"].max())
-        return {**super().errata_evidence(p, table), "proof-norm": (
-            f"The conclusion as it should read, ‖w̄‖₁ ≤ B, is checked on every run: it holds on "
-            f"{int(runs['in_ball'].astype(bool).sum())} of {len(runs)} runs (largest ‖w̄‖₁ = {l1:.6g}, B = {p['B']:g}). "
-            "The slip is in the proof's text, so no run can show it fail; this is the check that replaces it.")}
 
     def more_notes(self, p, table):
         if p["eta_rule"] != "theorem" or p["B"] == 1.0:

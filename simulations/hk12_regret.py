@@ -22,7 +22,7 @@ from theorycheck.bounds.hk12_regret import (
     lemma37_rhs,
     second_moment_sharp,
 )
-from theorycheck.claims import Defect, Erratum, register
+from theorycheck.claims import Defect, register
 from theorycheck.generators.registry import design_names, lasso_design, ridge_design
 from theorycheck.kinds.pathwise import ExpectedInequality, Pathwise
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive
@@ -236,13 +236,6 @@ class Lemma37(ExpectedInequality):
     profiles = {"quick": {"d": 32, "m": 200, "designs": ("label_bound", "sparse"), "repetitions": 400},
                 "full": {"d": 64, "m": 400, "designs": ("label_bound", "sparse", "mixed", "correlated_mixed"),
                          "repetitions": 1000}}
-    errata = (Erratum(
-        "comparator", "Lemma 3.7, statement, as used in the proof of Theorem 3.4",
-        "E Σ g̃_tᵀw_t ≤ E Σ ḡ_tᵀw_t + 4BηG²m, with no comparator on either side",
-        "E Σ g̃_tᵀ(w_t − w*) ≤ E Σ ḡ_tᵀ(w_t − w*) + 4BηG²m for every ‖w*‖₁ ≤ B (Kukliansky & Shamir 2015, "
-        "supplement; it is what Appendix A.4 proves, with ‖w_t − w*‖₁ ≤ 2B), the form the proof of Theorem 3.4 adds "
-        "to Lemma 3.6. The printed form is its case w* = 0; it holds too (even with 2BηG²m, as ‖w_t‖₁ ≤ B), but "
-        "it does not give the corrected one, whose comparator term is not zero."),)
     defects = (
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"}),
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}, caught=False,
@@ -273,33 +266,3 @@ class Lemma37(ExpectedInequality):
 
     def range(self, p, s, family):
         return lemma37_range(p["d"], p["B"], s["eta"], p["m"])
-
-    def errata_evidence(self, p, table, parts):
-        return {"comparator": _comparator_evidence(p, table, parts)}
-
-
-def _comparator_evidence(p, table, parts) -> str:
-    """The printed form is the case w* = 0 of the corrected one; their difference at w* = ±B·e_i is the comparator
-    term ∓B·E Σ_t (g̃_t − ḡ_t)[i]. On 'label_bound' (y = B·x[1], signs) it has a sign on every run: g̃_t[1] =
-    (d/k)·mult·x_t[1]·(ỹ_t − B·x_t[1]) < 0 since |ỹ_t| ≤ ‖w_t‖₁ < B, so clipping only raises g̃_t[1] and the term at
-    w* = B·e_1 is ≥ 0 on every run; one run where it is > 0 then proves E > 0, with no error rate."""
-    verdicts = "; ".join(f"{r['family']} @ {r['setting']}: {r['verdict']}" for _, r in parts.iterrows())
-    found = []
-    for i, setting in enumerate(Lemma37().settings(p)):
-        sub = table[table["setting"] == i]
-        base = sub[sub["family"] == "printed (w* = 0)"].set_index("run")["lhs"]
-        vertices = sub[sub["family"] != "printed (w* = 0)"]
-        gaps = {j: g.set_index("run")["lhs"] - base for j, g in vertices.groupby("member")}
-        rhs = lemma37_rhs(p["B"], setting["eta"], setting["G2"], p["m"])
-        j, worst = max(gaps.items(), key=lambda item: item[1].mean())
-        text = f"{setting['label']}: largest mean gap {worst.mean() / rhs:.3g}·rhs (member {j})"
-        if setting["design"] == "label_bound":
-            gap = gaps[0]
-            text += (f"; at w* = B·e_1 the gap was > 0 on {int((gap > 0).sum())} and < 0 on {int((gap < 0).sum())} "
-                     f"of {len(gap)} runs (mean {gap.mean() / rhs:.3g}·rhs)")
-        found.append(text)
-    return (f"Both forms were checked on this run ({verdicts}). The comparator term, corrected minus printed: "
-            + "; ".join(found) + ". On label_bound that term is ≥ 0 on every run (there g̃_t[1] < 0 on every step, "
-            "because |ỹ_t| ≤ ‖w_t‖₁ < B, so clipping can only raise it), so one run where it is > 0 shows with "
-            "certainty that E Σ(g̃ − ḡ)ᵀ(w_t − B·e_1) > E Σ(g̃ − ḡ)ᵀw_t: the printed form (w* = 0) does not control "
-            "the quantity the proof of Theorem 3.4 needs.")

@@ -22,9 +22,10 @@ from theorycheck.algorithms import (
     TwoPhaseDDAERR,
 )
 from theorycheck.bounds.ks15 import rho_lasso, rho_ridge
-from theorycheck.claims import Defect, Erratum, register
+from theorycheck.claims import Defect, NonReproduction, register
 from theorycheck.datasets import load_mnist_pair
 from theorycheck.kinds.reproduction import PAIRS, Ordering, RealDataExperiment
+from theorycheck.stats import NON_INFERIOR
 from theorycheck.validation import Flag, Grid, Integer, Positive
 
 _DEFECTS = "tests.defects_mnist:"
@@ -85,13 +86,19 @@ class Cbss11Mnist(RealDataExperiment):
         "2 is the coarsest factor that keeps neighbouring published numbers apart (Ridge's window [0.055, 0.22] "
         "excludes AER's 0.32, AER's [0.16, 0.64] excludes Baseline's 0.812) and the shuffled-label defect (≈ 1) "
         "outside every window. "
-        "AER's two entries do not reproduce (erratum aer-table) and are reported; the ordering Lasso < AER < Baseline"
+        "AER's two entries do not reproduce (non-reproduction aer-table) and are reported; the ordering Lasso < AER < Baseline"
         " still decides. Figure 4 (3 vs 5, both panels: x = examples and x = attributes) is the curve table (no "
         "numbers are printed; full draws it over 10 splits). Profiles: paper, all 45 pairs with 10 splits each and 10"
         " folds, as the paper; full, all 45 with one split each (10 for 3 vs 5), 5 folds and AER's grid narrowed to "
         "where cross-validation chose in a paper-grid run (B ≤ 10, λ ≥ 3); quick, every third pair (15) of the 5 "
         "000-image subset, one split, 5 folds, smaller grids, Baseline untuned (B = 1) with fewer iterations, AER's "
-        "and Baseline's entries and their ordering reported, not decided (900 training examples per pair).")
+        "and Baseline's published entries reported, not decided (900 training examples per pair, a twelfth of the "
+        "paper's, so the printed values do not apply). The orderings are decided on every profile as superiorities "
+        "(the paper's table orders the four strictly), on the log-ratio of the per-pair errors over the pairs: "
+        "Lasso < AER with ε = 0.1 (the text calls AER \"not much worse\" than Lasso: a modest gap, printed 0.37 in "
+        "log-ratio), AER < Baseline with ε = 0.25 (\"substantially worse\", printed 0.93). Ridge < Lasso (printed "
+        "0.69) is the same fact as the printed Lasso entry, which we do not reproduce (non-reproduction 'lasso'), so "
+        "it is reported with that entry on every profile, not decided.")
     subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
     contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
     parameters = {**RealDataExperiment.parameters, "k": Integer(2), "ridge_alpha": Grid(Positive(), distinct=1),
@@ -100,6 +107,7 @@ class Cbss11Mnist(RealDataExperiment):
                   "baseline_iter": Integer(10), "curve_repetitions": Integer(1),
                   "decide_partial": Flag()}
     base = {"k": 4, "delta": 0.05, "factor": 2.0, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
+            "max_repetitions": 1,
             "curve_pair": "3v5", "runs": 1, "ridge_alpha": (10.0, 100.0, 1000.0), "lasso_alpha": (1e-3, 3e-4, 1e-4)}
     profiles = {
         "quick": {"repetitions": 1, "curve_repetitions": 1, "pairs": PAIRS[::3], "prefixes": (900,),
@@ -114,9 +122,9 @@ class Cbss11Mnist(RealDataExperiment):
         {"label": "45-pair median test squared error, Ridge", "algorithm": "ridge", "metric": "mse", "scope": "pairs",
          "value": 0.110},
         {"label": "45-pair median test squared error, Lasso", "algorithm": "lasso", "metric": "mse", "scope": "pairs",
-         "value": 0.222, "decides": False, "note": "reported: see erratum 'lasso'"},
+         "value": 0.222, "decides": False, "note": "reported: see non-reproduction 'lasso'"},
         {"label": "45-pair median test squared error, AER", "algorithm": "aer", "metric": "mse", "scope": "pairs",
-         "value": 0.320, "decides": False, "note": "reported: see erratum 'aer-table'"},
+         "value": 0.320, "decides": False, "note": "reported: see non-reproduction 'aer-table'"},
         {"label": "45-pair median test squared error, Baseline", "algorithm": "baseline", "metric": "mse",
          "scope": "pairs", "value": 0.812},
         {"label": "45-pair median classification error, Ridge", "algorithm": "ridge", "metric": "clf",
@@ -124,23 +132,30 @@ class Cbss11Mnist(RealDataExperiment):
         {"label": "45-pair median classification error, Lasso", "algorithm": "lasso", "metric": "clf",
          "scope": "pairs", "value": 0.011},
         {"label": "45-pair median classification error, AER", "algorithm": "aer", "metric": "clf", "scope": "pairs",
-         "value": 0.035, "decides": False, "note": "reported: see erratum 'aer-table'"},
+         "value": 0.035, "decides": False, "note": "reported: see non-reproduction 'aer-table'"},
     ]
     tolerance_reason = "F = 2, see the interpretation (preprocessing, grids and splits the paper does not give)."
-    errata = (Erratum("lasso", "§7, the table (Lasso 0.222)",
-                      "full-information Lasso's median test squared error over the 45 pairs is 0.222, twice Ridge's",
-                      "tuned by cross-validation along its path, Lasso is as good as Ridge on these pairs (ratio of "
-                      "medians ≈ 1; our run's numbers are in the evidence): the printed 0.222 reflects a Lasso "
-                      "held to a small L1 radius, not the Lasso problem"),
-              Erratum("aer-table", "§7, the table (AER 0.320) and the text after it (AER's median classification "
-                      "error 3.5%)",
-                      "AER with 4 pixels per image reaches a median test squared error of 0.320 and a median "
-                      "classification error of 3.5% over the 45 pairs",
-                      "AER as Figure 2 prints it, tuned by 10-fold cross-validation over its radius B and Pegasos λ, "
-                      "stays near twice that squared error and several times that classification error, while "
-                      "Ridge, Lasso and Baseline reproduce within the factor 2 on the same splits (our run's medians "
-                      "are in the evidence): the printed AER numbers need more than Figure 2's one pass with 4 pixels "
-                      "per image"),)
+    non_reproductions = (
+        NonReproduction("lasso", "§7, the table (Lasso 0.222 beside Ridge 0.110)",
+                        "full-information Lasso's median test squared error over the 45 pairs is 0.222, twice "
+                        "Ridge's 0.110",
+                        "Lasso's median is 0.117 (paper profile) to 0.118 (full), as low as Ridge's: inside the "
+                        "factor-2 window of 0.222 ([0.111, 0.444]), so the entry alone is not contradicted, but the "
+                        "factor 2 over Ridge (the ordering Ridge < Lasso) does not appear",
+                        "scikit-learn's Lasso (penalised form, no intercept), α chosen by 10-fold cross-validation "
+                        "(5 folds on full) over {10⁻³, 3·10⁻⁴, 10⁻⁴} on the 45 pairs (10 splits each in the paper "
+                        "profile); a Lasso held to a smaller L1 radius (larger α) was not tried"),
+        NonReproduction("aer-table", "§7, the table (AER 0.320) and the text after it (AER's median "
+                        "classification error 3.5%)",
+                        "AER with 4 pixels per training image reaches a median test squared error of 0.320 and a "
+                        "median classification error of 3.5% over the 45 pairs",
+                        "medians 0.628 and 11.7% (paper profile, 45 pairs × 10 splits), 0.631 and 10.2% (full): about "
+                        "twice and three times the printed values, while Ridge (0.117) and Baseline (0.819) "
+                        "reproduce theirs (0.110, 0.812) on the same splits",
+                        "AER as Figure 2 prints it (one pass, k = 4), tuned by 10-fold cross-validation over "
+                        "B ∈ {3, 10, 30} and λ ∈ {1, 3, 10, 30, 100}; B = 1 added in a full-profile run, which no "
+                        "split chose (medians unchanged)"),
+    )
     defects = (_SHUFFLED,)
     power = (
         "Catches data or learners that do not learn (shuffled labels: every median is near 1, outside the factor "
@@ -160,10 +175,12 @@ class Cbss11Mnist(RealDataExperiment):
 
     def findings(self, p):
         note = "paired over pairs; err_worse/err_better"
-        return [Ordering("Ridge ≤ Lasso", "ridge", "lasso", "pairs", paper="Ridge < Lasso", note=note),
-                Ordering("Lasso < AER", "lasso", "aer", "pairs", strict=True, paper="Lasso < AER", note=note),
-                Ordering("AER < Baseline", "aer", "baseline", "pairs", strict=True, paper="AER < Baseline",
-                         decides=p["decide_partial"], note=note)]
+        return [Ordering("Ridge < Lasso", "ridge", "lasso", "pairs", margin=0.1, decides=False, known="lasso",
+                         paper="the table: Ridge 0.110, Lasso 0.222", note=note + "; the evidence of 'lasso'"),
+                Ordering("Lasso < AER", "lasso", "aer", "pairs", margin=0.1, note=note,
+                         paper="AER \"not much worse than\" Lasso (0.320 against 0.222)"),
+                Ordering("AER < Baseline", "aer", "baseline", "pairs", margin=0.25, note=note,
+                         paper="Baseline \"substantially worse\" (0.812 against 0.320)")]
 
     def grid(self, p, name):
         return {"ridge": _grid(alpha=p["ridge_alpha"]), "lasso": _grid(alpha=p["lasso_alpha"]),
@@ -195,7 +212,8 @@ class _Curves(RealDataExperiment):
     """The 3-vs-5 learning curves (hk12 §5, ks15 §5.2): one pair, several splits, attribute axis."""
 
     base = {"delta": 0.05, "factor": 1.25, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
-            "curve_pair": "3v5", "pairs": ("3v5",), "runs": 1, "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
+            "curve_pair": "3v5", "pairs": ("3v5",), "runs": 1, "max_repetitions": 1,
+            "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
             "radius": (3.0, 10.0, 30.0), "ridge_alpha": (10.0, 100.0, 1000.0),
             "lasso_alpha": (3e-3, 1e-3, 3e-4, 1e-4), "aer_lam": (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)}
     parameters = {**RealDataExperiment.parameters, "eta": Grid(Positive(), distinct=1),
@@ -206,9 +224,10 @@ class _Curves(RealDataExperiment):
                           "eta": (1e-3, 1e-2, 0.1), "aerr_eta": (1e-4, 1e-2, 1.0), "radius": (10.0,),
                           "ridge_alpha": (1.0, 10.0, 100.0),
                           "lasso_alpha": (1e-2, 3e-3, 1e-3), "aer_lam": (0.3, 1.0, 3.0)},
-                "full": {"repetitions": 20, "folds": 5, "prefixes": (500, 2000, 6000, 12108), "source": "pureml",
-                         "runs": 5},
-                "paper": {"repetitions": 30, "prefixes": (500, 2000, 6000, 12108), "source": "pureml", "runs": 5}}
+                "full": {"repetitions": 20, "max_repetitions": 40, "folds": 5, "prefixes": (500, 2000, 6000, 12108),
+                         "source": "pureml", "runs": 5},
+                "paper": {"repetitions": 30, "max_repetitions": 60, "prefixes": (500, 2000, 6000, 12108),
+                          "source": "pureml", "runs": 5}}
     #: the full-information learners, which an attribute axis stops at the partial learners' budget
     offline: tuple[str, ...] = ()
 
@@ -228,7 +247,8 @@ class _Curves(RealDataExperiment):
         return _grid(B=p["radius"], eta=p["aerr_eta"] if name == "aerr" else p["eta"])
 
 
-#: hk12 Figure 1's prefix where AER (k = 4), tuned, beat AELR in the paper profile (erratum fig1-start)
+#: hk12 Figure 1's prefix where AER (k = 4), tuned, beat AELR in a paper-profile run (non-reproduction fig1-start);
+#: decided with the other prefixes, like them
 _FIG1_START = 2000
 
 
@@ -251,13 +271,12 @@ class Hk12Mnist(_Curves):
         "Budgets: AELR reads k + 1 = 4 attributes (k = 3), AER k = 4; AERR reads k + 1 = 56 (k = 55), AER k = 56. "
         "Offline Lasso/Ridge see every pixel of as many examples as the partial learners' attributes allow at each "
         "prefix (at least 10), as the figures' attribute axis does. Figure 1's ordering is decided at every prefix "
-        "but 2 000 examples, where it does not reproduce (erratum fig1-start: the paper profile, 30 splits of 5 "
-        "runs, found AER better there, median log-ratio −0.033, sign-test interval [−0.057, −0.010] at δ/5; the "
-        "full profile's 20 splits leave it undecided, [−0.070, 0.055]) and is reported; Figure 2's ordering does "
-        "not reproduce either (erratum fig2) and is reported. Quick: the 1 000-image 3-vs-5 subset. "
-        "Splits: 30 in the paper profile, 20 in full (the sign test of Figure 1's ordering needs about that many to "
-        "separate a 5% difference from the split-to-split spread: with the first 10 of a full run's 20 splits, "
-        "three prefixes that PASS at 20 are INCONCLUSIVE), 20 on quick's subset.")
+        "as a superiority (§5: AELR's error is \"significantly lower\" than AER's \"along the entire execution\") "
+        "with ε = 0.1 in log-ratio (a 10% difference in test error: smaller differences are within the split-to-"
+        "split spread of a tuned learner, sd ≈ 0.15–0.2 at 500 examples); Figure 2's ordering (\"the gap is "
+        "large\") does not reproduce (non-reproduction fig2) and is reported with it on every profile. Quick: the "
+        "1 000-image 3-vs-5 subset, 20 splits. Full and paper: group-sequential over the splits, 20 then 40 "
+        "(full) or 30 then 60 (paper), the second look only while a deciding finding is undecided.")
     base = {**_Curves.base, "aerr_eta": (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0)}
     subjects = {"data": load_mnist_pair, "aelr": AELR, "aer": AER, "lasso": Lasso, "aerr": AERR, "ridge": Ridge}
     contenders = {"aelr": "AELR (k+1 = 4)", "aer4": "AER (k = 4)", "lasso": "offline Lasso",
@@ -275,17 +294,26 @@ class Hk12Mnist(_Curves):
          "metric": "mse", "scope": "curve", "low": 0.25, "high": 0.5, "decides": False},
     ]
     tolerance_reason = "F = 1.25 on the plotted axis ranges (see the interpretation)."
-    errata = (Erratum("fig1-start", "§5, Figure 1",
-                      "AELR's test error (k + 1 = 4) lies below AER's (k = 4) along the whole curve",
-                      f"re-run with both tuned by 10-fold cross-validation (paper profile: 30 splits, 5 runs each), "
-                      f"AER is slightly better at {_FIG1_START} examples (by 1–6% in the median split); AELR is "
-                      "better from 6 000 examples on, as printed; our run's numbers are in the evidence"),
-              Erratum("fig2", "§5, Figure 2 and its text",
-                      "with k = 56 pixels AERR's test error stays well below AER's (“the gap between AERR and AER is "
-                      "large”)",
-                      "re-run with both tuned by 10-fold cross-validation, AER (k = 56) is below AERR (k + 1 = 56): "
-                      "AERR's single inner-product draw has variance ‖w‖²‖x‖², large on 784 raw pixels, while AER "
-                      "averages 28 draws; our run's medians are in the evidence"),)
+    non_reproductions = (
+        NonReproduction("fig1-start", "§5, Figure 1 and its text",
+                        "with 4 attributes per training image AELR's test error (k + 1 = 4) is well below AER's "
+                        "(k = 4) along the entire curve",
+                        f"at {_FIG1_START} examples AER is slightly better: median log(AER/AELR) −0.033, sign-test "
+                        "interval [−0.057, −0.010] over 30 splits of 5 runs (paper profile; AELR below AER in 6 of "
+                        "30); the full profile's 20 splits point the same way without deciding ([−0.070, 0.055]); "
+                        "from 6 000 examples on AELR is better, as printed",
+                        "both tuned by cross-validation (10 folds in the paper profile, 5 in full): AELR over "
+                        "B ∈ {3, 10, 30} and η from 10⁻⁴ to 0.1, AER over B and λ from 0.3 to 100 (λ widened after "
+                        "cross-validation chose the old edge); B = 1 added in one run, chosen by no split"),
+        NonReproduction("fig2", "§5, Figure 2 and its text",
+                        "with 56 attributes per training image AERR's test error (k + 1 = 56) stays well below AER's "
+                        "(k = 56), by a large gap",
+                        "AER is below AERR: at the end of the curve median test squared error AERR 0.576 and AER "
+                        "0.420, AERR below AER in 0 of 20 splits (full profile)",
+                        "both tuned by cross-validation over B ∈ {3, 10, 30}, AERR's η from 10⁻⁵ to 3 (widened after "
+                        "cross-validation chose the old edge) and AER's λ from 0.3 to 100; 20 splits (full) and 30 "
+                        "(paper) with 5 runs per learner"),
+    )
     defects = (_SHUFFLED,)
     power = (
         "Catches data that do not predict the labels (offline Ridge leaves Figure 2's window) and an AELR that "
@@ -296,15 +324,11 @@ class Hk12Mnist(_Curves):
         return 56
 
     def findings(self, p):
-        early = _fig1_start(p)
-        steps = tuple(i for i in range(len(p["prefixes"])) if i not in early)
-        return [Ordering("Figure 1: AELR ≤ AER", "aelr", "aer4", at=steps, paper="AELR below AER along the curve",
-                         note="paired over splits"),
-                *([Ordering("Figure 1: AELR ≤ AER", "aelr", "aer4", at=early, decides=False,
-                            paper="AELR below AER along the curve", note="does not reproduce: erratum fig1-start")]
-                  if early else []),
-                Ordering("Figure 2: AERR ≤ AER", "aerr", "aer56", decides=False, paper="AERR below AER",
-                         note="does not reproduce: erratum fig2")]
+        steps = tuple(range(len(p["prefixes"])))  # "along the entire execution" (§5)
+        return [Ordering("Figure 1: AELR < AER", "aelr", "aer4", at=steps, margin=0.1, note="paired over splits",
+                         paper="AELR \"significantly lower\" than AER along the entire execution"),
+                Ordering("Figure 2: AERR < AER", "aerr", "aer56", margin=0.1, decides=False, known="fig2",
+                         paper="\"the gap between AERR and AER is large\"", note="the evidence of 'fig2'")]
 
     def learner(self, p, name, subject, train, random_state):
         if name in ("ridge", "lasso"):
@@ -326,8 +350,8 @@ class Hk12Mnist(_Curves):
         out = {"fig2": f"this run, end of the curve: median test squared error AERR {np.median(a):.4g}, AER "
                        f"(k = 56) {np.median(b):.4g}; AERR below AER in {int((a < b).sum())} of {len(a)} splits"}
         out["fig1-start"] = (f"this run's prefixes ({', '.join(str(m) for m in p['prefixes'])}) do not include "
-                             f"{_FIG1_START} examples, so it holds no evidence on this erratum (the full and paper "
-                             "profiles do); its own prefixes are all decided on the page")
+                             f"{_FIG1_START} examples, so it holds no evidence on this non-reproduction (the full and "
+                             "paper profiles do); its own prefixes are all decided on the page")
         for i in _fig1_start(p):
             lr, _ = self._values(p, table, "curve", "aelr", "mse", at=i)
             er, _ = self._values(p, table, "curve", "aer4", "mse", at=i)
@@ -363,13 +387,12 @@ class Ks15Mnist(_Curves):
         "against hk12's Figure 2 window (ks15 repeats that experiment and prints no numbers). AERR here draws 29 "
         "inner products, so its η scale differs from hk12's AERR: its grid adds 3·10⁻⁵ below the shared one (a "
         "scan on one split: 0.61 at 3·10⁻⁵, 0.39 at 10⁻⁴, 0.48 at 3·10⁻⁴, B = 3). Splits: 30 in the paper profile, "
-        "10 in full (the one decided ordering, DDAERR ≤ AERR, PASSes with the first 10 of an earlier full run's 20 "
-        "splits as with all 20, and DDAELR ≤ AELR is INCONCLUSIVE with either; 10 more would cost 9 CPU minutes of "
-        "the full profile's budget), 20 on quick's subset. The two decided "
-        "orderings are decided at every prefix (§5.2: better \"for all the training set sizes checked\"), the "
-        "two-phase ones reported at the end of the curve.")
+        "group-sequential in full (12, then 24 while a deciding finding is undecided), 20 on quick's subset. The two "
+        "decided orderings are superiorities (§5.2: \"considerably better\") with ε = 0.1 in log-ratio, decided at "
+        "every prefix (better \"for all the training set sizes checked\"); the two-phase ones (\"between\") are "
+        "non-inferiorities with ε = 0.05, reported at the end of the curve on every profile.")
     base = {**_Curves.base, "aerr_eta": (3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)}
-    profiles = {**_Curves.profiles, "full": {**_Curves.profiles["full"], "repetitions": 10}}
+    profiles = {**_Curves.profiles, "full": {**_Curves.profiles["full"], "repetitions": 12, "max_repetitions": 24}}
     subjects = {"data": load_mnist_pair, "dd_ridge": DDAERR, "two_ridge": TwoPhaseDDAERR, "aerr": GAERR,
                 "online_ridge": OnlineGradientDescent, "ridge": Ridge, "dd_lasso": DDAELR, "two_lasso": TwoPhaseDDAELR,
                 "aelr": GAELR, "online_lasso": ExponentiatedGradient, "lasso": Lasso}
@@ -408,16 +431,16 @@ class Ks15Mnist(_Curves):
 
     def findings(self, p):
         steps = tuple(range(len(p["prefixes"])))  # "for all the training set sizes checked" (§5.2)
-        return [Ordering("Figure 3: DDAERR ≤ AERR", "dd_ridge", "aerr", at=steps, paper="DDAERR better than AERR"),
-                Ordering("Figure 3: DDAERR ≤ Two-Phased", "dd_ridge", "two_ridge", at=(-1,), decides=False,
-                         paper="two-phase between"),
-                Ordering("Figure 3: Two-Phased ≤ AERR", "two_ridge", "aerr", at=(-1,), decides=False,
-                         paper="two-phase between"),
-                Ordering("Figure 4: DDAELR ≤ AELR", "dd_lasso", "aelr", at=steps, paper="DDAELR better than AELR"),
-                Ordering("Figure 4: DDAELR ≤ Two-Phased", "dd_lasso", "two_lasso", at=(-1,), decides=False,
-                         paper="two-phase between"),
-                Ordering("Figure 4: Two-Phased ≤ AELR", "two_lasso", "aelr", at=(-1,), decides=False,
-                         paper="two-phase between")]
+        between = {"relation": NON_INFERIOR, "margin": 0.05, "at": (-1,), "decides": False,
+                   "paper": "the two-phase learner lies between (§5.2)"}
+        return [Ordering("Figure 3: DDAERR < AERR", "dd_ridge", "aerr", at=steps, margin=0.1,
+                         paper="DDAERR \"considerably better\" than AERR at every size checked"),
+                Ordering("Figure 3: DDAERR ≤ Two-Phased", "dd_ridge", "two_ridge", **between),
+                Ordering("Figure 3: Two-Phased ≤ AERR", "two_ridge", "aerr", **between),
+                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=steps, margin=0.1,
+                         paper="DDAELR \"considerably better\" than AELR"),
+                Ordering("Figure 4: DDAELR ≤ Two-Phased", "dd_lasso", "two_lasso", **between),
+                Ordering("Figure 4: Two-Phased ≤ AELR", "two_lasso", "aelr", **between)]
 
     def learner(self, p, name, subject, train, random_state):
         if name in ("ridge", "lasso"):

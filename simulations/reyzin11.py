@@ -84,8 +84,12 @@ class Cor3(SampledFrequency):
         "two-sided", "Theorem 2 (Hoeffding) and the display in the proof of Corollary 3",
         "P[|S − E S| > t] ≤ exp(−2t²/Σ(b_i − a_i)²), and P[|U − E U| ≥ Bθ/2] ≤ e^(−Bθ²/8)",
         "the two-sided bound carries a factor 2 (2·exp(·)); the one-sided P[U − E U ≤ −Bθ/2] ≤ e^(−Bθ²/8) holds and "
-        "is all the corollary needs. E.g. with B = 1 and θ ≤ 2/3, |U − θ| ≥ θ/2 always, which has probability 1 > "
-        "e^(−θ²/8)"),)
+        "is all the corollary needs",
+        "counterexample",
+        "Theorem 2: one X ∈ {0, 1} with P = ½ and t = ¼ has |S − E S| = ½ > t surely, probability 1 > e^(−1/8). "
+        "Corollary 3's display: with B = 1 and a vote of mean θ ≤ 2/3, |U − θ| ≥ 1 − θ ≥ θ/2 on both outcomes, "
+        "probability 1 > e^(−θ²/8). The claim also computes the two-sided probability exactly (binomial law) at "
+        "each of its cells."),)
     defects = (
         Defect("Hoeffding constant 4 instead of 8 (bound e^(−Bθ²/4))", {"bound": D + "hoeffding_constant_4"}),
         Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, caught=False,
@@ -188,11 +192,17 @@ class Prop4(_Convergence):
 
     errata = (Erratum(
         "budget-direction", "§3.1, the sentence before Algorithm 2",
-        "'We assume the budget limit B is greater than the number of (relevant) features; otherwise, the full "
-        "AdaBoost vote can simply be used'",
-        "B must be smaller than the number of relevant features (as §4 says: 'low enough'): with B > n + max n(h), "
+        "the budget B is assumed larger than the number of (relevant) features, because with a smaller B the full "
+        "AdaBoost vote could be used instead",
+        "B must be smaller than the number of relevant features (as §4 assumes: low enough that the full vote is "
+        "out of reach): with B > n + max n(h), "
         "Algorithm 2's loop condition k + max n(h) < B holds forever once the n relevant features are examined "
-        "(k ≤ n), so the printed loop never stops, and with B ≥ n the full vote is affordable anyway"),)
+        "(k ≤ n), so the printed loop never stops, and with B ≥ n the full vote is affordable anyway",
+        "derivation",
+        "The full vote examines all n relevant features, so in the case the sentence sends to it (B not above n, "
+        "e.g. B < n) it exceeds the budget; and since Algorithm 2 counts k ≤ n distinct features, its condition "
+        "k + max n(h) < B never fails once B > n + max n(h), so the loop the assumption licenses does not end. The "
+        "claim's run shows the latter at B = n + 2 on its test examples."),)
 
     def drift(self, p, model, X, costs):
         F = model.decision_function(X)
@@ -346,11 +356,6 @@ class Experiments(BudgetTables):
         "Its datasets spread over 20.6–21.1; the renewal count 2(B − max c) + 2/3 moves with max c (the dearest "
         "feature the ensemble uses, ≈ 1 − 1/(features + 1)) by a few tenths; one budget step moves it by 2, so ±1.5 "
         "still tells B = 10 from B = 11. Points beside Table 6's own rows (stand-ins) are reported with ±1.5 too.")
-    errata = (Erratum(
-        "table5-budgets", "Table 5, caption against its rows (and Table 6)",
-        "caption: budgets of 10 and 20; rows: B = 11 and B = 21",
-        "the rows' budgets 11 and 21 are the ones that reproduce Table 6's AdaBoostRS τ (20.6–21.1 at B = 11); at "
-        "B = 10 AdaBoostRS examines about 2 features fewer (18.7), so the caption's 10 and 20 are a slip"),)
     defects = (
         Defect("AdaBoostRS whose budget check counts repeated features", {"rs": D + "RSCountsRepeatsBudget"}),
         Defect("AdaBoostRS_AC sampling ∝ α (no cost correction)", {"ac": D + "ACSamplerUncorrected"}),
@@ -513,21 +518,6 @@ class Experiments(BudgetTables):
                          + ".")
         return pd.DataFrame(frames), notes
 
-    def errata_evidence(self, p, table):
-        if "table" not in table or "algorithm" not in table:
-            return {}
-        parts = []
-        for kind in ("features", "tau"):
-            rows = table[(table["table"] == kind) & (table["algorithm"] == "AdaBoostRS")]
-            if rows.empty:
-                continue
-            text = ", ".join(f"{name} B = {B:g}: {part['value'].mean():.2f}" for (name, B), part in
-                             rows.groupby(["dataset", "budget"]))
-            parts.append(f"AdaBoostRS's mean {'distinct features examined' if kind == 'features' else 'τ'} on this "
-                         f"run: {text}")
-        return {"table5-budgets": "; ".join(parts) + f". The paper's τ (Table 6, mean of its four datasets): "
-                                                     f"{_rs_tau(11):.2f} at B = 11, {_rs_tau(21):.2f} at B = 21."}
-
     def figure(self, p, table):
         return Plot(x="tau", y="error_pct", theory="adaboost_error_pct", hue="dataset", kind="line", logx=True,
                     xlabel="samples τ (Fig. 1–2)", ylabel="AdaBoostRS error (%)",
@@ -562,7 +552,7 @@ class Deterministic(BudgetComparison):
     statistic = "median"
     parameters = {**BudgetComparison.parameters, "budgets": Grid(Positive(), distinct=1)}
     base = {"datasets": ("breast_cancer", "synthetic"), "rounds": 500, "n_train": 1000, "n_test": 1000,
-            "split_seed": 0, "repetitions": 16, "delta": 1e-3, "resolution": 0.01, "margin": 0.0, "cost_low": 0.0,
+            "split_seed": 0, "repetitions": 16, "delta": 1e-3, "resolution": 0.01, "margin": 0.01, "cost_low": 0.0,
             "cost_high": 1.0, "budgets": (11.0, 21.0)}
     profiles = {"quick": {}, "full": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
                                       "repetitions": 16, "n_test": 2000},

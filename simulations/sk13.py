@@ -21,13 +21,14 @@ from theorycheck.algorithms.sk13 import (
     var_est,
 )
 from theorycheck.bounds.sk13 import hoeffding_radius, scoring_limit, smallest_eigenvalue
-from theorycheck.claims import Defect, Erratum, Hypothesis, Plot, register
+from theorycheck.claims import Defect, Hypothesis, Plot, register
 from theorycheck.generators.crowds import binary_object_law, correlated_crowd, diagonal_crowd, table1_crowd
 from theorycheck.kinds.comparison import PairedComparison
 from theorycheck.kinds.exact import FLOAT_UNIT
 from theorycheck.kinds.rate import Rate
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
 from theorycheck.protocols import Contract, Function, MultiSelector, ProjectingSelector
+from theorycheck.stats import NON_INFERIOR, SUPERIOR
 from theorycheck.validation import Grid, Integer, ParameterError, Positive, Probability
 
 D = "tests.defects_sk13:"
@@ -86,8 +87,6 @@ class VarEst(ExactWithSampling):
     case_columns = ("part", "n", "k", "instance", "m")
     details = {"unbiased": ("expectation", "variance"), "sigma_unbiased": ("largest_error",)}
     sampled_what = "Consistency: P(some entry of Σ̂ is farther than ε_m from Σ) ≤ δ_c"
-    errata = (Erratum("eq2-index", "§3.1, eq. (2)", "v̂[a] = (1/m)Σ_i VarEst(x_i[a](1), …, x_i[a](j))",
-                      "VarEst(x_i[a](1), …, x_i[a](k)): all k judgments (Algorithm 1 line 5); j is unbound there"),)
     defects = (
         Defect("VarEst with 1/n", {"var_est": D + "var_est_biased"}, overrides=_FEW),
         Defect("Σ̂ without the −Diag(v̂)/k correction", {"covariance": D + "covariance_uncorrected"}, overrides=_FEW),
@@ -98,11 +97,6 @@ class VarEst(ExactWithSampling):
     plot = Plot(x="m", y="mean", theory="bound", low="low", high="high", kind="point", logx=True,
                 xlabel="objects m per training set", ylabel="frequency of an entry outside ε_m",
                 theory_label="δ_c", band_label="empirical Bernstein interval (δ/R)")
-
-    def errata_evidence(self, p, table):
-        law = table[table["part"] == "law"]
-        return {"eq2-index": f"Checked with all k judgments: E[VarEst] = Var holds in "
-                             f"{int(law['unbiased'].astype(bool).sum())} of {len(law)} enumerated laws."}
 
     def cases(self, p):
         return ([{"part": "law", "n": n} for n in range(2, p["n_max"] + 1)]
@@ -294,8 +288,10 @@ class Experiments(PairedComparison):
     title = "Full beats Scoring, Averages and Copies in test RMSE; small k is better at a fixed total (Fig. 8)"
     reference = "§4, Figures 3–7 (test error against budget) and Figure 8 (k against m at fixed m·k)"
     statement = ("On crowds mixing useful and useless, stable and noisy features, the Full algorithm's test RMSE is "
-                 "at most that of Scoring, Averages and Copies at every budget; and at a fixed total number of "
-                 "training judgments, k = 2 judgments per feature (more objects) gives a lower loss than a larger k.")
+                 "lower than that of the baselines Averages and Copies at every budget and not worse than Scoring's "
+                 "(which §4 calls usually somewhat worse, sometimes better at small samples); and at a fixed total "
+                 "number of training judgments, k = 2 judgments per feature (more objects) gives a lower loss than "
+                 "a larger k.")
     hypotheses = ("every selector spends at most the budget B per test object (judgment costs counted)",)
     interpretation = (
         "Crowd: generators.crowds.table1_crowd, modelled on the mix of Table 1 (male/female useful and stable, "
@@ -306,8 +302,12 @@ class Experiments(PairedComparison):
         "chosen r is topped up on the training set (the first min(k, r[a]) judgments kept, the rest drawn "
         "fresh) and the final predictor is least squares on the averages; its test RMSE is computed exactly "
         "from the crowd's moments (an infinite test set drawn with r). Per budget and opponent, 'Full is best' "
-        "is decided as a median of RMSE(opponent) − RMSE(Full) ≥ 0 by the sign test (PASS when the interval's "
-        "lower end is ≥ −resolution: at least as good, up to the resolution in RMSE units). Figure 8: at a total "
+        "is decided on the median of RMSE(opponent) − RMSE(Full) by the sign test, in the relation §4 states: against "
+        "the baselines Averages and Copies a superiority (\"the full algorithm achieved better test error than the "
+        "baselines\"), REPRODUCED when the interval lies above 0, TIED when it lies inside (−ε, ε), ε = 0.005 in "
+        "RMSE (about 1% of the RMSE here: smaller differences mean nothing for a predictor), and REVERSED below 0; "
+        "against Scoring a non-inferiority with the same ε (§4: Scoring \"usually somewhat worse\" than Full, "
+        "\"sometimes better\" when the sample is small, so the paper claims no strict order). Figure 8: at a total "
         "of `fig8_total` training judgments, Full with k = 2 on total/(2d) objects against k = 4 on total/(4d) "
         "objects (paired: the k = 4 set is the first half of the k = 2 set's objects with two more judgments), "
         "budget `fig8_budget`; measured the same way (RMSE(k = 4) − RMSE(k = 2)) and reported with its sign-test "
@@ -322,14 +322,14 @@ class Experiments(PairedComparison):
     protocols = {name: Contract(MultiSelector, init=("budget", "costs", "fit_intercept")) for name in subjects}
     parameters = {**PairedComparison.parameters, "m": Integer(20), "budgets": Grid(Integer(1), distinct=1),
                   "fig8_total": Integer(100), "fig8_budget": Integer(1), "noise": Positive()}
-    base = {"delta": 1e-3, "resolution": 0.005, "margin": 0.0, "m": 700, "noise": 0.25, "fig8_budget": 20}
+    base = {"delta": 1e-3, "resolution": 0.005, "margin": 0.005, "m": 700, "noise": 0.25, "fig8_budget": 20}
     profiles = {"quick": {"repetitions": 30, "budgets": (10, 30), "fig8_total": 12 * 2 * 60},
                 "full": {"repetitions": 50, "budgets": (5, 10, 20, 30, 40), "fig8_total": 12 * 2 * 60}}
     defects = (Defect("Full whose greedy steps take the second-best feature", {"full": D + "SecondBestFull"}),)
-    power = ("Decides 'at least as good' per budget and opponent with a sign test, which needs no range; a Full "
-             "selector that is worse than an opponent in more than about a sixth of the repetitions by more than "
-             "the resolution FAILs. Equal performance (e.g. at budgets where every method picks the same r) "
-             "cannot FAIL, which is right: the paper's finding is 'better or equal'.")
+    power = ("Decides per budget and opponent with a sign test, which needs no range: against a baseline, a Full "
+             "selector that is only as good (TIED: the interval inside ±0.005 RMSE, e.g. at budgets where every "
+             "method picks the same r) or worse (REVERSED) FAILs; against Scoring, one worse by more than 0.005 "
+             "FAILs. It cannot see differences below the margin.")
 
     def check_params(self, p):
         if p["fig8_total"] < 4 * 12 * 10:
@@ -338,7 +338,8 @@ class Experiments(PairedComparison):
             raise ParameterError("fig8_total must be a multiple of 4·d = 48 (whole objects for k = 2 and k = 4)")
 
     def settings(self, p):
-        out = [{"budget": B, "opponent": o, "label": f"B = {B}: Full vs {OPPONENTS[o][0]}"}
+        out = [{"budget": B, "opponent": o, "label": f"B = {B}: Full vs {OPPONENTS[o][0]}",
+                "relation": NON_INFERIOR if o == "scoring" else SUPERIOR}
                for B in p["budgets"] for o in OPPONENTS]
         fig8 = {"budget": p["fig8_budget"], "opponent": "k=4", "decides": False,
                 "label": f"Fig. 8: total {p['fig8_total']} judgments, k = 2 vs k = 4 (Full, B = {p['fig8_budget']})"}

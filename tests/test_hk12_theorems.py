@@ -215,7 +215,7 @@ def test_thm34_erratum_evidence_shows_the_printed_step_size_failing(run_claim):
     B = 16 the printed η is 16 times too small: the run is still near w_1 = 0 and the mean excess
     risk is about twice the stated bound; with the proof's η the same instance sits at ≈ 2.5% of it."""
     claim = discover()["hk12.thm3.4"]
-    assert [e.key for e in claim.errata] == ["eta", "proof-norm"]
+    assert [(e.key, e.basis) for e in claim.errata] == [("eta", "run")]
     record = run_claim("hk12.thm3.4", repetitions=2, **NO_GRIDS)
     text = record["errata_evidence"]["eta"]
     printed, proof = text.split("; with the proof's")

@@ -28,7 +28,7 @@ class ToyComparison(PairedComparison):
     reference = "none"
     labels = ("full", "one draw")
     subjects = {"a": mean_of_first, "b": mean_of_one}
-    base = {"n": 16, "repetitions": 1000, "delta": 1e-3, "resolution": 0.02, "margin": 0.0}
+    base = {"n": 16, "repetitions": 1000, "delta": 1e-3, "resolution": 0.02, "margin": 0.01}
     profiles = {"quick": {}, "full": {}}
 
     def run(self, p, task, subjects, data_state, seeds):
@@ -57,6 +57,17 @@ def test_comparison_passes_a_true_ordering(tmp_path):
 def test_comparison_fails_a_reversed_ordering(tmp_path):
     record = _run(ToyComparison(), tmp_path, {"a": mean_of_one, "b": mean_of_first})
     assert record["verdict"] == "FAIL", record["decision"]
+    assert [f["outcome"] for f in record["findings"]] == ["REVERSED"]
+
+
+def test_comparison_ties_are_not_a_pass(tmp_path):
+    """Two identical estimators: the superiority the claim states is TIED (the interval inside
+    (−ε, ε)), which counts against it: FAIL, never PASS."""
+    class Tie(ToyComparison):
+        base = {**ToyComparison.base, "margin": 0.05}
+
+    record = _run(Tie(), tmp_path, {"b": mean_of_first})
+    assert [f["outcome"] for f in record["findings"]] == ["TIED"] and record["verdict"] == "FAIL"
 
 
 def coin(p, random_state):

@@ -38,7 +38,7 @@ from theorycheck.kinds.comparison import (
 from theorycheck.population import risk
 from theorycheck.rng import kernel_state
 from theorycheck.runner import run_claims
-from theorycheck.validation import ParameterError
+from theorycheck.validation import Integer, ParameterError
 
 IDS = ("ks15.fig1", "ks15.fig2", "ks15.fewer-attributes")
 
@@ -201,7 +201,7 @@ class ToyMedian(PairedComparison):
     statistic = "median"
     labels = ("a", "b")
     subjects = {"a": None, "b": None}
-    base = {"repetitions": 30, "delta": 0.01, "resolution": 0.05, "margin": 0.0}
+    base = {"repetitions": 30, "delta": 0.01, "resolution": 0.05, "margin": 1.0}
     profiles = {"quick": {}, "full": {}}
 
     def settings(self, p):
@@ -219,9 +219,35 @@ class ToyMedian(PairedComparison):
 def test_paired_median_decides_only_its_deciding_settings(tmp_path):
     record = _run(ToyMedian(), tmp_path)
     assert record["verdict"] == "PASS", record["decision"]
-    assert "reported, not decided): FAIL" in record["decision"]
+    assert "reported, not decided): REVERSED" in record["decision"]
     summary = pd.read_csv(tmp_path / record["summary_file"])
-    assert list(summary["verdict"]) == ["PASS", "FAIL (reported)", "PASS"]
+    assert list(summary["verdict"]) == ["REPRODUCED", "REVERSED (reported)", "REPRODUCED"]
+    assert [f["decides"] for f in record["findings"]] == [True, False, True]
+
+
+class ToySequential(ToyMedian):
+    id = "ks15.toy-sequential"
+    parameters = {**ToyMedian.parameters, "max_repetitions": Integer(1)}
+    base = {"repetitions": 12, "max_repetitions": 96, "delta": 0.01, "resolution": 0.05, "margin": 0.2}
+
+    def settings(self, p):
+        return [{"label": "clear", "gap": 5.0}, {"label": "small", "gap": 0.8}]
+
+    def run(self, p, task, subjects, data_state, seeds):
+        noise = np.random.default_rng(seeds[1]).normal()  # in the difference, unlike ToyMedian's
+        return {"loss_a": 10.0, "loss_b": 10.0 + noise + task["gap"], "attributes_a": 5, "attributes_b": 7}
+
+
+def test_paired_comparison_adds_repetitions_only_where_undecided(tmp_path):
+    """Looks at 12, 24, 48, 96: the clear setting decides at the first look and gets no more runs;
+    the small one (gap 0.8 against noise of sd 1) gets repetitions in groups until it decides."""
+    record = _run(ToySequential(), tmp_path)
+    clear, small = record["findings"]
+    assert clear["outcome"] == "REPRODUCED" and clear["runs"] == 12
+    assert small["outcome"] == "REPRODUCED" and small["runs"] in (24, 48, 96)
+    assert record["n_tasks"] == 12 + small["runs"]
+    again = _run(ToySequential(), tmp_path)  # from the cache, the same rounds
+    assert again["findings"] == record["findings"] and again["tasks_from_cache"] == record["n_tasks"]
 
 
 # ---------------------------------------------------------------------- the claims' declarations
@@ -254,12 +280,15 @@ def test_panels_print_rho_beside_the_published_value(cid, rho):
         assert f"{panel['rho']:.4g}" in note and f"published {panel['rho_published']:g}" in note
 
 
-def test_figure_findings_follow_decide():
-    claim = discover()["ks15.fig1"]
-    quick, full = claim.params_for("quick"), claim.params_for("full")
-    assert sum(f.intervals() for f in claim.findings(full) if f.decides) == 1 + 2 + 1 + 1 + 2
-    undecided = [f for f in claim.findings(quick) if not f.decides]
-    assert any(isinstance(f, Equivalent) for f in undecided)
+def test_figure_findings_follow_decide_alike_on_every_profile():
+    """No rule after the data: the five findings decide on quick as on full (only the panels differ)."""
+    for cid in ("ks15.fig1", "ks15.fig2"):
+        claim = discover()[cid]
+        quick, full = claim.params_for("quick"), claim.params_for("full")
+        assert sum(f.intervals() for f in claim.findings(full) if f.decides) == 1 + 2 + 1 + 1 + 2
+        assert [type(f) for f in claim.findings(quick) if f.decides] == [type(f) for f in claim.findings(full)
+                                                                          if f.decides]
+        assert any(isinstance(f, Equivalent) and f.decides for f in claim.findings(quick))
 
 
 def test_fewer_attributes_runs_and_reports_the_sweep(tmp_path):

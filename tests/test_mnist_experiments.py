@@ -230,3 +230,61 @@ def test_a_curve_that_rises_at_its_end_is_named_in_the_notes():
     assert Toy()._rising_ends(p, pd.DataFrame(half)) == []  # 1 of 2: not more than half
     slight = [{**r, "mse": 0.61 if r["examples"] == 200 and r["mse"] > 0.6 else r["mse"]} for r in rows]
     assert Toy()._rising_ends(p, pd.DataFrame(slight)) == []  # rises in 3 of 4, by 1.7% < the resolution
+
+
+def test_every_finding_is_decided_alike_on_every_profile():
+    """No rule after the data: a finding (its relation, margin and whether it decides) is the same
+    on every profile; only the prefixes it is read at follow the profile's curve."""
+    from theorycheck.stats import RELATIONS
+
+    for cid in IDS:
+        claim = discover()[cid]
+        seen = {}
+        for profile in ("quick", "full", "paper"):
+            p = claim.params_for(profile)
+            findings = claim.findings(p)
+            assert all(f.relation in RELATIONS and f.margin > 0 for f in findings)
+            seen[profile] = {(f.label, f.better, f.worse, f.scope, f.relation, f.margin, f.decides) for f in findings}
+            for f in findings:  # a curve finding read "at every prefix" is read at every prefix of the profile
+                if f.decides and f.scope == "curve" and len(f.at) > 1:
+                    assert set(f.at) == set(range(len(p["prefixes"]))), (cid, f.label, profile)
+        assert seen["quick"] == seen["full"] == seen["paper"], cid
+
+
+def _curve_table(effect: float, splits: int, seed: int = 0):
+    """A synthetic hk12 table: every contender at one prefix, AER's error exp(effect + noise) times AELR's."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(splits):
+        base = {"aelr": 0.7, "aer4": 0.7 * np.exp(effect + 0.3 * rng.standard_normal()), "aerr": 0.5, "aer56": 0.4,
+                "ridge": 0.4, "lasso": 0.6}
+        rows += [{"pair": "3v5", "split": s, "algorithm": a, "examples": 500, "mse": v, "clf": 0.1, "tuned": "",
+                  "attributes": 2000}
+                 for a, v in base.items()]
+    return pd.DataFrame(rows)
+
+
+def test_real_data_findings_are_group_sequential():
+    """Full profile of hk12.exp-mnist: looks at 20 and 40 splits. An undecided finding asks for the
+    splits up to the next look, a decided one (or the cap) for none, and the page states the outcome."""
+    claim = discover()["hk12.exp-mnist"]
+    p = {**claim.params_for("full"), "prefixes": (500,)}
+    tasks = [{"pair": "3v5", "split": s} for s in range(20)]
+    unclear = _curve_table(0.02, 20)
+    assert claim.extend(p, unclear, tasks) == [{"pair": "3v5", "split": s} for s in range(20, 40)]
+    assert claim.extend(p, _curve_table(0.02, 40), tasks + [{"pair": "3v5", "split": s} for s in range(20, 40)]) == []
+    assert claim.extend(p, _curve_table(1.0, 20), tasks) == []
+    evidence = claim.decide(p, _curve_table(1.0, 20))
+    (fig1,) = [f for f in evidence.findings if f["decides"]]
+    assert fig1["outcome"] == "REPRODUCED" and fig1["relation"] == "superior" and fig1["runs"] == 20
+    assert fig1["cap"] == 40 and evidence.verdict == "PASS"
+    reversed_ = claim.decide(p, _curve_table(-1.0, 20))
+    assert [f["outcome"] for f in reversed_.findings if f["decides"]] == ["REVERSED"]
+    assert reversed_.verdict == "FAIL"
+    capped = claim.decide(p, _curve_table(0.02, 40))
+    (open_,) = [f for f in capped.findings if f["decides"]]
+    assert open_["outcome"] in ("UNDECIDED", "TIED") and open_["runs"] == 40
+    if open_["outcome"] == "UNDECIDED":
+        assert "cap 40" in open_["needs"]

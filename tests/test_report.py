@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from theorycheck import claims as claims_module
-from theorycheck.claims import Claim, Defect, Erratum, Evidence, Measurement, Plot
+from theorycheck.claims import Claim, Defect, Erratum, Evidence, Measurement, NonReproduction, Plot
 from theorycheck.cli import main
 from theorycheck.protocols import Contract, Function
 from theorycheck.report import render, subject_spec
@@ -52,7 +52,9 @@ class Synthetic(Claim):
     parameters = {"plot": Options("line", "point", "residual"), "vacuous": Flag()}
     base = {"plot": "line", "vacuous": False}
     profiles = {"quick": {}, "full": {}}
-    errata = (Erratum("constant", "Lemma 0, statement", "value(x) ≤ 2x", "value(x) ≤ x/2 (sharp)"),)
+    errata = (Erratum("constant", "Lemma 0, statement", "value(x) ≤ 2x", "value(x) ≤ x/2 (sharp)", "derivation",
+                      "value(x) = x/4 on the whole grid, by construction"),)
+    non_reproductions = (NonReproduction("table", "Table 0", "error 0.1", "error 0.3", "a grid of three steps"),)
     defects = (
         Defect("value doubled", {"learner": "tests.test_report:replacement_learner"}, caught=True),
         Defect("value times 1.5", {"learner": "tests.test_report:replacement_learner"}, caught=False,
@@ -70,7 +72,7 @@ class Synthetic(Claim):
         worst = float((table["value"] / table["x"]).max())
         return Evidence(
             verdict=PASS, observed=worst, theory=1.0, ratio=worst, delta=1e-3, decision="synthetic decision",
-            summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}"},
+            summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}", "table": "0.3 here"},
             trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
             plot=Plot(x="x", y="value", theory="theory", low="low", high="high", hue="d", kind=params["plot"],
                       band_label="synthetic 99.9% interval", theory_label="bound x", trivial="trivial",
@@ -138,6 +140,32 @@ def test_index_has_the_atlas_and_links_the_errata_page(claim, tmp_path):
     errata = (tmp_path / "errata.html").read_text(encoding="utf-8")
     assert "Lemma 0, statement" in errata and "largest value(x)/x found: 0.25" in errata
     assert f'href="{claim.id}.html"' in errata
+    assert "1 errata (false statements" in index and "1 non-reproductions" in index
+
+
+def test_errata_page_keeps_errata_and_non_reproductions_apart(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = (tmp_path / "errata.html").read_text(encoding="utf-8")
+    errata, missed = page.split('<h2 id="errata">', 1)[1].split('<h2 id="non-reproductions">')
+    assert errata.startswith("Errata (1)") and missed.startswith("Non-reproductions (1)")
+    assert "<b>derivation</b>: value(x) = x/4 on the whole grid" in errata and "Table 0" not in errata
+    assert "error 0.3" in missed and "a grid of three steps" in missed and "0.3 here" in missed
+    assert "Lemma 0, statement" not in missed
+    body = page.split("<body>", 1)[1]
+    assert 'class="verdict' not in body and "PASS" not in body  # the claim's verdict is no badge of an entry
+    assert "quick profile, seed 0" in page
+    claim_page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+    assert "Published numbers this claim does not reproduce" in claim_page and "a grid of three steps" in claim_page
+
+
+def test_errata_page_without_a_stored_run_says_so(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    (tmp_path / "results" / f"{claim.id}.json").unlink()
+    (tmp_path / "summary.json").write_text(json.dumps({**json.loads((tmp_path / "summary.json").read_text(
+        encoding="utf-8")), "claims": []}), encoding="utf-8")
+    render(tmp_path, registry={claim.id: claim})
+    page = (tmp_path / "errata.html").read_text(encoding="utf-8")
+    assert page.count("no run stored") == 2 and "seed 0" not in page
 
 
 def test_atlas_marks_vacuous_rows_and_the_trivial_learner():
@@ -236,16 +264,19 @@ def test_errata_command_lists_a_declared_erratum_with_its_evidence(registered, t
     run_claims([registered], out=tmp_path, progress=False)
     assert main(["errata", "--out", str(tmp_path), "--json"]) == 0
     items = json.loads(capsys.readouterr().out)
-    (item,) = [i for i in items if i["claim"] == registered.id]
-    assert item["evidence"] == "largest value(x)/x found: 0.25" and item["verdict"] == PASS
+    erratum, missed = [i for i in items if i["claim"] == registered.id]
+    assert erratum["type"] == "erratum" and missed["type"] == "non-reproduction"
+    assert erratum["evidence"] == "largest value(x)/x found: 0.25" and "verdict" not in erratum
+    assert (erratum["profile"], erratum["seed"], erratum["basis"]) == ("quick", 0, "derivation")
+    assert (missed["ours"], missed["tried"], missed["evidence"]) == ("error 0.3", "a grid of three steps", "0.3 here")
 
 
 def test_errata_command_lists_every_registered_erratum(capsys):
     assert main(["errata", "--out", "/nonexistent/place"]) == 0
     out = capsys.readouterr().out
     for claim in claims_module.discover().values():
-        for erratum in claim.errata:
-            assert f"{claim.id} [{erratum.key}]" in out
+        for entry in (*claim.errata, *claim.non_reproductions):
+            assert f"{claim.id} [{entry.key}]" in out
 
 
 def test_show_prints_contracts_errata_defects_and_power(registered, capsys):

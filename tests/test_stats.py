@@ -86,3 +86,96 @@ def test_bad_input_is_rejected():
         stats.hoeffding_interval([0.5], 0, 1, 1.5)
     with pytest.raises(ParameterError):
         stats.loglog_slope([1, 2], [1, 2], 0.1)
+
+
+# ---------------------------------------------------------------------- comparisons: four outcomes, sequential
+
+
+@pytest.mark.parametrize(("low", "high", "relation", "outcome"), [
+    (-0.3, -0.01, "superior", "REVERSED"), (0.01, 0.3, "superior", "REPRODUCED"),
+    (-0.05, 0.08, "superior", "TIED"), (-0.05, 0.2, "superior", "UNDECIDED"),
+    (0.001, 0.05, "superior", "REPRODUCED"),  # above 0 comes before inside (−ε, ε): the effect is printed
+    (-0.09, 0.3, "non-inferior", "REPRODUCED"), (-0.5, -0.2, "non-inferior", "REVERSED"),
+    (-0.2, 0.1, "non-inferior", "UNDECIDED"), (-0.05, 0.05, "equivalent", "REPRODUCED"),
+    (0.2, 0.4, "equivalent", "DIFFERENT"), (0.05, 0.2, "equivalent", "UNDECIDED"),
+])
+def test_classify_gives_the_declared_outcome(low, high, relation, outcome):
+    assert stats.classify(low, high, relation, 0.1) == outcome
+    assert stats.OUTCOME_VERDICT[outcome] == {"REPRODUCED": "PASS", "UNDECIDED": "INCONCLUSIVE"}.get(outcome, "FAIL")
+
+
+def test_an_interval_narrower_than_the_margin_decides_a_superiority():
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        low = rng.uniform(-1, 1)
+        assert stats.classify(low, low + 0.099, "superior", 0.1) != "UNDECIDED"
+    with pytest.raises(ParameterError, match="relation"):
+        stats.classify(0, 1, "better", 0.1)
+    with pytest.raises(ParameterError, match="margin"):
+        stats.classify(0, 1, "superior", 0.0)
+
+
+def test_looks_double_up_to_the_cap():
+    assert stats.looks(20, 40) == (20, 40)
+    assert stats.looks(10, 80) == (10, 20, 40, 80)
+    assert stats.looks(12, 30) == (12, 24, 30)
+    assert stats.looks(20, 20) == (20,)
+    with pytest.raises(ParameterError):
+        stats.looks(30, 20)
+
+
+def _normal(mu, sd=1.0):
+    return lambda rng, n: rng.normal(mu, sd, n)
+
+
+def _skewed(mu):
+    """A discrete, skewed law with median mu (ties and an atom at the median)."""
+    return lambda rng, n: mu + rng.choice([-1.0, 0.0, 0.0, 3.0], size=n)
+
+
+@pytest.mark.parametrize("law", ["normal", "skewed"])
+def test_sequential_design_is_calibrated(law):
+    """Type-I error of the group-sequential sign test over 1 000 sequential runs each, at δ = 0.2
+    (large enough to measure): at the boundary of the superiority claim (median effect = ε) the
+    outcomes against it (TIED, REVERSED) stay within δ/2; with no effect (median 0), REPRODUCED
+    stays within δ/2. The bound allows 3 binomial standard errors of Monte-Carlo slack."""
+    delta, margin, trials, schedule = 0.2, 0.5, 1000, stats.looks(10, 80)
+    make = _normal if law == "normal" else _skewed
+    slack = 3 * math.sqrt(delta / 2 * (1 - delta / 2) / trials)
+    at_margin = stats.simulate_sequential(schedule, delta, "superior", margin, make(margin), trials, seed=1)
+    against = at_margin["rates"]["TIED"] + at_margin["rates"]["REVERSED"]
+    null = stats.simulate_sequential(schedule, delta, "superior", margin, make(0.0), trials, seed=2)
+    print(f"\n{law}: looks {schedule}, δ = {delta}: false TIED/REVERSED at the margin {against:.3f}, false "
+          f"REPRODUCED at no effect {null['rates']['REPRODUCED']:.3f} (each ≤ δ/2 = {delta / 2}); expected n "
+          f"{at_margin['expected_n']:.1f} and {null['expected_n']:.1f}")
+    assert against <= delta / 2 + slack
+    assert null["rates"]["REPRODUCED"] <= delta / 2 + slack
+
+
+def test_sequential_design_stops_early_on_a_clear_effect():
+    schedule = stats.looks(10, 80)
+    clear = stats.simulate_sequential(schedule, 0.05, "superior", 0.1, _normal(1.0, 0.2), 200, seed=4)
+    assert clear["rates"]["REPRODUCED"] == 1.0 and clear["expected_n"] == 10
+    res = stats.decide_sequential(np.full(80, 0.02), "superior", 0.1, 0.05, schedule)
+    assert res.outcome == "REPRODUCED" and res.look == 10 and not res.more
+    # an undecided finding asks for the next look, and at the cap says what would decide it
+    noisy = np.random.default_rng(5).normal(0.05, 1.0, 80)
+    first = stats.decide_sequential(noisy[:10], "superior", 0.1, 0.05, schedule)
+    assert first.outcome == "UNDECIDED" and first.more and "n = 20" in first.needs
+    last = stats.decide_sequential(noisy, "superior", 0.1, 0.05, schedule)
+    assert last.outcome == "UNDECIDED" and not last.more and "cap 80" in last.needs and "width" in last.needs
+
+
+def test_sequential_mean_uses_the_range():
+    x = np.random.default_rng(6).uniform(0.2, 0.6, 64)
+    res = stats.decide_sequential(x, "superior", 0.1, 0.05, stats.looks(16, 64), statistic="mean",
+                                  value_range=(-1.0, 1.0))
+    assert res.outcome == "REPRODUCED" and res.interval.low > 0
+    with pytest.raises(ParameterError, match="range"):
+        stats.decide_sequential(x, "superior", 0.1, 0.05, (64,), statistic="mean")
+
+
+def test_min_effect_median_shrinks_like_one_over_root_n():
+    a, b = stats.min_effect_median(25, 0.05, 1.0), stats.min_effect_median(100, 0.05, 1.0)
+    assert a == pytest.approx(2 * b)
+    assert a == pytest.approx(sps.norm.ppf(0.975) * math.sqrt(math.pi / 2 / 25))

@@ -61,20 +61,62 @@ class Hypothesis:
     detail: str = ""
 
 
+#: how an erratum meets the standard (see :class:`Erratum`)
+ERRATUM_BASES = ("counterexample", "derivation", "run")
+
+
 @dataclass(frozen=True)
 class Erratum:
-    """A mistake in a paper that a claim establishes, declared beside the claim.
+    """A statement of a paper that is false, established by a claim and declared beside it.
 
-    ``key`` is short and unique within the claim; ``where`` locates it in the paper ("Theorem
-    3.4, statement"); ``printed`` says what the paper prints and ``holds`` what holds instead.
-    The evidence from a run is the text the claim's decision attaches under the same key
-    (:attr:`Evidence.errata`); the report's Errata page shows both.
+    The standard: the statement is shown false exactly, by a counterexample or a derivation
+    (exact enumeration in rational arithmetic counts as either), or a run on an instance that
+    meets the paper's hypotheses contradicts it decisively and a second run on a fresh seed, not
+    used to find it, confirms that. A number we fail to reach is not an erratum but a
+    :class:`NonReproduction`.
+
+    ``key`` is short and unique within the claim (errata and non-reproductions together);
+    ``where`` locates the statement ("Theorem 3.4, statement"); ``printed`` says what the paper
+    prints and ``holds`` what holds instead. ``basis`` is one of :data:`ERRATUM_BASES` and
+    ``evidence`` says in a sentence or two what meets the standard: the counterexample, the
+    derivation or the enumeration the claim runs, or the runs with their seeds. The evidence of
+    one run is the text the claim's decision attaches under the same key (:attr:`Evidence.errata`).
     """
 
     key: str
     where: str
     printed: str
     holds: str
+    basis: str
+    evidence: str
+
+    def __post_init__(self) -> None:
+        if self.basis not in ERRATUM_BASES:
+            raise ValueError(f"erratum {self.key!r}: basis must be one of {ERRATUM_BASES}, got {self.basis!r}")
+        if not self.evidence.strip():
+            raise ValueError(f"erratum {self.key!r}: state the evidence that meets the standard")
+
+
+@dataclass(frozen=True)
+class NonReproduction:
+    """A published number or ordering that our implementation does not reach.
+
+    It is not a claim that the paper is wrong: ``printed`` is what the paper reports, ``ours``
+    what our runs give, ``tried`` what was done to reach it (grids and their edges, protocols,
+    profiles). ``key`` and ``where`` are as for :class:`Erratum`; a run's evidence goes under the
+    same key in :attr:`Evidence.errata`.
+    """
+
+    key: str
+    where: str
+    printed: str
+    ours: str
+    tried: str
+
+    def __post_init__(self) -> None:
+        for name in ("where", "printed", "ours", "tried"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"non-reproduction {self.key!r}: {name} is empty")
 
 
 @dataclass(frozen=True)
@@ -147,12 +189,15 @@ class Evidence:
     summary: pd.DataFrame | None = None
     plot: Plot | None = None
     notes: list[str] = field(default_factory=list)
-    #: evidence from this run for the claim's declared errata, by key
+    #: evidence from this run for the claim's declared errata and non-reproductions, by key
     errata: dict[str, str] = field(default_factory=dict)
     #: the trivial learner's value beside the bound, for claims about learners
     trivial: float | None = None
     #: True when the trivial learner also meets the bound: such an instance is never PASS
     vacuous: bool = False
+    #: a comparison's findings, one dict each: ``finding``, ``relation``, ``margin``, ``estimate``,
+    #: ``low``, ``high``, ``outcome`` (stats.OUTCOMES), ``decides``, ``runs``, ``cap``, ``needs``
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -204,6 +249,7 @@ class Claim:
     base: ClassVar[dict[str, Any]] = {}
     profiles: ClassVar[dict[str, dict[str, Any]]] = {}
     errata: ClassVar[tuple[Erratum, ...]] = ()
+    non_reproductions: ClassVar[tuple[NonReproduction, ...]] = ()
     defects: ClassVar[tuple[Defect, ...]] = ()
     #: what the claim can catch and what it cannot, in a sentence or two
     power: ClassVar[str] = ""
@@ -238,6 +284,13 @@ class Claim:
     def decide(self, params, table: pd.DataFrame) -> Evidence:
         raise NotImplementedError
 
+    def extend(self, params, table: pd.DataFrame, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Further tasks, asked for after the measurements so far (``table``, from ``tasks``): the
+        hook of a group-sequential design (:func:`theorycheck.stats.decide_sequential`). The runner
+        calls it after each round until it returns none; task r keeps its own stream whatever the
+        round, so the result does not depend on how the rounds fall. Default: a fixed design."""
+        return []
+
     # ------------------------------------------------------------------ helpers
     def params_for(self, profile: str, overrides: dict[str, str] | None = None) -> dict[str, Any]:
         """The profile's parameters with ``overrides`` (strings from ``--set``) applied."""
@@ -266,6 +319,7 @@ class Claim:
             "protocols": {name: getattr(proto, "__name__", str(proto)) for name, proto in self.protocols.items()},
             "profiles": {k: {n: _jsonable(v) for n, v in self.profile(k).items()} for k in self.profiles},
             "errata": [dict(vars(e)) for e in self.errata],
+            "non_reproductions": [dict(vars(n)) for n in self.non_reproductions],
             "defects": [{"name": d.name, "caught": d.caught, "why": d.why} for d in self.defects],
             "power": self.power,
         }
@@ -312,9 +366,13 @@ def register(cls: type[Claim]) -> type[Claim]:
     undeclared = sorted(set(cls.parameters) - set(quick))
     if undeclared:
         raise TypeError(f"{cls.id}: rules for parameters no profile has: {', '.join(undeclared)}")
-    keys = [e.key for e in cls.errata]
+    keys = [e.key for e in (*cls.errata, *cls.non_reproductions)]
     if len(set(keys)) != len(keys):
-        raise TypeError(f"{cls.id}: errata keys must be unique")
+        raise TypeError(f"{cls.id}: the keys of its errata and non-reproductions must be unique")
+    if not all(isinstance(e, Erratum) for e in cls.errata):
+        raise TypeError(f"{cls.id}: errata must be Erratum declarations")
+    if not all(isinstance(n, NonReproduction) for n in cls.non_reproductions):
+        raise TypeError(f"{cls.id}: non_reproductions must be NonReproduction declarations")
     if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:
         raise TypeError(f"claim id {cls.id} registered twice")
     _REGISTRY[cls.id] = cls()

@@ -1,9 +1,10 @@
 """Command line: ``theorycheck list | verify | report | show | conform | errata``.
 
-Exit status: 0 when every selected claim is PASS, 1 when any is FAIL, INCONCLUSIVE, SUBJECT-ERROR
-(the implementation under test raised) or ERROR (the check itself raised),
-2 for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
-one-line message on stderr.
+Exit status of ``verify`` and ``conform`` (:func:`exit_status`): 0 when every verdict is PASS;
+1 when any is FAIL, SUBJECT-ERROR (the implementation under test raised) or ERROR (the check
+itself raised); 3 when none failed but some are INCONCLUSIVE (undecided, not wrong); 2 for bad
+usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a one-line
+message on stderr. The other commands exit 0, or 2 on bad usage.
 """
 
 from __future__ import annotations
@@ -19,7 +20,35 @@ from pathlib import Path
 
 from .validation import ParameterError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
+
+EXIT_CODES = """exit status:
+  0  every verdict is PASS
+  1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong
+  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter), before any work
+  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong"""
+
+CONFORM_EXIT_CODES = """exit status:
+  0  every check is PASS
+  1  some check is FAIL (a claim that is SUBJECT-ERROR or ERROR counts as FAIL): the learner does not conform
+  2  bad usage (an unknown algorithm, a subject that cannot be loaded), before any work
+  3  nothing failed, but some check is INCONCLUSIVE: conformance is not shown, nor refuted"""
+
+#: lines of the summary's list of undecided findings before "… and N more"
+SUMMARY_FINDING_LINES = 15
+#: lines of the summary's list of errata before "… and N more"
+SUMMARY_ERRATA_LINES = 8
+
+
+def exit_status(verdicts) -> int:
+    """The exit status of a run with these verdicts: EXIT_OK when all are PASS, EXIT_FAILED when
+    any is neither PASS nor INCONCLUSIVE (FAIL, SUBJECT-ERROR, ERROR), EXIT_UNDECIDED otherwise."""
+    verdicts = list(verdicts)
+    if all(v == "PASS" for v in verdicts):
+        return EXIT_OK
+    if any(v not in ("PASS", "INCONCLUSIVE") for v in verdicts):
+        return EXIT_FAILED
+    return EXIT_UNDECIDED
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,14 +122,17 @@ def _load_subject(spec: str):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.")
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
+                     epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
+                     + "\nlist, report, show and errata exit 0, or 2 on bad usage.", formatter_class=raw)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("list", help="list the claims")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
 
-    p = sub.add_parser("verify", help="run claims and write the report")
+    p = sub.add_parser("verify", help="run claims and write the report", epilog=EXIT_CODES, formatter_class=raw)
     p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: all)")
     p.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
                    help="quick (CI), full (the evidence) or paper (paper-scale sweeps; full where a claim has none)")
@@ -128,7 +160,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--out", default="reports", help="where to look for the last verdict")
 
-    p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's")
+    p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's",
+                       epilog=CONFORM_EXIT_CODES, formatter_class=raw)
     p.add_argument("algorithm", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR or "
                                      "TwoPhaseDDAELR")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
@@ -143,10 +176,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="reports",
                    help="folder for conform-<ALGORITHM>.json and .html and the claims' report")
 
-    p = sub.add_parser("errata", help="list the errata in the papers that the claims establish")
+    p = sub.add_parser("errata", help="list the errata in the papers that the claims establish, and the published "
+                                      "numbers they do not reproduce")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
     p.add_argument("--out", default="reports", help="where to look for the evidence of the last run")
-    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("--json", action="store_true", help="print a JSON list (each item's type: erratum or "
+                                                         "non-reproduction)")
     return parser
 
 
@@ -261,12 +296,86 @@ def _cmd_verify(args) -> int:
         if summary.get("wall_seconds") is not None:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
         print(f"report: {index}")
+        print("\n".join(verify_summary(records, args.out)))
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
             print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'))} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
-    return EXIT_OK if all(r["verdict"] == "PASS" for r in records) else EXIT_FAILED
+    return exit_status(r["verdict"] for r in records)
+
+
+_VERDICT_ORDER = ("PASS", "FAIL", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
+
+
+def verify_summary(records: list[dict], out: Path | str) -> list[str]:
+    """The lines ``verify`` prints after the per-claim lines: the count of each verdict, the errata
+    and non-reproductions this run found evidence for, and what is left undecided with what would
+    decide it. Errata come from :func:`theorycheck.errata.gather` on these records, so earlier
+    results stored in ``out`` do not count."""
+    order = [*_VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(_VERDICT_ORDER))]
+    counts = [(v, sum(r["verdict"] == v for r in records)) for v in order]
+    lines = ["", f"summary of {len(records)} claim{'s' * (len(records) != 1)}: "
+             + ", ".join(f"{n} {v}" for v, n in counts if n)]
+    return lines + _errata_lines(records, out) + _undecided_lines(records)
+
+
+def _errata_lines(records: list[dict], out: Path | str) -> list[str]:
+    """The errata and non-reproductions that the claims of this run attached evidence to."""
+    from .errata import gather
+
+    items = [item for item in gather(out, records={r["id"]: r for r in records}) if item["evidence"] is not None]
+    if not items:
+        return ["errata and non-reproductions found by this run: none"]
+    kinds = [item.get("type", "erratum") for item in items]
+    errata, others = kinds.count("erratum"), len(kinds) - kinds.count("erratum")
+    lines = [f"found by this run: {errata} {'erratum' if errata == 1 else 'errata'} and "
+             f"{others} non-reproduction{'s' * (others != 1)}:"]
+    shown = len(items) if len(items) <= SUMMARY_ERRATA_LINES else SUMMARY_ERRATA_LINES - 1
+    lines += [f"  {item['claim']} [{item['key']}] {kind}: {item['where']}"
+              for item, kind in list(zip(items, kinds, strict=True))[:shown]]
+    if shown < len(items):
+        lines.append(f"  … and {len(items) - shown} more (theorycheck errata --out {out})")
+    return lines
+
+
+def _finding_lines(claim_id: str, finding: dict) -> list[str]:
+    """One finding that did not reproduce: what, its outcome and interval; then what would decide it."""
+    def number(x):
+        return "?" if x is None else f"{x:.3g}"
+
+    where = ""
+    if finding.get("low") is not None or finding.get("high") is not None:
+        where = f", {number(finding.get('estimate'))} in [{number(finding.get('low'))}, {number(finding.get('high'))}]"
+    lines = [f"  {claim_id}: {finding.get('finding', '?')}: {finding.get('outcome', '?')}{where}"]
+    if finding.get("needs"):
+        lines.append(f"      would decide it: {finding['needs']}")
+    return lines
+
+
+def _undecided_lines(records: list[dict]) -> list[str]:
+    """For each claim that is not PASS, its findings that did not reproduce (and for an INCONCLUSIVE
+    claim with none to show, its headline), within SUMMARY_FINDING_LINES lines."""
+    from .runner import headline
+
+    entries = []
+    for r in records:
+        if r["verdict"] == "PASS":
+            continue
+        shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
+        entries += [_finding_lines(r["id"], f) for f in shown]
+        if not shown and r["verdict"] == "INCONCLUSIVE":
+            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'))}"])
+    if not entries:
+        return []
+    body: list[str] = []
+    for i, entry in enumerate(entries):
+        room = SUMMARY_FINDING_LINES - (i + 1 < len(entries))  # keep a line for "… and N more"
+        if len(body) + len(entry) > room:
+            body.append(f"  … and {len(entries) - i} more (see the claims' pages)")
+            break
+        body += entry
+    return ["undecided or not reproduced, in the claims that are not PASS:", *body]
 
 
 def _cmd_report(args) -> int:
@@ -311,6 +420,12 @@ def _cmd_show(args) -> int:
             print(f"  [{e.key}] {e.where}")
             print(_wrap(e.printed, "      ", "    printed: "))
             print(_wrap(e.holds, "      ", "    holds:   "))
+    if claim.non_reproductions:
+        print("Non-reproductions (published numbers our runs do not reach; evidence: `theorycheck errata`):")
+        for n in claim.non_reproductions:
+            print(f"  [{n.key}] {n.where}")
+            print(_wrap(n.printed, "      ", "    printed: "))
+            print(_wrap(n.ours, "      ", "    ours:    "))
     print("Planted defects (tests/test_power.py checks each on the quick profile):")
     if not claim.defects:
         print("  none declared")
@@ -367,7 +482,7 @@ def _cmd_conform(args) -> int:
         if check.verdict == "FAIL":
             print(f"theorycheck: conform {args.algorithm}: {check.name} FAIL: {check.decision.splitlines()[0]}",
                   file=sys.stderr)
-    return EXIT_OK if result.verdict == "PASS" else EXIT_FAILED
+    return exit_status([result.verdict])
 
 
 def _cmd_errata(args) -> int:
@@ -381,29 +496,46 @@ def _cmd_errata(args) -> int:
         print(json.dumps(items, indent=2, ensure_ascii=False))
         return EXIT_OK
     if not items:
-        print("No claim declares an erratum" + (f" for {args.paper}." if args.paper else "."))
+        print("No claim declares an erratum or a non-reproduction" + (f" for {args.paper}." if args.paper else "."))
         return EXIT_OK
-    paper = None
-    for item in items:
-        if item["paper"] != paper:
-            paper = item["paper"]
-            print(f"{paper}: {item['paper_title']}")
-        print(f"  {item['claim']} [{item['key']}]  {item['where']}")
-        print(_wrap(item["printed"], "              ", "    printed:  "))
-        print(_wrap(item["holds"], "              ", "    holds:    "))
-        if item["evidence"] is not None:
-            run = f"({item['profile']} profile, seed {item['seed']}, verdict {item['verdict']}"
-            if item["replaced"]:
-                run += "; replaced subjects " + ", ".join(f"{k}={v}" for k, v in item["replaced"].items())
-            print(_wrap(f"{item['evidence']} {run})", "              ", "    evidence: "))
-        elif item["verdict"] is not None:
-            print(f"    evidence: none attached by the stored run ({item['profile']} profile, "
-                  f"verdict {item['verdict']})")
-        else:
-            print(f"    evidence: not run in {args.out}/ (theorycheck verify {item['claim']} --out {args.out})")
+    pad = " " * 14
+    errata = [item for item in items if item["type"] == "erratum"]
+    missed = [item for item in items if item["type"] == "non-reproduction"]
+    sections = (("Errata", errata, "statements of the papers shown false: exactly, or by a decisive run "
+                                   "confirmed on a fresh seed"),
+                ("Non-reproductions", missed, "published numbers our implementation does not reach; not a claim "
+                                              "that the paper is wrong"))
+    for n, (name, group, what) in enumerate(sections):
+        print(("\n" if n else "") + f"{name} ({len(group)})")
+        print(_wrap(what[0].upper() + what[1:] + ".", ""))
+        paper = None
+        for item in group:
+            if item["paper"] != paper:
+                paper = item["paper"]
+                print(f"{paper}: {item['paper_title']}")
+            print(f"  {item['claim']} [{item['key']}]  {item['where']}")
+            print(_wrap(item["printed"], pad, "    printed:  "))
+            if item["type"] == "erratum":
+                print(_wrap(item["holds"], pad, "    holds:    "))
+                shown = (f"{item['basis']}: {item['evidence_standard']}" if item["basis"]
+                         else "not stated (a record stored before the standard)")
+                print(_wrap(shown, pad, "    shown by: "))
+            else:
+                print(_wrap(item["ours"], pad, "    ours:     "))
+                print(_wrap(item["tried"], pad, "    tried:    "))
+            if item["evidence"] is not None:
+                run = f"({item['profile']} profile, seed {item['seed']}"
+                if item["replaced"]:
+                    run += "; replaced subjects " + ", ".join(f"{k}={v}" for k, v in item["replaced"].items())
+                print(_wrap(f"{item['evidence']} {run})", pad, "    run:      "))
+            elif item["profile"] is not None:
+                print(f"    run:      none attached by the stored run ({item['profile']} profile, seed {item['seed']})")
+            else:
+                print(f"    run:      not run in {args.out}/ (theorycheck verify {item['claim']} --out {args.out})")
     with_evidence = sum(item["evidence"] is not None for item in items)
     claims = len({item["claim"] for item in items})
-    print(f"{len(items)} errata in {claims} claims; {with_evidence} with evidence from {args.out}/results.")
+    print(f"\n{len(errata)} errata and {len(missed)} non-reproductions in {claims} claims; {with_evidence} with "
+          f"evidence from {args.out}/results.")
     return EXIT_OK
 
 

@@ -1,10 +1,14 @@
-"""The errata registry: every mistake in the papers that a claim establishes, with its evidence.
+"""The errata registry: every false statement of the papers that a claim establishes, and every
+published number we do not reach, with the evidence of the last run.
 
 A claim declares its errata (:class:`theorycheck.claims.Erratum`: where in the paper, what is
-printed, what holds instead); a run attaches the evidence for each under the same key
-(``errata_evidence`` in ``<out>/results/<id>.json``). :func:`gather` joins the two: the
-declarations come from the registry, the evidence from the last stored run, when there is one.
-``theorycheck errata`` prints the result and the report's ``errata.html`` shows it.
+printed, what holds instead, and how that meets the standard: a counterexample, a derivation or
+a decisive run confirmed on a fresh seed) and its non-reproductions
+(:class:`theorycheck.claims.NonReproduction`: what the paper prints, what we get, what was tried).
+A run attaches the evidence for either under the same key (``errata_evidence`` in
+``<out>/results/<id>.json``). :func:`gather` joins the two: the declarations come from the
+registry, the evidence from the last stored run, when there is one. ``theorycheck errata`` prints
+the result and the report's ``errata.html`` shows it.
 """
 
 from __future__ import annotations
@@ -45,57 +49,74 @@ def replaced_subjects(record: dict[str, Any], defaults: dict[str, str]) -> dict[
             if name in defaults and defaults[name] != used}
 
 
+#: the two kinds of entry, in the order they are listed
+TYPES = ("erratum", "non-reproduction")
+
+
+def _entry(kind: str, declared: dict[str, Any]) -> dict[str, Any]:
+    """The fields of one declaration (an Erratum or NonReproduction as a dict) an item shows."""
+    common = {"type": kind, "key": declared["key"], "where": declared["where"], "printed": declared["printed"]}
+    if kind == "erratum":
+        return {**common, "holds": declared["holds"], "basis": declared.get("basis") or None,
+                "evidence_standard": declared.get("evidence") or None}
+    return {**common, "ours": declared["ours"], "tried": declared["tried"]}
+
+
 def gather(out: Path | str | None = "reports", *, paper: str | None = None,
            registry: dict[str, Claim] | None = None,
            records: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Every declared erratum, in claim order, with the evidence of the last stored run.
+    """Every declared erratum, then every declared non-reproduction, each in claim order, with the
+    evidence of the last stored run.
 
-    Each item has ``paper``, ``paper_title``, ``claim``, ``title``, ``reference``, ``key``,
-    ``where``, ``printed``, ``holds`` and, from the run in ``out`` when there is one,
-    ``evidence`` (None when that run attached none), ``verdict``, ``profile``, ``seed`` and
-    ``replaced`` (subjects that were not the claim's own, so the evidence is about another
-    implementation). Claims that have results but are no longer registered keep the errata
-    their stored record declares.
+    Each item has ``type`` ("erratum" or "non-reproduction"), ``paper``, ``paper_title``,
+    ``claim``, ``title``, ``reference``, ``key``, ``where`` and ``printed``; an erratum adds
+    ``holds``, ``basis`` and ``evidence_standard`` (what meets the standard), a non-reproduction
+    ``ours`` and ``tried``. From the run in ``out``, when there is one, come ``evidence`` (the
+    run's text for this key, None when it attached none), ``profile``, ``seed`` and ``replaced``
+    (subjects that were not the claim's own, so the evidence is about another implementation);
+    ``profile`` is None when no run is stored. The claim's verdict is left out on purpose: it
+    decides the claim, not the entry. Claims that have results but are no longer registered keep
+    the entries their stored record declares (``errata`` and ``non_reproductions``).
     """
     registry = discover() if registry is None else registry
     records = stored_results(out) if records is None else records
     declared: dict[str, tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]] = {}
     for cid, claim in registry.items():
         static = {"paper": claim.paper, "title": claim.title, "reference": claim.reference}
-        declared[cid] = (static, [dict(vars(e)) for e in claim.errata], default_subjects(claim))
+        entries = [*(_entry("erratum", dict(vars(e))) for e in claim.errata),
+                   *(_entry("non-reproduction", dict(vars(n))) for n in claim.non_reproductions)]
+        declared[cid] = (static, entries, default_subjects(claim))
     for cid, record in records.items():
-        if cid not in declared and record.get("errata"):
-            declared[cid] = (record, list(record["errata"]), {})
+        if cid not in declared and (record.get("errata") or record.get("non_reproductions")):
+            entries = [*(_entry("erratum", e) for e in record.get("errata") or []),
+                       *(_entry("non-reproduction", n) for n in record.get("non_reproductions") or [])]
+            declared[cid] = (record, entries, {})
     items = []
     for cid in sorted(declared, key=natural_key):
-        d, errata, defaults = declared[cid]
+        d, entries, defaults = declared[cid]
         if paper is not None and d.get("paper") != paper:
             continue
         record = records.get(cid)
-        for e in errata:
+        for entry in entries:
             item = {
+                "type": entry["type"],
                 "paper": d.get("paper", cid.split(".", 1)[0]),
                 "paper_title": PAPERS.get(d.get("paper", ""), ""),
                 "claim": cid,
                 "title": d.get("title", ""),
                 "reference": d.get("reference", ""),
-                "key": e["key"],
-                "where": e["where"],
-                "printed": e["printed"],
-                "holds": e["holds"],
+                **entry,
                 "evidence": None,
-                "verdict": None,
                 "profile": None,
                 "seed": None,
                 "replaced": {},
             }
             if record is not None:
                 item.update(
-                    evidence=(record.get("errata_evidence") or {}).get(e["key"]),
-                    verdict=record.get("verdict"),
+                    evidence=(record.get("errata_evidence") or {}).get(entry["key"]),
                     profile=record.get("profile"),
                     seed=record.get("seed"),
                     replaced=replaced_subjects(record, defaults),
                 )
             items.append(item)
-    return items
+    return sorted(items, key=lambda item: TYPES.index(item["type"]))

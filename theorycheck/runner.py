@@ -354,24 +354,12 @@ def run_claims(
         claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out
     )
     stored: dict[tuple[int, int], dict] = {}
-    pending: list[tuple[int, int]] = []
-    for i, plan in enumerate(plans):
-        for r in range(len(plan.tasks)):
-            path = plan.cache_dir / f"task-{r}.json"
-            if use_cache and path.exists():
-                payload = _read_cached_task(path)
-                if payload is not None:
-                    stored[(i, r)] = payload
-                    continue
-            pending.append((i, r))
-
-    client = _dask_client(scheduler) if scheduler is not None and pending else None
+    client = None
     errors: dict[int, TaskError] = {}
     history = _read_timings(out)
-    cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
-    done: set[tuple[int, int]] = set()
+    ran: set[tuple[int, int]] = set()
     bar = tqdm(
-        total=round(sum(cost.values()), 1),
+        total=0,
         desc="work",
         unit="s",
         disable=not progress,
@@ -379,31 +367,18 @@ def run_claims(
         dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}",
     )
-    if pending:
-        bar.set_postfix_str(plans[pending[0][0]].claim.id, refresh=False)
-    calls = [
-        (i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
-        for i, r in pending
-    ]
     start = time.perf_counter()
+    wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
     try:
-        for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client):
-            if isinstance(error, ParameterError):
-                raise error
-            finished = {(i, r)}
-            if error is not None and i not in errors:
-                errors[i] = error
-                if error.kind != "harness":  # the subject failed: its other tasks cannot change that
-                    finished |= {key for key in pending if key[0] == i}
-            new = finished - done
-            done |= new
-            bar.update(round(sum(cost[key] for key in new), 1))
-            running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
-            bar.set_postfix_str(f"running {running}", refresh=False)
-            if error is not None:
-                continue
-            stored[(i, r)] = payload
-            write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+        # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
+        # the ones it has: run in rounds until no claim asks for more
+        while wanted:
+            pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
+            if pending and client is None and scheduler is not None:
+                client = _dask_client(scheduler)
+            _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar)
+            ran |= set(pending)
+            wanted = _extensions(plans, stored, errors)
     finally:
         bar.close()
         if client is not None:
@@ -412,7 +387,6 @@ def run_claims(
     _write_timings(out, history, plans, stored, profile)
 
     env = environment()
-    ran = set(pending)
     records = []
     for i, plan in enumerate(plans):
         payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
@@ -423,6 +397,63 @@ def run_claims(
         records.append(record)
     write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
     return records
+
+
+def _from_cache(plans, key, stored, use_cache: bool) -> bool:
+    """Load task ``key`` from the cache into ``stored``; False when it must be run."""
+    i, r = key
+    path = plans[i].cache_dir / f"task-{r}.json"
+    if use_cache and path.exists():
+        payload = _read_cached_task(path)
+        if payload is not None:
+            stored[key] = payload
+            return True
+    return False
+
+
+def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar) -> None:
+    """Run the ``pending`` tasks, store each as it finishes and advance the progress bar."""
+    cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
+    bar.total = round((bar.total or 0) + sum(cost.values()), 1)
+    bar.refresh()
+    if pending:
+        bar.set_postfix_str(plans[pending[0][0]].claim.id, refresh=False)
+    calls = [(i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
+             for i, r in pending]
+    done: set[tuple[int, int]] = set()
+    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client):
+        if isinstance(error, ParameterError):
+            raise error
+        finished = {(i, r)}
+        if error is not None and i not in errors:
+            errors[i] = error
+            if error.kind != "harness":  # the subject failed: its other tasks cannot change that
+                finished |= {key for key in pending if key[0] == i}
+        new = finished - done
+        done |= new
+        bar.update(round(sum(cost[key] for key in new), 1))
+        running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
+        bar.set_postfix_str(f"running {running}", refresh=False)
+        if error is not None:
+            continue
+        stored[(i, r)] = payload
+        write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+
+
+def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
+    """The tasks that sequential claims add after this round (appended to their plans), as keys."""
+    keys = []
+    for i, plan in enumerate(plans):
+        if i in errors or type(plan.claim).extend is Claim.extend:
+            continue
+        payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
+        if any(p is None for p in payloads):
+            continue
+        table = pd.DataFrame([row for p in payloads for row in p["rows"]])
+        more = list(plan.claim.extend(plan.params, table, list(plan.tasks)))
+        keys += [(i, len(plan.tasks) + j) for j in range(len(more))]
+        plan.tasks.extend(more)
+    return keys
 
 
 # ---------------------------------------------------------------------- timings for the progress bar
@@ -553,6 +584,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "trivial": None,
         "vacuous": False,
         "errata_evidence": {},
+        "findings": [],
         "delta": None,
         "notes": [],
         "hypothesis_checks": [],
@@ -610,6 +642,8 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         errata_evidence=dict(evidence.errata),
         trivial=_finite_or_none(evidence.trivial),
         vacuous=bool(evidence.vacuous),
+        findings=[{k: _finite_or_none(v) if isinstance(v, float) else v for k, v in f.items()}
+                  for f in evidence.findings],
         hypothesis_checks=[asdict(h) for h in hyps],
         plot=asdict(evidence.plot) if evidence.plot is not None else None,
         seconds=sum(p["seconds"] for p in payloads) + time.perf_counter() - start,

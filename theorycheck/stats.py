@@ -50,6 +50,12 @@ decide_martingale_mean_zero    ≤ δ: Azuma–Hoeffding on sums of martingale  
 decide_median_at_least /       ≤ δ/2 per side: order-statistic (sign-test)   min_samples_median
 decide_median_within           interval for a median, exact for any law,
                                no range needed (e.g. paired differences)
+decide_sequential              ≤ δ/2 per wrong side: a group-sequential     looks,
+                               design, K looks each at δ/K (union bound:     simulate_sequential,
+                               the K intervals hold at once, so any         min_effect_median,
+                               stopping rule keeps it), median or mean;     decision_width
+                               :func:`classify` reads the relation the
+                               paper claims into four outcomes
 =============================  ==========================================  ===================
 
 :func:`combine` is the one verdict combiner: FAIL if any part fails, PASS if every part
@@ -58,6 +64,7 @@ passes, INCONCLUSIVE otherwise.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -752,3 +759,197 @@ def decide_median_within(values, low: float, high: float, delta: float):
     if low <= interval.low and interval.high <= high:
         return interval, Decision(PASS, f"{text} lies inside [{low:.6g}, {high:.6g}]")
     return interval, Decision(INCONCLUSIVE, f"{text} straddles an end of [{low:.6g}, {high:.6g}]")
+
+
+# ---------------------------------------------------------------------------------------
+# comparisons: the relation a paper claims, four outcomes, and group-sequential designs
+
+#: the relations a comparison finding may claim about a paired effect (positive when the paper's
+#: ordering holds, e.g. log(err_worse/err_better)), each with a margin ε > 0
+SUPERIOR, NON_INFERIOR, EQUIVALENT = "superior", "non-inferior", "equivalent"
+RELATIONS = (SUPERIOR, NON_INFERIOR, EQUIVALENT)
+#: the outcomes of a finding: the paper's relation shown; a superiority found to be smaller than ε
+#: either way; the opposite ordering shown; an equivalence contradicted; not yet decided
+REPRODUCED, TIED, REVERSED, DIFFERENT, UNDECIDED = "REPRODUCED", "TIED", "REVERSED", "DIFFERENT", "UNDECIDED"
+OUTCOMES = (REPRODUCED, TIED, REVERSED, DIFFERENT, UNDECIDED)
+#: what an outcome makes of the claim: TIED, REVERSED and DIFFERENT count against the paper
+OUTCOME_VERDICT = {REPRODUCED: PASS, UNDECIDED: INCONCLUSIVE, TIED: FAIL, REVERSED: FAIL, DIFFERENT: FAIL}
+
+
+def check_relation(relation: str, margin: float) -> None:
+    """Raise ParameterError unless ``relation`` is one of :data:`RELATIONS` and ``margin`` > 0."""
+    if relation not in RELATIONS:
+        raise ParameterError(f"a relation is one of {', '.join(RELATIONS)}, got {relation!r}")
+    if not (isinstance(margin, int | float) and math.isfinite(margin) and margin > 0):
+        raise ParameterError(f"a comparison's margin ε must be a positive number, got {margin!r}")
+
+
+def classify(low: float, high: float, relation: str, margin: float) -> str:
+    """The outcome of a finding from an interval [low, high] for its paired effect.
+
+    * superior ("A is better than B"), in this order: REVERSED when high < 0; REPRODUCED when
+      low > 0; TIED when the interval lies inside (−ε, ε); UNDECIDED otherwise. Any interval
+      narrower than ε decides (it is above 0, below 0, or inside (−ε, ε)). Read as the claim
+      "the effect is at least ε" (a "considerable" improvement), both TIED and REVERSED put the
+      whole interval below ε, so they contradict it at the interval's level; REPRODUCED shows
+      only that the effect is positive, and its size is printed beside it.
+    * non-inferior ("A is not worse than B by more than ε"): REPRODUCED when low ≥ −ε; REVERSED
+      when high < −ε; UNDECIDED otherwise.
+    * equivalent ("A and B coincide up to ε", TOST): REPRODUCED when the interval lies inside
+      [−ε, ε]; DIFFERENT when it lies wholly outside; UNDECIDED otherwise.
+    """
+    check_relation(relation, margin)
+    if relation == SUPERIOR:
+        if high < 0.0:
+            return REVERSED
+        if low > 0.0:
+            return REPRODUCED
+        if -margin < low and high < margin:
+            return TIED
+        return UNDECIDED
+    if relation == NON_INFERIOR:
+        if low >= -margin:
+            return REPRODUCED
+        return REVERSED if high < -margin else UNDECIDED
+    if -margin <= low and high <= margin:
+        return REPRODUCED
+    return DIFFERENT if (high < -margin or low > margin) else UNDECIDED
+
+
+def decision_width(relation: str, margin: float, estimate: float) -> float:
+    """The width below which an interval centred on ``estimate`` decides a finding: for a
+    superiority 2·max(|e|, ε − |e|) (it then lies on one side of 0, or inside (−ε, ε); any
+    interval narrower than ε decides wherever it lies); for a non-inferiority twice the distance
+    of the estimate from −ε; for an equivalence twice the distance from the nearer of ±ε."""
+    check_relation(relation, margin)
+    if relation == SUPERIOR:
+        return 2.0 * max(abs(estimate), margin - abs(estimate))
+    if relation == NON_INFERIOR:
+        return 2.0 * abs(estimate + margin)
+    return 2.0 * abs(margin - abs(estimate))
+
+
+def looks(first: int, cap: int) -> tuple[int, ...]:
+    """A group-sequential schedule: ``first``, then doubling, then ``cap`` (first ≤ cap)."""
+    if not (isinstance(first, int) and isinstance(cap, int) and 1 <= first <= cap):
+        raise ParameterError(f"a sequential schedule needs 1 ≤ first ≤ cap, got first = {first}, cap = {cap}")
+    out, n = [], first
+    while n < cap:
+        out.append(n)
+        n *= 2
+    return (*out, cap)
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """The result of a finding decided by :func:`decide_sequential`."""
+
+    outcome: str
+    verdict: str
+    interval: Interval
+    #: the look (number of paired values) at which the outcome was reached, and the schedule
+    look: int
+    schedule: tuple[int, ...]
+    #: True when the finding is undecided and the schedule has looks left
+    more: bool
+    reason: str
+    #: for an UNDECIDED finding: what would decide it (a sentence), else ""
+    needs: str = ""
+
+
+def decide_sequential(values, relation: str, margin: float, delta: float, schedule, *,
+                      statistic: str = "median", value_range: tuple[float, float] | None = None) -> SequentialResult:
+    """Decide a comparison finding with a group-sequential design (α spent evenly over the looks).
+
+    ``values`` are the paired effects in the order they were drawn (repetition 0, 1, ...).
+    ``schedule`` lists the looks n₁ < n₂ < ... < n_K = cap (see :func:`looks`). At look j the
+    interval is computed from the first n_j values at level δ/K: the order-statistic (sign-test)
+    interval of a median (``statistic = "median"``, exact for every law, no range needed), or the
+    empirical Bernstein ∩ Anderson interval of a mean of values in ``value_range``
+    (``statistic = "mean"``). By the union bound the K intervals hold *simultaneously* with
+    probability ≥ 1 − δ, so whatever rule decides when to stop (here: the first look whose
+    outcome is not UNDECIDED, see :func:`classify`), the outcome contradicts the truth with
+    probability ≤ δ (≤ δ/2 for each one-sided error). Looks beyond ``len(values)`` have not
+    been drawn yet: then ``more`` is True while the finding is undecided. Schedules of one look
+    are the fixed-n test at level δ.
+    """
+    schedule = tuple(int(n) for n in schedule)
+    if not schedule or any(b <= a for a, b in itertools.pairwise(schedule)) or schedule[0] < 1:
+        raise ParameterError(f"a schedule is an increasing list of positive sizes, got {schedule}")
+    if statistic not in ("median", "mean"):
+        raise ParameterError(f"statistic must be 'median' or 'mean', got {statistic!r}")
+    check_relation(relation, margin)
+    x = np.asarray(values, dtype=np.float64).ravel()
+    level = check_delta(delta) / len(schedule)
+    reached = [n for n in schedule if n <= x.size]
+    if not reached:
+        raise ParameterError(f"the first look needs {schedule[0]} values, got {x.size}")
+    interval, outcome, n = None, UNDECIDED, reached[0]
+    for n in reached:
+        if statistic == "median":
+            interval = median_interval(x[:n], level)
+        else:
+            lo, hi = value_range if value_range is not None else (None, None)
+            if lo is None:
+                raise ParameterError("statistic 'mean' needs the values' almost-sure range")
+            interval = _shifted_mean_interval(x[:n], lo, hi, level)
+        outcome = classify(interval.low, interval.high, relation, margin)
+        if outcome != UNDECIDED:
+            break
+    look_text = (f"look {reached.index(n) + 1} of {len(schedule)} (n = {n}; looks at {', '.join(map(str, schedule))},"
+                 f" δ/{len(schedule)} = {level:.3g} each)")
+    what = "median" if statistic == "median" else "mean"
+    reason = (f"{what} {interval.estimate:.4g} in [{interval.low:.4g}, {interval.high:.4g}] at {look_text}; "
+              f"claimed {relation} with ε = {margin:g}: {outcome}")
+    more = outcome == UNDECIDED and n < schedule[-1]
+    needs = ""
+    if outcome == UNDECIDED:
+        needs = _needs(interval, relation, margin, n, schedule, level, statistic)
+    return SequentialResult(outcome, OUTCOME_VERDICT[outcome], interval, n, schedule, more, reason, needs)
+
+
+def _shifted_mean_interval(x: np.ndarray, lo: float, hi: float, delta: float) -> Interval:
+    """:func:`bounded_mean_interval` for values in [lo, hi] (shifted to [0, hi − lo] and back)."""
+    iv = bounded_mean_interval(x - lo, hi - lo, delta)
+    return Interval(iv.estimate + lo, iv.low + lo, iv.high + lo, iv.delta, iv.method, iv.n)
+
+
+def _needs(interval: Interval, relation: str, margin: float, n: int, schedule, level: float, statistic: str) -> str:
+    """What would decide an undecided finding: more looks, or (at the cap) the width it needs and
+    about how many values would give it at the spread seen (widths shrink like 1/√n)."""
+    if n < schedule[-1]:
+        return f"the next look at n = {schedule[schedule.index(n) + 1]} (cap {schedule[-1]})"
+    if statistic == "median" and n < min_samples_median(level):
+        return (f"cap {n} reached: the sign-test interval at δ/{len(schedule)} needs at least "
+                f"{min_samples_median(level)} values to be finite")
+    width, target = interval.high - interval.low, decision_width(relation, margin, interval.estimate)
+    if not (math.isfinite(width) and target > 0):
+        return f"cap {n} reached with an unbounded interval"
+    more = math.ceil(n * (width / target) ** 2)
+    return (f"cap {n} reached with width {width:.3g}; an interval of width ≤ {target:.3g} decides, about {more} "
+            f"values at the spread seen")
+
+
+def min_effect_median(n: int, delta: float, spread: float) -> float:
+    """The smallest median shift that the sign-test interval of n paired values at level δ
+    separates from 0 about half of the time, for normal differences of standard deviation
+    ``spread`` (asymptotic: the interval's half-width is ≈ z_{1−δ/2}·σ·√(π/2)/√n, the sign test's
+    efficiency 2/π against the mean). A companion for a page, not a decision."""
+    if n < 1 or not spread >= 0:
+        raise ParameterError("need n ≥ 1 and a non-negative spread")
+    return float(_sps.norm.ppf(1.0 - check_delta(delta) / 2.0) * spread * math.sqrt(math.pi / 2.0 / n))
+
+
+def simulate_sequential(schedule, delta: float, relation: str, margin: float, sample, trials: int = 1000,
+                        seed: int = 0) -> dict:
+    """Operating characteristics of :func:`decide_sequential` (median) by simulation: ``sample(rng,
+    size)`` draws i.i.d. paired effects; returns the rate of each outcome and the expected number
+    of values used over ``trials`` sequential runs (the companion that says what a design costs)."""
+    rng = np.random.default_rng(seed)
+    counts = dict.fromkeys(OUTCOMES, 0)
+    used = 0
+    for _ in range(int(trials)):
+        res = decide_sequential(sample(rng, schedule[-1]), relation, margin, delta, schedule)
+        counts[res.outcome] += 1
+        used += res.look
+    return {"rates": {k: v / trials for k, v in counts.items()}, "expected_n": used / trials, "trials": int(trials)}

