@@ -154,7 +154,7 @@ class ToyCurves(LearningCurves):
         return subject(eta=value) if name == "zero" else subject(B=float(np.linalg.norm(design.w_star)), eta=value)
 
     def findings(self, p):
-        return [Ordered("good", "zero", ("α = 0", "α = -2"), strict=True), Equivalent("good", "same", "α = 0", 1e-9),
+        return [Ordered("good", "zero", ("α = 0", "α = -2")), Equivalent("good", "same", "α = 0", 1e-9),
                 Grows("good", "zero", ("α = 0", "α = -2"), decides=False)]
 
 
@@ -185,6 +185,7 @@ def test_learning_curves_decide_their_findings(tmp_path):
 def test_learning_curves_fail_a_reversed_ordering(tmp_path):
     record = _run(ToyCurves(), tmp_path, subjects={"good": Zero, "zero": OnlineGradientDescent})
     assert record["verdict"] == "FAIL", record["decision"]
+    assert {f["outcome"] for f in record["findings"] if f["relation"] == "superior" and f["decides"]} == {"REVERSED"}
 
 
 def test_learning_curves_tuning_keeps_the_most_conservative_tie(tmp_path):

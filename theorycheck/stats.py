@@ -925,7 +925,7 @@ def _needs(interval: Interval, relation: str, margin: float, n: int, schedule, l
     width, target = interval.high - interval.low, decision_width(relation, margin, interval.estimate)
     if not (math.isfinite(width) and target > 0):
         return f"cap {n} reached with an unbounded interval"
-    more = math.ceil(n * (width / target) ** 2)
+    more = max(math.ceil(n * (width / target) ** 2), n + 1)  # an order-statistic interval may be lopsided
     return (f"cap {n} reached with width {width:.3g}; an interval of width ≤ {target:.3g} decides, about {more} "
             f"values at the spread seen")
 
