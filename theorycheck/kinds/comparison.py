@@ -72,9 +72,12 @@ def finding_record(what: str, result: stats.SequentialResult, relation: str, mar
     """One finding as :attr:`Evidence.findings` stores it: the relation claimed, ε, the interval
     reached, the outcome and, while undecided, what would decide it."""
     iv = result.interval
+    needs = result.needs
+    if not decides and result.more:  # a reported finding never asks for runs of its own
+        needs = f"reported only: no more runs are drawn for it (width {iv.high - iv.low:.3g} at n = {result.look})"
     return {"finding": what, "relation": relation, "margin": float(margin), "estimate": float(iv.estimate),
             "low": float(iv.low), "high": float(iv.high), "outcome": result.outcome, "decides": bool(decides),
-            "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": result.needs, "paper": paper,
+            "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
             "known": known}
 
 
