@@ -552,11 +552,11 @@ class BudgetComparison(PairedComparison):
                                   f"(mean errors {a} {r['loss_a']:.4g}, {b} {r['loss_b']:.4g}): {r['winner']} "
                                   f"{'wins' if not str(r['winner']).startswith('neither') else ''}"
                                   for _, r in summary.iterrows()))
-            plot = evidence.plot
+            plot, findings = evidence.plot, evidence.findings
         else:
-            summary, plot = pd.DataFrame(), None
+            summary, plot, findings = pd.DataFrame(), None, []
         return Evidence(verdict=stats.combine(parts), observed=None, theory=None, delta=p["delta"], decision=text,
-                        summary=summary, plot=plot, notes=self.notes(p, done) if len(done) else [])
+                        summary=summary, plot=plot, notes=self.notes(p, done) if len(done) else [], findings=findings)
 
     def notes(self, p, table) -> list[str]:
         return []
