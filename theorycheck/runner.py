@@ -221,8 +221,10 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
     """Run one task; never raises (a worker's exception would abort the whole pool).
 
     The task runs with one BLAS thread, in a worker as in this process: a matrix product split over
-    another number of threads may round differently, and results must not depend on ``--jobs``."""
-    start = time.perf_counter()
+    another number of threads may round differently, and results must not depend on ``--jobs``.
+    A task's ``seconds`` is the CPU time of the thread that ran it (BLAS is held to that thread), so a
+    loaded machine or a worker running other tasks beside it does not inflate it."""
+    start = time.thread_time()
     try:
         with threadpool_limits(limits=1):
             result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
@@ -231,7 +233,7 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         payload = {
             "rows": result.rows,
             "hypotheses": [asdict(h) for h in result.hypotheses],
-            "seconds": time.perf_counter() - start,
+            "seconds": time.thread_time() - start,
         }
         # Round-trip through JSON now, so a cached and a fresh run see identical values.
         return repetition, json.loads(json.dumps(payload, default=_json_default)), None
@@ -605,7 +607,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         message = "The check itself raised an exception:\n" + (error.trace if error else "missing task")
         record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
-    start = time.perf_counter()
+    start = time.thread_time()
     rows = [row for p in payloads for row in p["rows"]]
     table = pd.DataFrame(rows)
     hyps = _merge_hypotheses(payloads)
@@ -646,7 +648,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
                   for f in evidence.findings],
         hypothesis_checks=[asdict(h) for h in hyps],
         plot=asdict(evidence.plot) if evidence.plot is not None else None,
-        seconds=sum(p["seconds"] for p in payloads) + time.perf_counter() - start,
+        seconds=sum(p["seconds"] for p in payloads) + time.thread_time() - start,
         _table=table,
         _summary=evidence.summary,
     )
