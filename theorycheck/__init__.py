@@ -8,4 +8,8 @@ def __getattr__(name):  # verify and conform load the library only when used (`t
         from . import api
 
         return getattr(api, name)
+    if name == "declare_paper":
+        from .claims import declare_paper
+
+        return declare_paper
     raise AttributeError(f"module 'theorycheck' has no attribute {name!r}")

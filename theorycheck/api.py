@@ -63,7 +63,9 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
     ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``), ``params``
     overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder (a temporary one
     otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects
-    raise :class:`theorycheck.validation.ParameterError` before anything runs."""
+    raise :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
+    are found once the module that declares them is imported (or named by an installed package's
+    ``theorycheck.claims`` entry point)."""
     from .claims import select
     from .runner import run_claims
 

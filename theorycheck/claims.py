@@ -10,15 +10,20 @@ it is checked:
 * :meth:`Claim.decide` turns the table of all rows into :class:`Evidence` with a verdict.
 
 The runner owns seeds, caching and parallelism, so a claim never sees run order or job count.
-Claims are found by importing every module of the ``proofs`` and ``simulations`` packages.
+Claims are found by importing every module of the ``proofs`` and ``simulations`` packages, the
+modules named by the ``theorycheck.claims`` entry points of installed packages, and the modules a
+command names with ``--claims`` (:func:`load_claims`). A claim's id is ``<paper>.<item>``; a paper
+outside the five built-in ones is declared once with :func:`declare_paper`.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import importlib
+import os
 import pkgutil
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -43,7 +48,12 @@ PAPERS = {
     "reyzin11": "Reyzin (ICML 2011), Boosting on a budget",
     "sk13": "Sabato, Kalai (ICML 2013), Feature multi-selection among subjective features",
 }
-_ID = re.compile(r"^(cbss11|hk12|ks15|reyzin11|sk13)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
+#: the five papers' keys, which a user's claims cannot declare again
+RESERVED_PAPERS = frozenset(PAPERS)
+#: the entry-point group through which an installed package registers its claims modules
+ENTRY_POINTS = "theorycheck.claims"
+_PAPER_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+_ID = re.compile(r"^([a-z][a-z0-9_]*)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 
 class SubjectFailure(Exception):
@@ -309,6 +319,8 @@ class Claim:
         return {
             "id": self.id,
             "paper": self.paper,
+            "citation": PAPERS.get(self.paper, ""),
+            "module": type(self).__module__,
             "kind": self.kind,
             "title": self.title,
             "reference": self.reference,
@@ -349,8 +361,15 @@ _DISCOVERED = False
 
 def register(cls: type[Claim]) -> type[Claim]:
     """Class decorator: validate the declaration and add one instance to the registry."""
-    if not _ID.match(getattr(cls, "id", "")):
-        raise TypeError(f"claim id {getattr(cls, 'id', None)!r} is not of the form <paper>.<item>")
+    match = _ID.match(getattr(cls, "id", None) or "")
+    if match is None:
+        raise TypeError(f"claim id {getattr(cls, 'id', None)!r} is not of the form <paper>.<item> (paper: "
+                        "lower-case letters, digits and _, starting with a letter; item: letters, digits, '.' "
+                        "and '-')")
+    if match.group(1) not in PAPERS:
+        raise TypeError(f"claim id {cls.id!r}: its paper {match.group(1)!r} is not declared; call "
+                        f"theorycheck.declare_paper({match.group(1)!r}, 'Authors (Venue Year), Title') in the "
+                        "module before its claims")
     if cls.kind not in KINDS:
         raise TypeError(f"{cls.id}: kind must be one of {KINDS}")
     for needed in ("quick", "full"):
@@ -379,17 +398,68 @@ def register(cls: type[Claim]) -> type[Claim]:
     return cls
 
 
+def declare_paper(key: str, citation: str) -> str:
+    """Declare the paper that claims ``<key>.<item>`` check, with the citation their pages show
+    (e.g. ``"Doe, Roe (COLT 2027), A bound on sampled gradients"``); returns ``key``.
+
+    Call it once, in the module that registers the claims, before them. Declaring a key again
+    with the same citation does nothing (a module may be imported twice); the five built-in
+    papers' keys are reserved."""
+    if not isinstance(key, str) or not _PAPER_KEY.match(key):
+        raise TypeError(f"paper key {key!r} must be lower-case letters, digits and _, starting with a letter")
+    if not isinstance(citation, str) or not citation.strip():
+        raise TypeError(f"paper {key!r}: the citation must be a non-empty string")
+    if key in RESERVED_PAPERS:
+        raise TypeError(f"paper key {key!r} is reserved for the built-in paper {PAPERS[key]}")
+    if PAPERS.get(key, citation) != citation:
+        raise TypeError(f"paper {key!r} is already declared as {PAPERS[key]!r}")
+    PAPERS[key] = citation
+    return key
+
+
+def load_claims(modules) -> None:
+    """Import the claims modules named in ``modules`` (dotted names; the current folder is searched
+    too, as ``python -m`` would). A module that cannot be imported, or whose declarations are
+    invalid, is a :class:`ParameterError` naming it."""
+    discover()
+    for name in modules or ():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name):
+            raise ParameterError(f"--claims {name!r} is not a module name (dotted, like mypkg.claims)")
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        _import_claims(name, f"claims module {name!r}")
+
+
+def _import_claims(name: str, what: str) -> None:
+    try:
+        importlib.import_module(name)
+    except Exception as err:  # any failure of a user's module, reported in one line
+        reason = f"{type(err).__name__}: {err}".splitlines()[0]
+        raise ParameterError(f"cannot import the {what}: {reason}") from None
+
+
 def discover() -> dict[str, Claim]:
-    """Import every module of ``proofs`` and ``simulations`` and return the registry."""
+    """Import every module of ``proofs`` and ``simulations`` and of the installed packages'
+    ``theorycheck.claims`` entry points, and return the registry."""
     global _DISCOVERED
     if not _DISCOVERED:
+        _DISCOVERED = True
         for package_name in ("proofs", "simulations"):
             package = importlib.import_module(package_name)
             for info in pkgutil.iter_modules(package.__path__):
                 if not info.name.startswith("_"):
                     importlib.import_module(f"{package_name}.{info.name}")
-        _DISCOVERED = True
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=ENTRY_POINTS):
+            _import_claims(point.value.partition(":")[0],
+                           f"claims module {point.value!r} of the entry point {point.name!r} ({ENTRY_POINTS})")
     return dict(sorted(_REGISTRY.items(), key=lambda item: natural_key(item[0])))
+
+
+def built_in(claim: Claim) -> bool:
+    """True for the claims of the five papers shipped with theorycheck."""
+    return type(claim).__module__.split(".", 1)[0] in ("proofs", "simulations")
 
 
 def natural_key(claim_id: str) -> tuple:

@@ -128,8 +128,16 @@ def _build_parser() -> argparse.ArgumentParser:
                      + "\nlist, report, show and errata exit 0, or 2 on bad usage.", formatter_class=raw)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
+    claims_help = ("also the claims of this module (dotted name, found from the current folder too); "
+                   "repeatable. Installed packages' claims (entry points in the group theorycheck.claims) "
+                   "are always loaded")
+
+    def claims_option(p):
+        p.add_argument("--claims", action="append", default=[], metavar="MODULE", help=claims_help)
+
     p = sub.add_parser("list", help="list the claims")
-    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
+    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
+    claims_option(p)
     p.add_argument("--json", action="store_true", help="print a JSON list")
 
     p = sub.add_parser("verify", help="run claims and write the report", epilog=EXIT_CODES, formatter_class=raw)
@@ -152,13 +160,16 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print summary.json to stdout")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    claims_option(p)
 
     p = sub.add_parser("report", help="re-render the report from stored results")
     p.add_argument("--out", default="reports")
+    claims_option(p)
 
     p = sub.add_parser("show", help="describe one claim, its subjects' contracts, power and last verdict")
     p.add_argument("id")
     p.add_argument("--out", default="reports", help="where to look for the last verdict")
+    claims_option(p)
 
     p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's",
                        epilog=CONFORM_EXIT_CODES, formatter_class=raw)
@@ -178,8 +189,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish, and the published "
                                       "numbers they do not reproduce")
-    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13)")
+    p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
     p.add_argument("--out", default="reports", help="where to look for the evidence of the last run")
+    claims_option(p)
     p.add_argument("--json", action="store_true", help="print a JSON list (each item's type: erratum or "
                                                          "non-reproduction)")
     return parser
@@ -199,7 +211,7 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
 
 
 def _cmd_list(args) -> int:
-    listing = claim_listing()
+    listing = claim_listing(args.claims)
     if args.paper is not None and args.paper not in listing["papers"]:
         raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(listing['papers'])}")
     claims = [c for c in listing["claims"] if args.paper in (None, c["paper"])]
@@ -214,16 +226,26 @@ def _cmd_list(args) -> int:
     return EXIT_OK
 
 
-def claim_listing() -> dict:
+def claim_listing(claims_modules=()) -> dict:
     """{"papers": [...], "claims": [each claim's describe(), in the registry's order]}.
 
     Finding the claims imports every claim module, and with them scipy, pandas and the learners
     (over a second), which a listing does not need: the listing is kept in the user's cache folder
     ($XDG_CACHE_HOME or ~/.cache, then theorycheck/), under a key made of the path, size and
     modification time of every source file, so any edit makes a new one. An unreadable or
-    unwritable cache only costs the import."""
+    unwritable cache only costs the import. Claims from outside the tree (``--claims`` modules and
+    installed packages' entry points) are listed without the cache."""
     import hashlib
+    from importlib.metadata import entry_points
     from importlib.util import find_spec
+
+    from .claims import ENTRY_POINTS
+
+    if claims_modules or entry_points(group=ENTRY_POINTS):
+        from .claims import PAPERS, load_claims, select
+
+        load_claims(claims_modules)
+        return {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
 
     digest = hashlib.sha256(sys.version.encode())
     for package in ("theorycheck", "proofs", "simulations"):
@@ -426,11 +448,17 @@ def _cmd_show(args) -> int:
             print(f"  [{n.key}] {n.where}")
             print(_wrap(n.printed, "      ", "    printed: "))
             print(_wrap(n.ours, "      ", "    ours:    "))
-    print("Planted defects (tests/test_power.py checks each on the quick profile):")
+    from .claims import built_in
+
+    if built_in(claim):
+        print("Planted defects (tests/test_power.py checks each on the quick profile):")
+    else:
+        print("Planted defects (as declared; plant one with the --subject/--set shown on the claim's page):")
     if not claim.defects:
         print("  none declared")
     for defect in claim.defects:
-        status = "caught (FAIL)" if defect.caught else "not caught"
+        expected = "caught (FAIL)" if defect.caught else "not caught"
+        status = expected if built_in(claim) else f"declared {expected}"
         print(_wrap(f"{defect.name}: {status}" + (f": {defect.why}" if defect.why else ""), "      ", "  - "))
     if d["power"]:
         print("Power:")
@@ -542,6 +570,10 @@ def _cmd_errata(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _build_parser().parse_args(argv)
+        if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
+            from .claims import load_claims
+
+            load_claims(args.claims)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
                     "errata": _cmd_errata, "conform": _cmd_conform}
         return commands[args.command](args)

@@ -101,7 +101,7 @@ def gather(out: Path | str | None = "reports", *, paper: str | None = None,
             item = {
                 "type": entry["type"],
                 "paper": d.get("paper", cid.split(".", 1)[0]),
-                "paper_title": PAPERS.get(d.get("paper", ""), ""),
+                "paper_title": PAPERS.get(d.get("paper", ""), d.get("citation", "")),
                 "claim": cid,
                 "title": d.get("title", ""),
                 "reference": d.get("reference", ""),

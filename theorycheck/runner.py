@@ -679,7 +679,7 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
                   wall_seconds: float | None = None) -> dict[str, Any]:
     """Write ``summary.json``: one row per claim (``seconds`` is CPU time, summed over the claim's
     tasks; ``headline`` the first line of its decision) and the run's wall time."""
-    keys = ("id", "paper", "title", "reference", "kind", "verdict", "observed", "theory",
+    keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
             "ratio", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {

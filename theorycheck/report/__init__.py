@@ -116,9 +116,15 @@ def rerun_command(record: dict[str, Any], defaults: dict[str, str]) -> tuple[str
     """The command that re-runs this claim as it ran, and notes on what it cannot reproduce."""
     parts = ["theorycheck", "verify", record["id"], "--profile", str(record["profile"]),
              "--seed", str(record["seed"])]
+    notes = []
+    module = record.get("module") or ""
+    if module == "__main__":
+        notes.append("the claim was declared in a script or notebook, which --claims cannot name; move it into a "
+                     "module and pass --claims MODULE")
+    elif module and module.split(".", 1)[0] not in ("proofs", "simulations"):
+        parts += ["--claims", module]
     for name, value in (record.get("params") or {}).items():
         parts += ["--set", f"{name}={_setval(value)}"]
-    notes = []
     for name, used in replaced_subjects(record, defaults).items():
         spec = subject_spec(used)
         if spec is None:
@@ -248,8 +254,10 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
                 continue
         write_atomic(out / f"{r['id']}.html", _claim_page(claim_page, out, r, registry.get(r["id"])))
     items = gather(out, registry=registry, records=records)
+    # the built-in papers' citations, and those that out-of-tree claims stored with their results
+    papers = {**{r["paper"]: r["citation"] for r in records.values() if r.get("citation")}, **PAPERS}
     write_atomic(out / "errata.html", env.get_template("errata.html").render(
-        items=items, papers=PAPERS, summary=summary, pages={cid for cid in records}))
+        items=items, papers=papers, summary=summary, pages={cid for cid in records}))
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
@@ -257,7 +265,7 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
-        summary=summary, groups=sorted(groups.items()), papers=PAPERS, env=summary["environment"],
+        summary=summary, groups=sorted(groups.items()), papers=papers, env=summary["environment"],
         earlier=earlier, atlas=atlas, n_errata=sum(item["type"] == "erratum" for item in items),
         n_missed=sum(item["type"] == "non-reproduction" for item in items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
