@@ -299,14 +299,15 @@ def _cmd_verify(args) -> int:
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
+    as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
-        scheduler=args.scheduler,
+        scheduler=args.scheduler, on_finish=as_it_goes,
     )
     if args.scaling if args.scaling is not None else args.profile != "quick":
         _measure_scaling(Path(args.out), args.profile, quiet=args.quiet)
-    index = report.render(args.out, all_pages=False)
+    index = report.render(args.out, all_pages=False, pages={r["id"] for r in records} - as_it_goes.rendered)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -325,6 +326,36 @@ def _cmd_verify(args) -> int:
             print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'))} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return exit_status(r["verdict"] for r in records)
+
+
+class _ReportAsItGoes:
+    """Called by the runner each time a claim is decided: render its page at once, and the index
+    (with a partial summary.json) at most every ``interval`` seconds, so that a run stopped at
+    any moment leaves a readable report of the claims it finished."""
+
+    interval = 20.0
+
+    def __init__(self, out: Path, args, selected: int):
+        self.out, self.args, self.selected = out, args, selected
+        self.last = -float("inf")
+        self.rendered: set[str] = set()
+        self.env: dict | None = None
+
+    def __call__(self, records: list[dict]) -> None:
+        import time
+
+        from . import report
+        from .runner import environment, write_summary
+
+        if time.monotonic() - self.last < self.interval:
+            return
+        self.env = self.env or environment()
+        write_summary(self.out, records, profile=self.args.profile, seed=self.args.seed, env=self.env,
+                      unfinished=self.selected - len(records))
+        new = {r["id"] for r in records} - self.rendered
+        report.render(self.out, all_pages=False, pages=new)
+        self.rendered |= new
+        self.last = time.monotonic()
 
 
 _VERDICT_ORDER = ("PASS", "FAIL", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")

@@ -19,6 +19,7 @@ temporary name in the same folder and renamed into place.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -342,13 +344,17 @@ def run_claims(
     use_cache: bool = True,
     progress: bool = True,
     scheduler: str | None = None,
+    on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
 
     ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``) that runs the
     tasks instead of local processes (``jobs`` is then ignored). Each task's seed is derived as
     always, so the results are those of a local run; this process keeps the cache and writes every
-    file. The workers must be able to import theorycheck and any replaced subject."""
+    file. The workers must be able to import theorycheck and any replaced subject.
+
+    ``on_finish``, if given, is called with the records finished so far (in the claims' order)
+    each time a claim is decided before the end of the run, e.g. to render its page at once."""
     out = Path(out)
     if out.exists():
         remove_orphans(out)
@@ -366,20 +372,41 @@ def run_claims(
         unit="s",
         disable=not progress,
         mininterval=0.5,
+        smoothing=0,  # the rate over the whole run: tasks finish in lumps, a moving average jumps
         dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}",
     )
     start = time.perf_counter()
+    env = environment()
+    finished: dict[int, dict[str, Any]] = {}
+
+    def finish(i: int, final: bool = False) -> None:
+        """Decide claim i and store its result as soon as its last task is in (a sequential claim's
+        only after the rounds), so a stopped run leaves the results of the claims it finished."""
+        plan = plans[i]
+        if i in finished or not (final or (i not in errors and type(plan.claim).extend is Claim.extend
+                                           and all((i, r) in stored for r in range(len(plan.tasks))))):
+            return
+        payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
+        record = _finish(plan, payloads, errors.get(i), seed=seed, profile=profile, env=env)
+        record["tasks_from_cache"] = sum((i, r) not in ran for r in range(len(plan.tasks)))
+        _store_result(out, plan, record)
+        finished[i] = record
+        if on_finish is not None and not final:
+            on_finish([finished[j] for j in sorted(finished)])
+
     wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
     try:
         # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
         # the ones it has: run in rounds until no claim asks for more
         while wanted:
             pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
+            ran |= set(pending)
+            for i in sorted({i for i, _ in wanted}):
+                finish(i)
             if pending and client is None and scheduler is not None:
                 client = _dask_client(scheduler)
-            _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar)
-            ran |= set(pending)
+            _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
             wanted = _extensions(plans, stored, errors)
     finally:
         bar.close()
@@ -387,16 +414,9 @@ def run_claims(
             client.close()
     wall = time.perf_counter() - start
     _write_timings(out, history, plans, stored, profile)
-
-    env = environment()
-    records = []
-    for i, plan in enumerate(plans):
-        payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
-        fresh = sum((i, r) in ran for r in range(len(plan.tasks)))
-        record = _finish(plan, payloads, errors.get(i), seed=seed, profile=profile, env=env)
-        record["tasks_from_cache"] = len(plan.tasks) - fresh
-        _store_result(out, plan, record)
-        records.append(record)
+    for i in range(len(plans)):
+        finish(i, final=True)
+    records = [finished[i] for i in range(len(plans))]
     write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
     return records
 
@@ -413,9 +433,16 @@ def _from_cache(plans, key, stored, use_cache: bool) -> bool:
     return False
 
 
-def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar) -> None:
-    """Run the ``pending`` tasks, store each as it finishes and advance the progress bar."""
+def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish) -> None:
+    """Run the ``pending`` tasks, store each as it finishes, advance the progress bar and call
+    ``finish(i)`` after each task of claim i."""
     cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
+    # cheapest claims first, so that the first minutes finish many claims and the report fills up
+    # from the start; the costliest claim comes last, its tasks sharing the workers
+    total: dict[int, float] = {}
+    for (i, _), seconds in cost.items():
+        total[i] = total.get(i, 0.0) + seconds
+    pending = sorted(pending, key=lambda key: (total[key[0]], key))
     bar.total = round((bar.total or 0) + sum(cost.values()), 1)
     bar.refresh()
     if pending:
@@ -440,6 +467,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
             continue
         stored[(i, r)] = payload
         write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+        finish(i)
 
 
 def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
@@ -473,15 +501,33 @@ def _read_timings(out: Path) -> dict[str, list[float]]:
     return {k: v for k, v in data.items() if isinstance(v, list) and all(isinstance(x, int | float) for x in v)}
 
 
+#: CPU seconds per task of every built-in claim on the quick and full profiles, measured on the
+#: reference machine (2 cores) and refreshed with ``python benchmarks/costs.py REPORTS``
+_COSTS = Path(__file__).with_name("costs.json")
+
+
+@functools.cache
+def _shipped_costs() -> dict[str, float]:
+    try:
+        data = json.loads(_COSTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, int | float) and v > 0} if isinstance(data, dict) \
+        else {}
+
+
 def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
-    """The expected cost of task r: its own time in an earlier run with as many tasks, else the
-    claim's mean time per task, else 1 s (so a claim never run before counts like a short task)."""
+    """The expected CPU cost of task r: its own time in an earlier run with as many tasks, else the
+    claim's mean time per task in that run, else the shipped mean per task (the paper profile,
+    when the claim declares none of its own, is its full profile), else 1 s. Only ratios matter:
+    the progress bar's rate, measured as the run goes, turns them into the machine's seconds."""
     times = history.get(f"{plan.claim.id}|{profile}")
-    if not times:
-        return 1.0
-    if len(times) == len(plan.tasks):
-        return max(float(times[r]), 0.01)
-    return max(float(np.mean(times)), 0.01)
+    if times:
+        return max(float(times[r] if len(times) == len(plan.tasks) else np.mean(times)), 0.01)
+    shipped = _shipped_costs()
+    if profile == "paper" and "paper" not in plan.claim.profiles:
+        profile = "full"
+    return max(shipped.get(f"{plan.claim.id}|{profile}", 1.0), 0.01)
 
 
 def _write_timings(out: Path, history, plans, stored, profile: str) -> None:
@@ -676,15 +722,17 @@ def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
 
 
 def write_summary(out: Path, records, *, profile: str, seed: int, env,
-                  wall_seconds: float | None = None) -> dict[str, Any]:
+                  wall_seconds: float | None = None, unfinished: int = 0) -> dict[str, Any]:
     """Write ``summary.json``: one row per claim (``seconds`` is CPU time, summed over the claim's
-    tasks; ``headline`` the first line of its decision) and the run's wall time."""
+    tasks; ``headline`` the first line of its decision) and the run's wall time; during a run,
+    ``unfinished`` counts the selected claims not decided yet."""
     keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
             "ratio", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"))} for r in records],
         "wall_seconds": wall_seconds,
+        "unfinished": unfinished,
         "profile": profile,
         "seed": seed,
         "family_wise_delta": stats.union_delta(stochastic),

@@ -215,7 +215,8 @@ def _load_scaling(path: Path) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------------- rendering
-def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim] | None = None) -> Path:
+def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim] | None = None,
+           pages: set[str] | None = None) -> Path:
     """Render ``index.html``, ``errata.html`` and the claim pages from ``<out>/summary.json``
     and the stored results.
 
@@ -223,6 +224,7 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     With ``all_pages=False`` only the last run's pages (and missing ones) are rendered again.
     ``registry`` (default: every registered claim) supplies what a record does not store: the
     default subjects, the contracts' signatures and how each planted defect is planted.
+    ``pages`` (ids) limits the claim pages rendered to those, as a run does when a claim finishes.
     """
     out = Path(out)
     summary_path = out / "summary.json"
@@ -252,7 +254,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
             earlier.append(r)
             if not all_pages and (out / f"{r['id']}.html").exists():
                 continue
-        write_atomic(out / f"{r['id']}.html", _claim_page(claim_page, out, r, registry.get(r["id"])))
+        if pages is None or r["id"] in pages:
+            write_atomic(out / f"{r['id']}.html", _claim_page(claim_page, out, r, registry.get(r["id"])))
     items = gather(out, registry=registry, records=records)
     # the built-in papers' citations, and those that out-of-tree claims stored with their results
     papers = {**{r["paper"]: r["citation"] for r in records.values() if r.get("citation")}, **PAPERS}
