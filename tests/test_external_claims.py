@@ -15,7 +15,7 @@ from theorycheck import claims
 MODULE = textwrap.dedent('''
     """Gauss's sum, checked from outside theorycheck's tree."""
     import theorycheck
-    from theorycheck.claims import register
+    from theorycheck.claims import Defect, register
     from theorycheck.kinds.exact import Exact
     from theorycheck.validation import Integer
 
@@ -41,6 +41,7 @@ MODULE = textwrap.dedent('''
         parameters = {"n_max": Integer(1)}
         profiles = {"quick": {"n_max": 20}, "full": {"n_max": 200}}
         checks = {"equal": "total(n) = 1 + ... + n"}
+        defects = (Defect("n^2/2 + 1", {"total": "gausspaper:square_half"}),)
 
         def cases(self, p):
             return [{"case": n} for n in range(1, p["n_max"] + 1)]
@@ -68,8 +69,12 @@ def test_every_command_treats_a_claims_module_like_the_built_in_claims(package):
     shown = theorycheck(package, "show", "gauss.sum", "--claims", "gausspaper")
     assert shown.returncode == 0 and "declared not caught" not in shown.stdout and "gausspaper.total" in shown.stdout
 
-    good = theorycheck(package, "verify", "gauss.*", "--claims", "gausspaper", "--out", "good", "--quiet")
+    good = theorycheck(package, "verify", "gauss.*", "--claims", "gausspaper", "--out", "good", "--quiet", "--power")
     assert good.returncode == 0 and "1 PASS" in good.stdout, good.stdout + good.stderr
+    assert "planted defects run (--power): 1, 1 as declared" in good.stdout
+    power = (package / "good" / "gauss.sum.html").read_text(encoding="utf-8").split("run (--power)", 1)[1]
+    assert '<span class="verdict FAIL">FAIL</span> <span class="muted">quick' in power.split("</table>", 1)[0]
+    assert "so no test of ours runs its" in (package / "good" / "gauss.sum.html").read_text(encoding="utf-8")
     bad = theorycheck(package, "verify", "gauss.sum", "--claims", "gausspaper", "--out", "bad", "--quiet",
                       "--subject", "total=gausspaper:square_half")
     assert bad.returncode == 1 and "1 FAIL" in bad.stdout, bad.stdout + bad.stderr

@@ -13,6 +13,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -160,6 +161,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print summary.json to stdout")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--power", action="store_true",
+                   help="also run each claim once per planted defect it declares (same profile and seed) and "
+                        "show on its page what each defect's verdict was on this code version")
     claims_option(p)
 
     p = sub.add_parser("report", help="re-render the report from stored results")
@@ -299,15 +303,19 @@ def _cmd_verify(args) -> int:
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
+    planted = _planted_defects(claims) if args.power else []
     as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
         scheduler=args.scheduler, on_finish=as_it_goes,
     )
+    if planted:
+        _run_defects(planted, records, args, overrides)
     if args.scaling if args.scaling is not None else args.profile != "quick":
         _measure_scaling(Path(args.out), args.profile, quiet=args.quiet)
-    index = report.render(args.out, all_pages=False, pages={r["id"] for r in records} - as_it_goes.rendered)
+    fresh = None if planted else {r["id"] for r in records} - as_it_goes.rendered  # --power adds to the pages
+    index = report.render(args.out, all_pages=False, pages=fresh)
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -320,12 +328,59 @@ def _cmd_verify(args) -> int:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
         print(f"report: {index}")
         print("\n".join(verify_summary(records, args.out)))
+        runs = [(r["id"], p) for r in records for p in r.get("power_runs") or []]
+        if runs:
+            unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
+                      if (p["verdict"] == "FAIL") != p["declared_caught"]]
+            print(f"planted defects run (--power): {len(runs)}, {len(runs) - len(unlike)} as declared"
+                  + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
             print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'))} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return exit_status(r["verdict"] for r in records)
+
+
+def _planted_defects(claims) -> list[tuple]:
+    """(claim, defect, its subjects loaded) for every defect the claims declare; a defect whose
+    module cannot be loaded is a usage error before any work (the built-in claims' defects live in
+    the repository's tests/ folder, so --power runs from the repository)."""
+    planted = []
+    for claim in claims:
+        for defect in claim.defects:
+            try:
+                subjects = {name: _load_subject(spec) for name, spec in defect.subjects.items()}
+            except ParameterError as err:
+                raise ParameterError(f"--power: {claim.id}'s planted defect {defect.name!r}: {err} (run from the "
+                                     "folder that holds its module, for the built-in claims the repository)") from None
+            planted.append((claim, defect, subjects))
+    return planted
+
+
+def _run_defects(planted, records, args, overrides) -> None:
+    """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
+    serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
+    from .runner import code_version, headline, run_claims, write_json
+
+    out = Path(args.out)
+    runs: dict[str, list[dict]] = {}
+    for n, (claim, defect, subjects) in enumerate(planted, 1):
+        if not args.quiet:
+            print(f"planted defect {n}/{len(planted)}: {claim.id} with {defect.name}", file=sys.stderr)
+        folder = out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
+        [record] = run_claims([claim], profile=args.profile, seed=args.seed,
+                              overrides={**overrides, **defect.overrides}, subjects=subjects, jobs=args.jobs,
+                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler)
+        runs.setdefault(claim.id, []).append({
+            "name": defect.name, "verdict": record["verdict"], "headline": headline(record.get("decision")),
+            "declared_caught": defect.caught, "profile": args.profile, "code_version": code_version()})
+    for record in records:
+        if record["id"] in runs:
+            record["power_runs"] = runs[record["id"]]
+            path = out / "results" / f"{record['id']}.json"
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            write_json(path, {**stored, "power_runs": runs[record["id"]]})
 
 
 class _ReportAsItGoes:
@@ -350,10 +405,16 @@ class _ReportAsItGoes:
         if time.monotonic() - self.last < self.interval:
             return
         self.env = self.env or environment()
-        write_summary(self.out, records, profile=self.args.profile, seed=self.args.seed, env=self.env,
-                      unfinished=self.selected - len(records))
         new = {r["id"] for r in records} - self.rendered
-        report.render(self.out, all_pages=False, pages=new)
+        try:
+            write_summary(self.out, records, profile=self.args.profile, seed=self.args.seed, env=self.env,
+                          unfinished=self.selected - len(records))
+            report.render(self.out, all_pages=False, pages=new)
+        except Exception as err:  # the run goes on; the report at its end renders (or fails) as always
+            print(f"theorycheck: warning: the report could not be rendered during the run ({type(err).__name__}: "
+                  f"{err}); it is rendered at the end", file=sys.stderr)
+            self.interval = float("inf")
+            return
         self.rendered |= new
         self.last = time.monotonic()
 

@@ -159,7 +159,8 @@ def _defects(record: dict[str, Any], claim: Claim | None) -> list[dict[str, Any]
         if source is not None:
             how = " ".join([*(f"--subject {k}={v}" for k, v in source.subjects.items()),
                             *(f"--set {k}={v}" for k, v in source.overrides.items())])
-        rows.append({**d, "how": how})
+        run = next((p for p in record.get("power_runs") or [] if p.get("name") == d["name"]), None)
+        rows.append({**d, "how": how, "run": run})
     return rows
 
 
@@ -301,6 +302,7 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
         r=r, svg=svg, summary_html=summary_html, table_html=table_html, table_note=table_note, papers=PAPERS,
         figure_error=figure_error,
         rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
-        defects=_defects(r, claim), errata=_errata(r), missed=_errata(r, "non_reproductions"),
+        defects=_defects(r, claim), builtin=str(r.get("module") or "proofs").split(".")[0] in ("proofs", "simulations"),
+        errata=_errata(r), missed=_errata(r, "non_reproductions"),
         trivial_ratio=_trivial_ratio(r),
     )
