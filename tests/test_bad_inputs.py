@@ -85,3 +85,50 @@ def test_rejected_before_any_work(capsys, earlier_run, argv, message):
     assert len(err.strip().splitlines()) == 1, err
     assert "Traceback" not in err and out == ""
     assert _state(earlier_run) == before  # nothing written, nothing half-written
+
+
+BROKEN_MODULES = {
+    "raises_at_import": "raise RuntimeError('no licence server')\n",
+    "bad_syntax": "def f(:\n",
+}
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("learner=raises_at_import:AERR", "importing raises_at_import raised RuntimeError: no licence server"),
+    ("learner=bad_syntax:AERR", "importing bad_syntax raised SyntaxError"),
+    ("learner=:AERR", "'' is not an absolute module name"),
+    ("learner=.relative:AERR", "'.relative' is not an absolute module name"),
+])
+def test_a_subject_module_that_cannot_load_is_one_line(capsys, tmp_path, monkeypatch, spec, message):
+    for name, source in BROKEN_MODULES.items():
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status = main(["verify", T31, "--subject", spec, "--out", str(tmp_path / "out"), "--quiet"])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "", err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"ids": 5}, "ids must be a claim id"),
+    ({"ids": ["cbss11.lemma7", 3]}, "ids must be a claim id"),
+    ({"profile": "huge"}, "profile must be one of"),
+    ({"subjects": ["learner"]}, "subjects must be a dict"),
+    ({"params": {1: 2}}, "params must be a dict"),
+    ({"seed": -1}, "seed must be a non-negative int"),
+    ({"seed": "0"}, "seed must be a non-negative int"),
+    ({"jobs": 0}, "--jobs must be a positive number or -1"),
+    ({"out": 3.5}, "out must be a folder path"),
+    ({"out": "FILE"}, "is not a folder"),
+])
+def test_the_python_api_rejects_bad_arguments_with_one_sentence(tmp_path, kwargs, message):
+    import theorycheck
+    from theorycheck.validation import ParameterError
+
+    if kwargs.get("out") == "FILE":
+        (tmp_path / "a-file").write_text("x", encoding="utf-8")
+        kwargs = {"out": tmp_path / "a-file"}
+    with pytest.raises(ParameterError, match=message) as caught:
+        theorycheck.verify(**{"ids": "cbss11.lemma7", **kwargs})
+    assert len(str(caught.value).splitlines()) == 1

@@ -15,7 +15,10 @@ from typing import Any
 
 import pandas as pd
 
+from .cli import _check_jobs as check_jobs
+from .cli import _output_folder as output_folder
 from .conformance import conform
+from .validation import ParameterError
 
 __all__ = ["Result", "conform", "verify"]
 
@@ -66,10 +69,27 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
     raise :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
     are found once the module that declares them is imported (or named by an installed package's
     ``theorycheck.claims`` entry point)."""
-    from .claims import select
+    from .claims import PROFILES, select
     from .runner import run_claims
 
-    patterns = [ids] if isinstance(ids, str) else ids
+    if not (ids is None or isinstance(ids, str)
+            or (isinstance(ids, list | tuple) and all(isinstance(i, str) for i in ids))):
+        raise ParameterError(f"ids must be a claim id or glob, a list of them, or None; got {ids!r}")
+    if profile not in PROFILES:
+        raise ParameterError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    for name, value in (("subjects", subjects), ("params", params)):
+        if value is not None and not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+            raise ParameterError(f"{name} must be a dict keyed by name; got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
+    check_jobs(jobs)
+    if out is not None:
+        if not isinstance(out, str | Path):
+            raise ParameterError(f"out must be a folder path; got {out!r}")
+        output_folder(str(out))
+    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
     overrides = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v) for k, v in (params or {}).items()}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(out) if out is not None else Path(tmp)

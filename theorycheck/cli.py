@@ -10,6 +10,7 @@ message on stderr. The other commands exit 0, or 2 on bad usage.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -111,13 +112,20 @@ def _load_subject(spec: str):
     module_name, sep, attr = spec.partition(":")
     if not sep:
         raise ParameterError(f"subject {spec!r} must be given as module:attribute")
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module_name):
+        raise ParameterError(f"subject {spec!r}: {module_name!r} is not an absolute module name (dotted, like "
+                             "mypkg.mymodule)")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         obj = importlib.import_module(module_name)
+    except Exception as err:  # a user's module that fails to import, for whatever reason: one line
+        raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} raised "
+                             f"{type(err).__name__}: {err}") from None
+    try:
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except (ImportError, AttributeError) as err:
+    except AttributeError as err:
         raise ParameterError(f"cannot load subject {spec!r}: {err}") from None
     return obj
 
@@ -660,6 +668,9 @@ def _cmd_errata(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets \xb7, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = _build_parser().parse_args(argv)
         if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
@@ -675,6 +686,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as err:  # the disk (or what stdout goes to) is full or read-only: say where, in one line
+        if err.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+            raise
+        where = err.filename or "standard output"
+        if err.filename is None:  # nothing more can be written to stdout, including at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"theorycheck: error: cannot write {where}: {err.strerror}; files written before it are complete "
+              "(every file is replaced atomically), the rest were not written", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("theorycheck: interrupted; finished tasks are stored and the next run resumes", file=sys.stderr)
         return 130
