@@ -1,5 +1,6 @@
 """Exact checks of Sabato & Kalai (ICML 2013), Feature multi-selection among subjective features:
-eq. (1) (with Lemma A.1), Theorem 3.2 (greedy Scoring is optimal over R_B; is greedy Full?) and
+eq. (1) (with Lemma A.1), Lemma A.2 (the r-loss is unbiased), Theorem 3.2 (greedy Scoring is optimal
+over R_B; is greedy Full?) and
 MakePSD (§3.4). Crowds are simulated (generators/crowds.py): no offline copy of the paper's data
 exists."""
 
@@ -18,6 +19,7 @@ from theorycheck.algorithms.sk13 import (
     full_objective,
     greedy_repeats,
     make_psd,
+    r_loss,
     repeat_vectors,
     scoring_objective,
     solve_exact,
@@ -196,6 +198,103 @@ class Eq1(ExactWithSampling):
 
     def figure(self, p, table):
         return None
+
+
+# ---------------------------------------------------------------------- Lemma A.2
+def _law_loss(w, law):
+    """ℓ(w, D_r) = E_r[(⟨w, X̄⟩ − Y)²] over an enumerated law (X̄[a] = 0 where r[a] = 0)."""
+    total = Fraction(0)
+    for q, judgments, y in law:
+        pred = sum((wa * sum(j, Fraction(0)) / len(j) for wa, j in zip(w, judgments, strict=True) if j),
+                   Fraction(0))
+        total += q * (pred - y) ** 2
+    return total
+
+
+@register
+class LemmaA2(Exact):
+    id = "sk13.lemmaA.2"
+    title = "The r-loss ℓ_r(w, S) is an unbiased estimate of ℓ(w, D_r) (Lemma A.2)"
+    reference = "Appendix A.2, Lemma A.2 (with the definitions of ℓ_r before Lemma A.1)"
+    statement = ("For any repeat vector r, any w ∈ ℝ^d and training objects judged k[i] ≥ 2 times per feature, the "
+                 "mean over the sample of (⟨Z_r w, x̄⟩ − y)² + Σ_{r[i]>0} w[i]²·VarEst(x[i])·(1/r[i] − 1/k[i]) has "
+                 "expectation ℓ(w, D_r), the squared loss of w on objects whose features are averaged over r[i] "
+                 "judgments.")
+    hypotheses = ("k[i] ≥ 2 for every feature", "objects i.i.d. from D_k",
+                  "judgments conditionally independent given the object")
+    interpretation = (
+        "Binary crowds enumerated exactly as in sk13.eq1, but with what Lemma A.2 allows and eq. (1) does not: "
+        "correlated features (q = min(d, 2) shared ±1 factors, so Σ is not diagonal), non-zero means (an offset "
+        "per feature and a label bias), a judgment count k[i] ∈ {2, 3} per feature (at most one 3 when d = 3, "
+        "to keep the enumeration small; the edge instance has k = (2, 3, 2)), and rational w with entries on "
+        "features that r leaves out. For every r with Σ r[a] ≤ B "
+        "(so r[a] = 0, r[a] < k[a] and r[a] > k[a] all occur), ℓ(w, D_r) is the exact mean of (⟨w, X̄⟩ − Y)² over "
+        "the law of one object under D_r, and E_S[ℓ_r(w, S)] the exact mean of the subject `r_loss` over every "
+        "sample S of m i.i.d. objects under D_k (m = 1 for every instance; m = 2, every ordered pair of "
+        "objects, for d = 1). Equality is required in Fractions.")
+    subjects = {"r_loss": r_loss}
+    protocols = {"r_loss": Contract(Function, call=("w", "r", "J", "y"))}
+    parameters = {"d_max": Integer(1, 3), "B": Integer(1, 5), "instances": Integer(1)}
+    profiles = {"quick": {"d_max": 3, "B": 3, "instances": 1},
+                "full": {"d_max": 3, "B": 5, "instances": 8}}
+    checks = {"unbiased": "E_S[ℓ_r(w, S)] = ℓ(w, D_r) exactly"}
+    case_columns = ("d", "instance", "m", "r")
+    details = {"unbiased": ("expectation", "loss")}
+    defects = (
+        Defect("r-loss without the correction Σ w[i]²·v̂[i]·(1/r[i] − 1/k[i])", {"r_loss": D + "r_loss_uncorrected"}),
+        Defect("r-loss whose correction weighs the j-th feature of the support by w[j] (mis-indexed)",
+               {"r_loss": D + "r_loss_misindexed"}),
+        Defect("r-loss that predicts with w instead of Z_r w", {"r_loss": D + "r_loss_unmasked"}),
+    )
+    power = ("Every outcome is enumerated, so a bias of the subject on one (r, w) FAILs exactly: a missing or "
+             "mis-indexed correction term is biased whenever r[i] ≠ k[i] for a feature with w[i] ≠ 0 and v[i] > 0, "
+             "and an unmasked prediction whenever w has weight on a feature r leaves out; both occur on every "
+             "instance. A subject that is unbiased for m = 1 but not for larger samples is seen only at d = 1 "
+             "(m = 2).")
+
+    def cases(self, p):
+        return [{"d": d, "instance": i} for d in range(1, p["d_max"] + 1) for i in range(p["instances"] + 1)]
+
+    def evaluate(self, p, case, subjects, rng):
+        d, i = case["d"], case["instance"]
+        q = min(d, 2)
+        if i == 0:  # the edge instance: a point-mass feature (loading 0) and a noiseless one (|μ| = 1 possible)
+            loadings = [[Fraction(1, 2), Fraction(1, 2)], [Fraction(0), Fraction(0)], [Fraction(1, 4), -Fraction(1, 2)]]
+            loadings = [row[:q] for row in loadings[:d]]
+            offset = [Fraction(0), Fraction(1, 2), Fraction(1, 4)][:d]
+            k = [2, 3, 2][:d]
+        else:
+            loadings = [[_dyadic(rng, -1, 1, bits=3) / (2 * q) for _ in range(q)] for _ in range(d)]
+            offset = [_dyadic(rng, -1, 1, bits=3) / 2 for _ in range(d)]
+            k = [int(rng.integers(2, 4)) for _ in range(d)]
+            if d == 3:  # at most one feature judged 3 times: 2^7 judgment outcomes, not 2^9
+                k = [2, 2, 2]
+                k[int(rng.integers(0, 3))] = 3
+        beta = [_dyadic(rng, -1, 1, bits=2) for _ in range(d)]
+        beta0, noise = _dyadic(rng, -1, 1, bits=2) / 2, _dyadic(rng, 0, Fraction(1, 2), bits=2)
+        w = [_dyadic(rng, -2, 2, bits=2) for _ in range(d)]
+        train = [(qq, [list(j) for j in judgments], y)
+                 for qq, judgments, y in binary_object_law(loadings, beta, noise, k, offset=offset, beta0=beta0)]
+        samples = [(qq, [obj], [y]) for qq, obj, y in train]
+        if d == 1:
+            samples = [(q1 * q2, [o1, o2], [y1, y2]) for q1, o1, y1 in train for q2, o2, y2 in train]
+        rows = []
+        for r in repeat_vectors(d, p["B"]):
+            r = [int(x) for x in r]
+            loss = _law_loss(w, binary_object_law(loadings, beta, noise, r, offset=offset, beta0=beta0))
+            expectation = sum((qq * Fraction(subjects["r_loss"](w, r, J, y)) for qq, J, y in samples), Fraction(0))
+            rows.append({"d": d, "instance": i, "m": len(samples[0][1]), "k": str(k), "r": str(tuple(r)),
+                         "w": str([str(x) for x in w]), "samples": len(samples), "expectation": str(expectation),
+                         "loss": str(loss), "unbiased": expectation == loss})
+        return rows
+
+    def summarize(self, p, table):
+        return table.groupby(["d", "m"], as_index=False).agg(
+            instances=("instance", "nunique"), repeat_vectors=("r", "size"), samples=("samples", "max"),
+            unbiased=("unbiased", "all"))
+
+    def headline(self, p, table):
+        return float((~table["unbiased"].astype(bool)).sum()), 0.0, None
 
 
 # ---------------------------------------------------------------------- Theorem 3.2

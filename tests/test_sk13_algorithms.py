@@ -20,6 +20,7 @@ from theorycheck.algorithms.sk13 import (
     full_objective,
     greedy_repeats,
     make_psd,
+    r_loss,
     repeat_vectors,
     scoring_objective,
     var_est,
@@ -157,3 +158,27 @@ def test_selector_errors():
         FullSelector(budget=3, costs=[1, 0]).fit(np.zeros((5, 2, 2)), np.zeros(5))
     with pytest.raises(ParameterError, match="fit"):
         ScoringSelector(budget=3).fit_predictor(np.zeros((5, 2)), np.zeros(5))
+
+
+def test_r_loss_float_matches_the_exact_form_and_the_matrix_form():
+    """Float r_loss on an (m, d, k) array = the exact path on the same dyadic data = the paper's
+    matrix form wᵀΣ̂_r w − 2wᵀZ_r b̂ + yᵀy/m (Appendix A.2, before Lemma A.1)."""
+    rng = np.random.default_rng(5)
+    m, d, k = 7, 3, 3
+    J = rng.integers(-4, 5, size=(m, d, k)) / 4.0
+    y = rng.integers(-4, 5, size=m) / 4.0
+    w = rng.integers(-8, 9, size=d) / 4.0
+    for r in ([0, 1, 4], [2, 0, 0], [3, 3, 3], [0, 0, 0]):
+        exact = r_loss([Fraction(x) for x in w], r, [[[Fraction(x) for x in J[i, a]] for a in range(d)]
+                                                   for i in range(m)], [Fraction(x) for x in y])
+        z = np.diag(np.array(r) > 0).astype(float)
+        s = crowd_statistics(J, y)
+        v_r = np.diag(np.where(np.array(r) > 0, s.v / np.maximum(r, 1), 0.0))
+        sigma_r = z @ (s.second - np.diag(s.v / k) + v_r) @ z
+        matrix = w @ sigma_r @ w - 2 * w @ z @ s.b + y @ y / m
+        assert r_loss(w, np.array(r), J, y) == pytest.approx(float(exact), abs=1e-12)
+        assert matrix == pytest.approx(float(exact), abs=1e-12)
+    with pytest.raises(ParameterError):
+        r_loss(w, np.array([1, -1, 0]), J, y)
+    with pytest.raises(ParameterError):
+        r_loss(w[:2], np.array([1, 1]), J, y)

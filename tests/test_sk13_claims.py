@@ -7,7 +7,7 @@ import pytest
 
 from theorycheck.claims import discover
 
-IDS = ("sk13.eq1", "sk13.varest", "sk13.thm3.1", "sk13.thm3.2", "sk13.makepsd", "sk13.exp")
+IDS = ("sk13.eq1", "sk13.lemmaA.2", "sk13.varest", "sk13.thm3.1", "sk13.thm3.2", "sk13.makepsd", "sk13.exp")
 
 
 @pytest.mark.parametrize("claim_id", IDS)
@@ -20,7 +20,7 @@ def test_declared_with_profiles_and_defects(claim_id):
                for d in claim.defects)
 
 
-@pytest.mark.parametrize("claim_id", ("sk13.eq1", "sk13.thm3.2", "sk13.makepsd", "sk13.varest"))
+@pytest.mark.parametrize("claim_id", ("sk13.eq1", "sk13.lemmaA.2", "sk13.thm3.2", "sk13.makepsd", "sk13.varest"))
 def test_quick_verdict_passes(claim_id, run_claim):
     assert run_claim(claim_id)["verdict"] == "PASS"
 

@@ -77,6 +77,7 @@ from .sk13 import (
     full_objective,
     greedy_repeats,
     make_psd,
+    r_loss,
     scoring_objective,
     var_est,
 )
@@ -84,4 +85,4 @@ from .sk13 import (
 keep_freed_memory()  # a fit at large d reuses the pages of the last one (theorycheck.memory)
 
 __all__ += ["AveragesSelector", "CopiesSelector", "FullSelector", "ScoringSelector", "external_covariance",
-            "full_objective", "greedy_repeats", "make_psd", "scoring_objective", "var_est"]
+            "full_objective", "greedy_repeats", "make_psd", "r_loss", "scoring_objective", "var_est"]

@@ -16,6 +16,7 @@ object                      paper
 :func:`make_psd`            §3.4, MakePSD: nearest PSD matrix in Frobenius norm (Higham 1988)
 :func:`scoring_objective`   eq. (1) / Alg. 1 line 8: Σ_{r[a]>0} b[a]²/(σ²[a] + v[a]/r[a])
 :func:`full_objective`      Alg. 1 lines 11–12: sub_r(b)ᵀ sub_r(Σ + Diag(v/r))⁺ sub_r(b)
+:func:`r_loss`              Appendix A.2: the r-loss ℓ_r(w, S) (Lemma A.2: unbiased for ℓ(w, D_r))
 :func:`greedy_repeats`      Alg. 1 lines 14–18 (with per-feature costs)
 :func:`brute_force_repeats` the maximum over all of R_B (the reference of Theorem 3.2)
 :class:`ScoringSelector`    Alg. 1, Scoring (§3.1)
@@ -52,7 +53,7 @@ from ..validation import ParameterError, check_int, check_matrix
 
 __all__ = ["AveragesSelector", "CopiesSelector", "CrowdStatistics", "FullSelector", "ScoringSelector",
            "brute_force_repeats", "crowd_statistics", "external_covariance", "external_variance", "full_objective",
-           "greedy_repeats", "make_psd", "repeat_vectors", "scoring_objective", "solve_exact", "var_est"]
+           "greedy_repeats", "make_psd", "r_loss", "repeat_vectors", "scoring_objective", "solve_exact", "var_est"]
 
 
 # ---------------------------------------------------------------------- eq. (2)
@@ -218,6 +219,48 @@ def full_objective(r, b, Sigma, v):
     keep = vals > max(vals.max(initial=0.0), 0.0) * len(idx) * np.finfo(float).eps
     proj = vecs[:, keep].T @ c
     return float(np.sum(proj**2 / vals[keep]))
+
+
+def r_loss(w, r, J, y):
+    """ℓ_r(w, S): the r-loss of Appendix A.2 averaged over the training set S = (J, y).
+
+    For one object with k[i] ≥ 2 judgments x[i](1..k[i]) of each feature i, average x̄[i] and
+    label y, ℓ_r(w, x, y) = (⟨Z_r w, x̄⟩ − y)² + Σ_{i: r[i] > 0} w[i]²·VarEst(x[i](·))·(1/r[i] − 1/k[i]),
+    with Z_r the 0/1 diagonal of r > 0; ℓ_r(w, S) is its mean over the m objects. Lemma A.2:
+    its expectation over S is ℓ(w, D_r), the loss of w on objects judged r[i] times.
+
+    ``J`` is either a float array (m, d, k) (the same k for every feature) or, for exact
+    arithmetic, a sequence of m objects, each a sequence of d sequences of judgments (Fractions or
+    ints; feature i may hold its own number k[i] ≥ 2 of them); then ``w`` and ``y`` are rationals
+    and a Fraction is returned.
+    """
+    if isinstance(J, list | tuple):
+        m = len(J)
+        if m < 1 or len(y) != m:
+            raise ParameterError(f"r_loss needs at least one object and one label per object, got {m} and {len(y)}")
+        d = len(w)
+        if len(r) != d or any(int(x) < 0 for x in r) or any(len(obj) != d for obj in J):
+            raise ParameterError(f"r_loss: w, r and every object must have the same number {d} of features")
+        total = Fraction(0)
+        for obj, label in zip(J, y, strict=True):
+            pred = sum((Fraction(w[i]) * sum(map(Fraction, obj[i]), Fraction(0)) / len(obj[i])
+                        for i in range(d) if r[i] > 0), Fraction(0))
+            total += (pred - Fraction(label)) ** 2
+            for i in range(d):
+                if r[i] > 0:
+                    spread = Fraction(1, int(r[i])) - Fraction(1, len(obj[i]))
+                    total += Fraction(w[i]) ** 2 * var_est(list(obj[i])) * spread
+        return total / m
+    J, y = _check_training(J, y)
+    m, d, k = J.shape
+    w = check_matrix("w", w, ndim=1)
+    r = np.asarray(r)
+    if w.shape != (d,) or r.shape != (d,) or np.any(r < 0):
+        raise ParameterError(f"r_loss: w and r must be {d}-vectors, r ≥ 0; got shapes {w.shape} and {r.shape}")
+    on = r > 0
+    z = np.where(on, w, 0.0)
+    correction = np.where(on, z**2 * (1.0 / np.maximum(r, 1) - 1.0 / k), 0.0)
+    return float(np.mean((J.mean(axis=2) @ z - y) ** 2 + var_est(J, axis=2) @ correction))
 
 
 # ---------------------------------------------------------------------- greedy and brute force
