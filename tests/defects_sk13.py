@@ -150,6 +150,14 @@ class FullUncorrected(alg.FullSelector):
         return self
 
 
+class FullNoBias(alg.FullSelector):
+    """Full that ignores fit_intercept: no constant feature and no centring."""
+
+    def fit(self, J, y):
+        self.fit_intercept = False
+        return super().fit(J, y)
+
+
 class ScoringBiasedVarEst(alg.ScoringSelector):
     """Scoring whose v̂ uses VarEst with 1/n."""
 

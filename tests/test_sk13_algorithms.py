@@ -182,3 +182,19 @@ def test_r_loss_float_matches_the_exact_form_and_the_matrix_form():
         r_loss(w, np.array([1, -1, 0]), J, y)
     with pytest.raises(ParameterError):
         r_loss(w[:2], np.array([1, 1]), J, y)
+
+
+def test_full_constant_feature_is_centring_plus_ybar_squared_when_nothing_is_clipped():
+    """Without clipping, the constant feature's Schur complement is the centred estimate: obĵ_f
+    with the constant = ȳ² + obĵ_f with centring, for every r, and the same r is chosen."""
+    c = diagonal_crowd(np.array([0.8, 0.6, 0.5]), np.array([0.3, -0.2, 0.25]), noise=0.1)
+    s = c.sample(20000, 2, np.random.default_rng(2))
+    y = s.y + 0.3
+    const = FullSelector(budget=4, fit_intercept=True, intercept="constant").fit(s.J + 0.25, y)
+    centre = FullSelector(budget=4, fit_intercept=True, intercept="centre").fit(s.J + 0.25, y)
+    assert np.linalg.eigvalsh(const.Sigma_)[0] > 0 and const.Sigma_.shape == (4, 4)
+    for r in repeat_vectors(3, 4):
+        assert const.objective(r) == pytest.approx(y.mean() ** 2 + centre.objective(r), abs=1e-12)
+    np.testing.assert_array_equal(const.r_, centre.r_)
+    with pytest.raises(ParameterError):
+        FullSelector(budget=2, fit_intercept=True, intercept="mean").fit(s.J[:10], y[:10])

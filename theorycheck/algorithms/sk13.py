@@ -407,19 +407,37 @@ class ScoringSelector(_Selector):
 
 class FullSelector(ScoringSelector):
     """Algorithm 1, Full (§3.2): greedy maximisation of obĵ_f(r) = sub_r(b̂)ᵀ M_r⁺ sub_r(b̂) with
-    Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k). Same parameters as :class:`ScoringSelector`; after
-    ``fit``: ``r_``, ``path_``, ``b_``, ``v_``, ``Sigma_`` and ``objective(r)``."""
+    Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k). Same parameters as :class:`ScoringSelector`, and
+    ``intercept`` (used when ``fit_intercept``): "centre" (the default) centres x̄ and y and works
+    on the d × d matrix, as Scoring does; "constant" is §3.4's construction for Full: a free
+    feature x̄[0] ≡ 1 (v̂[0] = 0, always selected, no cost) is prepended and MakePSD is applied to
+    the (d + 1) × (d + 1) matrix, with no centring. After ``fit``: ``r_``, ``path_``, ``b_``,
+    ``v_``, ``Sigma_`` (of size d + 1, index 0 the constant, with "constant") and
+    ``objective(r)`` for r ∈ ℕ^d."""
+
+    def __init__(self, budget: int = 10, costs=None, fit_intercept: bool = False, intercept: str = "centre"):
+        super().__init__(budget=budget, costs=costs, fit_intercept=fit_intercept)
+        self.intercept = intercept
 
     def fit(self, J, y):
         J, y = self._validate(J, y)
-        s = crowd_statistics(J, y, centre=self.fit_intercept)
-        self.b_, self.v_ = s.b, s.v
-        self.Sigma_ = make_psd(s.second - np.diag(s.v / s.k))
+        if self.intercept not in ("centre", "constant"):
+            raise ParameterError(f"intercept must be 'centre' or 'constant', got {self.intercept!r}")
+        self.constant_ = bool(self.fit_intercept) and self.intercept == "constant"
+        s = crowd_statistics(J, y, centre=bool(self.fit_intercept) and not self.constant_)
+        if self.constant_:
+            x = np.column_stack([np.ones(s.m), s.xbar])
+            self.b_, self.v_, second = x.T @ s.y / s.m, np.r_[0.0, s.v], x.T @ x / s.m
+        else:
+            self.b_, self.v_, second = s.b, s.v, s.second
+        self.Sigma_ = make_psd(second - np.diag(self.v_ / s.k))
         self.r_, self.path_ = self._greedy(self.objective)
         return self
 
     def objective(self, r) -> float:
-        """obĵ_f(r) (Alg. 1 lines 11–12)."""
+        """obĵ_f(r) (Alg. 1 lines 11–12); with the constant feature, of (1, r)."""
+        if getattr(self, "constant_", False):
+            r = np.r_[1, np.asarray(r, dtype=np.int64)]
         return full_objective(r, self.b_, self.Sigma_, self.v_)
 
 
