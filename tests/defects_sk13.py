@@ -115,6 +115,14 @@ class SecondBestFull(alg.FullSelector):
         return _runner_up(objective, self.n_features_in_, self.budget, self.costs_)
 
 
+class FullEstimatesOnly(alg.FullSelector):
+    """Full whose greedy may buy only the costliest features (the numerical estimates)."""
+
+    def _greedy(self, objective):
+        costs = np.where(self.costs_ < self.costs_.max(), self.budget + 1, self.costs_)
+        return alg.greedy_repeats(objective, self.n_features_in_, self.budget, costs)
+
+
 def _runner_up(objective, d, budget, costs):
     r = np.zeros(d, dtype=np.int64)
     path, left = [], budget

@@ -12,6 +12,7 @@ from scipy.optimize import minimize
 from theorycheck.algorithms.sk13 import (
     AveragesSelector,
     CopiesSelector,
+    CrowdAverageSelector,
     FullSelector,
     ScoringSelector,
     brute_force_repeats,
@@ -198,3 +199,29 @@ def test_full_constant_feature_is_centring_plus_ybar_squared_when_nothing_is_cli
     np.testing.assert_array_equal(const.r_, centre.r_)
     with pytest.raises(ParameterError):
         FullSelector(budget=2, fit_intercept=True, intercept="mean").fit(s.J[:10], y[:10])
+
+
+def test_crowd_average_buys_what_the_budget_allows_of_one_feature():
+    c = table1_crowd()
+    s = c.sample(200, 2, np.random.default_rng(1))
+    a = c.names.index("height (numerical)")
+    for B, expected in ((3, 0), (4, 1), (10, 2), (30, 7)):
+        sel = CrowdAverageSelector(budget=B, costs=c.costs, fit_intercept=True, feature=a).fit(s.J, s.y)
+        assert sel.r_[a] == expected and sel.r_.sum() == expected and c.costs @ sel.r_ <= B
+    with pytest.raises(ParameterError):
+        CrowdAverageSelector(budget=4, feature=12).fit(s.J, s.y)
+
+
+def test_published_crowd_has_table_1s_ratios():
+    """The Table 1 crowd of sk13.exp: v/σ equals the printed 'var' and b/σ is the printed 'height'
+    column times one label scale λ, for all 39 attributes; judgments and labels stay in [−1, 1]."""
+    from simulations.sk13 import TABLE1, published_crowd
+
+    c = published_crowd()
+    sd = np.sqrt(np.diag(c.Sigma))
+    np.testing.assert_allclose(c.v / sd, [v for _, v, _ in TABLE1], rtol=1e-12)
+    h = np.array([x for _, _, x in TABLE1])
+    lam = (c.b / sd)[np.argmax(np.abs(h))] / h[np.argmax(np.abs(h))]
+    np.testing.assert_allclose(c.b / sd, lam * h, atol=1e-15)
+    assert c.is_diagonal and c.label_bound <= 1 + 1e-12 and c.judgment_bound <= 1 + 1e-12
+    assert c.names == tuple(n for n, _, _ in TABLE1) and c.costs[c.names.index("height (numerical)")] == 4

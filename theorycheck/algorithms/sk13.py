@@ -25,6 +25,8 @@ object                      paper
                             the k-averages, r[a] ∈ {0, k}
 :class:`CopiesSelector`     §4 baseline 'Copies': forward selection over the k·d single
                             judgments, r[a] = copies of a selected
+:class:`CrowdAverageSelector` §4 baseline for height and weight: the crowd's numerical estimate
+                            alone, ⌊B/cost⌋ judgments averaged
 ==========================  ==================================================================
 
 Normalisation (the one thing to know when comparing with a closed form). With
@@ -51,9 +53,10 @@ from sklearn.base import BaseEstimator
 
 from ..validation import ParameterError, check_int, check_matrix
 
-__all__ = ["AveragesSelector", "CopiesSelector", "CrowdStatistics", "FullSelector", "ScoringSelector",
-           "brute_force_repeats", "crowd_statistics", "external_covariance", "external_variance", "full_objective",
-           "greedy_repeats", "make_psd", "r_loss", "repeat_vectors", "scoring_objective", "solve_exact", "var_est"]
+__all__ = ["AveragesSelector", "CopiesSelector", "CrowdAverageSelector", "CrowdStatistics", "FullSelector",
+           "ScoringSelector", "brute_force_repeats", "crowd_statistics", "external_covariance", "external_variance",
+           "full_objective", "greedy_repeats", "make_psd", "r_loss", "repeat_vectors", "scoring_objective",
+           "solve_exact", "var_est"]
 
 
 # ---------------------------------------------------------------------- eq. (2)
@@ -498,4 +501,25 @@ class CopiesSelector(_Selector):
         chosen = _forward_selection(columns, y, np.repeat(self.costs_, k), self.budget, self.fit_intercept)
         self.path_ = [j // k for j in chosen]
         self.r_ = np.bincount(np.asarray(self.path_, dtype=np.int64), minlength=d).astype(np.int64)
+        return self
+
+
+class CrowdAverageSelector(_Selector):
+    """§4 baseline for height and weight: average only the crowd's numerical estimates of the
+    label (feature ``feature``), as many as the budget buys (⌊B/costs[feature]⌋, so B/4 when a
+    numerical judgment costs 4), and nothing else. The prediction is the final least-squares
+    predictor on that one average (with ``fit_intercept``, an affine map of it), as for every
+    selector. Sets ``r_`` and ``path_``."""
+
+    def __init__(self, budget: int = 10, costs=None, fit_intercept: bool = False, feature: int = -1):
+        super().__init__(budget=budget, costs=costs, fit_intercept=fit_intercept)
+        self.feature = feature
+
+    def fit(self, J, y):
+        J, y = self._validate(J, y)
+        d = J.shape[1]
+        a = check_int("feature", self.feature, low=-d, high=d - 1) % d
+        self.r_ = np.zeros(d, dtype=np.int64)
+        self.r_[a] = self.budget // int(self.costs_[a])
+        self.path_ = [a] * int(self.r_[a])
         return self
