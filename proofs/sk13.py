@@ -234,7 +234,9 @@ class LemmaA2(Exact):
         "sample S of m i.i.d. objects under D_k (m = 1 for every instance; m = 2, every ordered pair of "
         "objects, for d = 1). Equality is required in Fractions.")
     subjects = {"r_loss": r_loss}
-    protocols = {"r_loss": Contract(Function, call=("w", "r", "J", "y"))}
+    protocols = {"r_loss": Contract(Function, call=("w", "r", "J", "y"),
+                                    types="receives w, r and y as lists of Fractions and ints, J as a list of objects, "
+                                          "each a list of d lists of Fraction judgments; returns a Fraction")}
     parameters = {"d_max": Integer(1, 3), "B": Integer(1, 5), "instances": Integer(1)}
     profiles = {"quick": {"d_max": 3, "B": 3, "instances": 1},
                 "full": {"d_max": 3, "B": 5, "instances": 8}}
@@ -730,7 +732,7 @@ class Invariance(Exact):
             raw = x.T @ x / len(y) - np.diag(np.r_[0.0, J.var(axis=2, ddof=1).mean(axis=0)] / J.shape[2])
             lam = float(np.linalg.eigvalsh(raw)[0])
             clipped = lam < -64 * (d + 1) ** 2 * U * float(np.abs(raw).max())
-            row.update(smallest_eigenvalue=lam, clipped=clipped, centre_invariant=row["centre_invariant"],
+            row.update(smallest_eigenvalue=lam, clipped=clipped,
                        constant_unclipped=None if clipped else row["constant_invariant"],
                        constant_printed=row["constant_invariant"])
             rows.append(row)
