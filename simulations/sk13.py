@@ -367,7 +367,8 @@ class Experiments(PairedComparison):
         "sd, 0.0037). Scoring: §4 says it was \"usually somewhat worse\" than Full and \"sometimes better\" when "
         "the sample was small, which no single setting can contradict, so each Scoring setting is a reported "
         "two-sided finding (superiority of Full with the same ε: REPRODUCED — Full better, REVERSED — Scoring "
-        "better, TIED — within ε), counted in the notes, not decided. Figure 8: at a total "
+        "better, TIED — within ε), not decided; one more such setting, on the designed crowd at `small_m` = 100 "
+        "objects and B = `small_budget`, looks where §4 says Scoring was sometimes better. Figure 8: at a total "
         "of `fig8_total` training judgments, Full with k = 2 on total/(2d) objects against k = 4 on total/(4d) "
         "objects (paired: the k = 4 set is the first half of the k = 2 set's objects with two more judgments), "
         "budget `fig8_budget`, designed crowd; measured the same way (RMSE(k = 4) − RMSE(k = 2)) and reported with "
@@ -383,10 +384,11 @@ class Experiments(PairedComparison):
                  "average": Contract(MultiSelector, init=("budget", "costs", "fit_intercept", "feature"))}
     parameters = {**PairedComparison.parameters, "max_repetitions": Integer(2), "m": Integer(20),
                   "budgets": Grid(Integer(1), distinct=1), "table1_budgets": Grid(Integer(1), distinct=1),
-                  "table1_margin": Positive(), "fig8_total": Integer(100), "fig8_budget": Integer(1),
+                  "table1_margin": Positive(), "small_m": Integer(20), "small_budget": Integer(1),
+                  "fig8_total": Integer(100), "fig8_budget": Integer(1),
                   "noise": Positive()}
     base = {"delta": 1e-3, "resolution": 0.005, "margin": 0.005, "table1_margin": 0.01, "m": 700, "noise": 0.25,
-            "fig8_budget": 20}
+            "small_m": 100, "small_budget": 10, "fig8_budget": 20}
     profiles = {"quick": {"repetitions": 30, "max_repetitions": 30, "budgets": (10, 30), "table1_budgets": (10,),
                           "fig8_total": 12 * 2 * 60},
                 "full": {"repetitions": 50, "max_repetitions": 200, "budgets": (5, 10, 20, 30, 40),
@@ -414,18 +416,21 @@ class Experiments(PairedComparison):
             out += [{"crowd": which, "budget": B, "opponent": o, "label": f"{prefix}B = {B}: Full vs {OPPONENTS[o][0]}",
                      "relation": SUPERIOR, "margin": margin, "decides": o != "scoring"}
                     for B in budgets for o in OPPONENTS]
+        small = {"crowd": "designed", "budget": p["small_budget"], "opponent": "scoring", "m": p["small_m"],
+                 "relation": SUPERIOR, "decides": False,
+                 "label": f"small sample (m = {p['small_m']}), B = {p['small_budget']}: Full vs Scoring"}
         fig8 = {"crowd": "designed", "budget": p["fig8_budget"], "opponent": "k=4", "decides": False,
                 "label": f"Fig. 8: total {p['fig8_total']} judgments, k = 2 vs k = 4 (Full, B = {p['fig8_budget']})"}
-        return [*out, fig8]
+        return [*out, small, fig8]
 
     def budget(self, p):
-        return max(max(p["budgets"]), max(p["table1_budgets"]), p["fig8_budget"])
+        return max(max(p["budgets"]), max(p["table1_budgets"]), p["small_budget"], p["fig8_budget"])
 
     def run(self, p, task, subjects, data_state, seeds):
         c = _crowd(task["crowd"], p["noise"])
         B = task["budget"]
         fig8 = task["opponent"] == "k=4"
-        m = p["fig8_total"] // (2 * c.d) if fig8 else p["m"]
+        m = p["fig8_total"] // (2 * c.d) if fig8 else task.get("m", p["m"])
         mu, y = c.objects(m, data_state)
         J = c.judge(mu, 4 if fig8 else 2, data_state)
         if fig8:
