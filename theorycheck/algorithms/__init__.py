@@ -71,6 +71,7 @@ __all__ = [
 from .sk13 import (
     AveragesSelector,
     CopiesSelector,
+    CrowdAverageSelector,
     FullSelector,
     ScoringSelector,
     external_covariance,
@@ -84,5 +85,6 @@ from .sk13 import (
 
 keep_freed_memory()  # a fit at large d reuses the pages of the last one (theorycheck.memory)
 
-__all__ += ["AveragesSelector", "CopiesSelector", "FullSelector", "ScoringSelector", "external_covariance",
-            "full_objective", "greedy_repeats", "make_psd", "r_loss", "scoring_objective", "var_est"]
+__all__ += ["AveragesSelector", "CopiesSelector", "CrowdAverageSelector", "FullSelector", "ScoringSelector",
+            "external_covariance", "full_objective", "greedy_repeats", "make_psd", "r_loss", "scoring_objective",
+            "var_est"]
