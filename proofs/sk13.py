@@ -651,7 +651,7 @@ class Invariance(Exact):
         "hence sub_r(b̂)ᵀ M_r⁻¹ sub_r(b̂) is unchanged — as long as MakePSD is the identity; MakePSD commutes "
         "with orthogonal congruences only, so where it clips a negative eigenvalue of A the argument fails. "
         "Instances: training sets of m objects (k = 2) from a four-feature crowd with non-zero means and "
-        "correlated features (B = 5, every r ∈ R_B compared) and from the designed Table 1 crowd of sk13.exp "
+        "correlated features (crowd = shift; B = 5, every r ∈ R_B compared) and from sk13.exp's designed crowd "
         "(B = 10 with its costs; every r either greedy run evaluates compared), each shifted by random dyadic "
         "c ∈ [−2, 2] on one random feature and on all features; plus the tiny fixed counterexample TINY_J. "
         "An objective matches when the two values differ by at most the stated allowance 64n²u(1 + |c|)²κ₂(M_r)·"
@@ -689,7 +689,7 @@ class Invariance(Exact):
 
     def cases(self, p):
         out = [{"crowd": "tiny", "m": 4, "instance": 0}]
-        out += [{"crowd": name, "m": m, "instance": i} for name in ("shift", "table1") for m in p["m_grid"]
+        out += [{"crowd": name, "m": m, "instance": i} for name in ("shift", "designed") for m in p["m_grid"]
                 for i in range(p["instances"])]
         return out
 
@@ -698,10 +698,10 @@ class Invariance(Exact):
             J, y, B, costs = np.array(TINY_J), np.array(TINY_Y), TINY_B, None
             shifts = {"feature 0": np.array(TINY_SHIFT)}
         else:
-            c = (table1_crowd() if case["crowd"] == "table1"
+            c = (table1_crowd() if case["crowd"] == "designed"
                  else crowd(np.array(SHIFT_CROWD["loadings"]), **{k: np.array(v) if isinstance(v, tuple) else v
                                                                   for k, v in SHIFT_CROWD.items() if k != "loadings"}))
-            B, costs = (10, c.costs) if case["crowd"] == "table1" else (5, None)
+            B, costs = (10, c.costs) if case["crowd"] == "designed" else (5, None)
             sample = c.sample(case["m"], 2, rng)
             J, y = sample.J, sample.y
             one = np.zeros(c.d)
