@@ -32,6 +32,37 @@ def loud_crowd(scales, beta, **kwargs):
                                                  "costs", "names", "name")])
 
 
+# ---------------------------------------------------------------------- Lemma A.2
+def _r_loss(w, r, J, y, *, correction=True, mask=True, support_index=False):
+    """ℓ_r(w, S) in Fractions with one part changed (the defects below)."""
+    d, total = len(w), Fraction(0)
+    on = [i for i in range(d) if r[i] > 0]
+    for obj, label in zip(J, y, strict=True):
+        means = [sum(map(Fraction, obj[i]), Fraction(0)) / len(obj[i]) for i in range(d)]
+        total += (sum((Fraction(w[i]) * means[i] for i in (on if mask else range(d))), Fraction(0)) - label) ** 2
+        if correction:
+            for j, i in enumerate(on):
+                wi = Fraction(w[j] if support_index else w[i])
+                total += wi**2 * alg.var_est(list(obj[i])) * (Fraction(1, int(r[i])) - Fraction(1, len(obj[i])))
+    return total / len(J)
+
+
+def r_loss_uncorrected(w, r, J, y):
+    """ℓ_r without the correction term: the plain squared loss of Z_r w on the k-averages."""
+    return _r_loss(w, r, J, y, correction=False)
+
+
+def r_loss_misindexed(w, r, J, y):
+    """ℓ_r whose correction gives the j-th feature of the support the weight w[j] (an index into
+    sub_r(w) read as a feature index)."""
+    return _r_loss(w, r, J, y, support_index=True)
+
+
+def r_loss_unmasked(w, r, J, y):
+    """ℓ_r that predicts with w, not Z_r w (features left out by r still weigh in)."""
+    return _r_loss(w, r, J, y, mask=False)
+
+
 # ---------------------------------------------------------------------- VarEst and Σ̂
 def var_est_biased(values, axis=-1):
     """VarEst with 1/n (the biased variance) in place of 1/(n − 1)."""
@@ -84,6 +115,14 @@ class SecondBestFull(alg.FullSelector):
         return _runner_up(objective, self.n_features_in_, self.budget, self.costs_)
 
 
+class FullEstimatesOnly(alg.FullSelector):
+    """Full whose greedy may buy only the costliest features (the numerical estimates)."""
+
+    def _greedy(self, objective):
+        costs = np.where(self.costs_ < self.costs_.max(), self.budget + 1, self.costs_)
+        return alg.greedy_repeats(objective, self.n_features_in_, self.budget, costs)
+
+
 def _runner_up(objective, d, budget, costs):
     r = np.zeros(d, dtype=np.int64)
     path, left = [], budget
@@ -117,6 +156,14 @@ class FullUncorrected(alg.FullSelector):
         self.Sigma_ = alg.make_psd(s.second)
         self.r_, self.path_ = self._greedy(self.objective)
         return self
+
+
+class FullNoBias(alg.FullSelector):
+    """Full that ignores fit_intercept: no constant feature and no centring."""
+
+    def fit(self, J, y):
+        self.fit_intercept = False
+        return super().fit(J, y)
 
 
 class ScoringBiasedVarEst(alg.ScoringSelector):

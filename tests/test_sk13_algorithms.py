@@ -12,6 +12,7 @@ from scipy.optimize import minimize
 from theorycheck.algorithms.sk13 import (
     AveragesSelector,
     CopiesSelector,
+    CrowdAverageSelector,
     FullSelector,
     ScoringSelector,
     brute_force_repeats,
@@ -20,6 +21,7 @@ from theorycheck.algorithms.sk13 import (
     full_objective,
     greedy_repeats,
     make_psd,
+    r_loss,
     repeat_vectors,
     scoring_objective,
     var_est,
@@ -157,3 +159,69 @@ def test_selector_errors():
         FullSelector(budget=3, costs=[1, 0]).fit(np.zeros((5, 2, 2)), np.zeros(5))
     with pytest.raises(ParameterError, match="fit"):
         ScoringSelector(budget=3).fit_predictor(np.zeros((5, 2)), np.zeros(5))
+
+
+def test_r_loss_float_matches_the_exact_form_and_the_matrix_form():
+    """Float r_loss on an (m, d, k) array = the exact path on the same dyadic data = the paper's
+    matrix form wᵀΣ̂_r w − 2wᵀZ_r b̂ + yᵀy/m (Appendix A.2, before Lemma A.1)."""
+    rng = np.random.default_rng(5)
+    m, d, k = 7, 3, 3
+    J = rng.integers(-4, 5, size=(m, d, k)) / 4.0
+    y = rng.integers(-4, 5, size=m) / 4.0
+    w = rng.integers(-8, 9, size=d) / 4.0
+    for r in ([0, 1, 4], [2, 0, 0], [3, 3, 3], [0, 0, 0]):
+        exact = r_loss([Fraction(x) for x in w], r, [[[Fraction(x) for x in J[i, a]] for a in range(d)]
+                                                   for i in range(m)], [Fraction(x) for x in y])
+        z = np.diag(np.array(r) > 0).astype(float)
+        s = crowd_statistics(J, y)
+        v_r = np.diag(np.where(np.array(r) > 0, s.v / np.maximum(r, 1), 0.0))
+        sigma_r = z @ (s.second - np.diag(s.v / k) + v_r) @ z
+        matrix = w @ sigma_r @ w - 2 * w @ z @ s.b + y @ y / m
+        assert r_loss(w, np.array(r), J, y) == pytest.approx(float(exact), abs=1e-12)
+        assert matrix == pytest.approx(float(exact), abs=1e-12)
+    with pytest.raises(ParameterError):
+        r_loss(w, np.array([1, -1, 0]), J, y)
+    with pytest.raises(ParameterError):
+        r_loss(w[:2], np.array([1, 1]), J, y)
+
+
+def test_full_constant_feature_is_centring_plus_ybar_squared_when_nothing_is_clipped():
+    """Without clipping, the constant feature's Schur complement is the centred estimate: obĵ_f
+    with the constant = ȳ² + obĵ_f with centring, for every r, and the same r is chosen."""
+    c = diagonal_crowd(np.array([0.8, 0.6, 0.5]), np.array([0.3, -0.2, 0.25]), noise=0.1)
+    s = c.sample(20000, 2, np.random.default_rng(2))
+    y = s.y + 0.3
+    const = FullSelector(budget=4, fit_intercept=True, intercept="constant").fit(s.J + 0.25, y)
+    centre = FullSelector(budget=4, fit_intercept=True, intercept="centre").fit(s.J + 0.25, y)
+    assert np.linalg.eigvalsh(const.Sigma_)[0] > 0 and const.Sigma_.shape == (4, 4)
+    for r in repeat_vectors(3, 4):
+        assert const.objective(r) == pytest.approx(y.mean() ** 2 + centre.objective(r), abs=1e-12)
+    np.testing.assert_array_equal(const.r_, centre.r_)
+    with pytest.raises(ParameterError):
+        FullSelector(budget=2, fit_intercept=True, intercept="mean").fit(s.J[:10], y[:10])
+
+
+def test_crowd_average_buys_what_the_budget_allows_of_one_feature():
+    c = table1_crowd()
+    s = c.sample(200, 2, np.random.default_rng(1))
+    a = c.names.index("height (numerical)")
+    for B, expected in ((3, 0), (4, 1), (10, 2), (30, 7)):
+        sel = CrowdAverageSelector(budget=B, costs=c.costs, fit_intercept=True, feature=a).fit(s.J, s.y)
+        assert sel.r_[a] == expected and sel.r_.sum() == expected and c.costs @ sel.r_ <= B
+    with pytest.raises(ParameterError):
+        CrowdAverageSelector(budget=4, feature=12).fit(s.J, s.y)
+
+
+def test_published_crowd_has_table_1s_ratios():
+    """The Table 1 crowd of sk13.exp: v/σ equals the printed 'var' and b/σ is the printed 'height'
+    column times one label scale λ, for all 39 attributes; judgments and labels stay in [−1, 1]."""
+    from simulations.sk13 import TABLE1, published_crowd
+
+    c = published_crowd()
+    sd = np.sqrt(np.diag(c.Sigma))
+    np.testing.assert_allclose(c.v / sd, [v for _, v, _ in TABLE1], rtol=1e-12)
+    h = np.array([x for _, _, x in TABLE1])
+    lam = (c.b / sd)[np.argmax(np.abs(h))] / h[np.argmax(np.abs(h))]
+    np.testing.assert_allclose(c.b / sd, lam * h, atol=1e-15)
+    assert c.is_diagonal and c.label_bound <= 1 + 1e-12 and c.judgment_bound <= 1 + 1e-12
+    assert c.names == tuple(n for n, _, _ in TABLE1) and c.costs[c.names.index("height (numerical)")] == 4

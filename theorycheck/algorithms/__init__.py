@@ -71,17 +71,20 @@ __all__ = [
 from .sk13 import (
     AveragesSelector,
     CopiesSelector,
+    CrowdAverageSelector,
     FullSelector,
     ScoringSelector,
     external_covariance,
     full_objective,
     greedy_repeats,
     make_psd,
+    r_loss,
     scoring_objective,
     var_est,
 )
 
 keep_freed_memory()  # a fit at large d reuses the pages of the last one (theorycheck.memory)
 
-__all__ += ["AveragesSelector", "CopiesSelector", "FullSelector", "ScoringSelector", "external_covariance",
-            "full_objective", "greedy_repeats", "make_psd", "scoring_objective", "var_est"]
+__all__ += ["AveragesSelector", "CopiesSelector", "CrowdAverageSelector", "FullSelector", "ScoringSelector",
+            "external_covariance", "full_objective", "greedy_repeats", "make_psd", "r_loss", "scoring_objective",
+            "var_est"]

@@ -16,6 +16,7 @@ object                      paper
 :func:`make_psd`            §3.4, MakePSD: nearest PSD matrix in Frobenius norm (Higham 1988)
 :func:`scoring_objective`   eq. (1) / Alg. 1 line 8: Σ_{r[a]>0} b[a]²/(σ²[a] + v[a]/r[a])
 :func:`full_objective`      Alg. 1 lines 11–12: sub_r(b)ᵀ sub_r(Σ + Diag(v/r))⁺ sub_r(b)
+:func:`r_loss`              Appendix A.2: the r-loss ℓ_r(w, S) (Lemma A.2: unbiased for ℓ(w, D_r))
 :func:`greedy_repeats`      Alg. 1 lines 14–18 (with per-feature costs)
 :func:`brute_force_repeats` the maximum over all of R_B (the reference of Theorem 3.2)
 :class:`ScoringSelector`    Alg. 1, Scoring (§3.1)
@@ -24,6 +25,8 @@ object                      paper
                             the k-averages, r[a] ∈ {0, k}
 :class:`CopiesSelector`     §4 baseline 'Copies': forward selection over the k·d single
                             judgments, r[a] = copies of a selected
+:class:`CrowdAverageSelector` §4 baseline for height and weight: the crowd's numerical estimate
+                            alone, ⌊B/cost⌋ judgments averaged
 ==========================  ==================================================================
 
 Normalisation (the one thing to know when comparing with a closed form). With
@@ -50,9 +53,10 @@ from sklearn.base import BaseEstimator
 
 from ..validation import ParameterError, check_int, check_matrix
 
-__all__ = ["AveragesSelector", "CopiesSelector", "CrowdStatistics", "FullSelector", "ScoringSelector",
-           "brute_force_repeats", "crowd_statistics", "external_covariance", "external_variance", "full_objective",
-           "greedy_repeats", "make_psd", "repeat_vectors", "scoring_objective", "solve_exact", "var_est"]
+__all__ = ["AveragesSelector", "CopiesSelector", "CrowdAverageSelector", "CrowdStatistics", "FullSelector",
+           "ScoringSelector", "brute_force_repeats", "crowd_statistics", "external_covariance", "external_variance",
+           "full_objective", "greedy_repeats", "make_psd", "r_loss", "repeat_vectors", "scoring_objective",
+           "solve_exact", "var_est"]
 
 
 # ---------------------------------------------------------------------- eq. (2)
@@ -220,6 +224,48 @@ def full_objective(r, b, Sigma, v):
     return float(np.sum(proj**2 / vals[keep]))
 
 
+def r_loss(w, r, J, y):
+    """ℓ_r(w, S): the r-loss of Appendix A.2 averaged over the training set S = (J, y).
+
+    For one object with k[i] ≥ 2 judgments x[i](1..k[i]) of each feature i, average x̄[i] and
+    label y, ℓ_r(w, x, y) = (⟨Z_r w, x̄⟩ − y)² + Σ_{i: r[i] > 0} w[i]²·VarEst(x[i](·))·(1/r[i] − 1/k[i]),
+    with Z_r the 0/1 diagonal of r > 0; ℓ_r(w, S) is its mean over the m objects. Lemma A.2:
+    its expectation over S is ℓ(w, D_r), the loss of w on objects judged r[i] times.
+
+    ``J`` is either a float array (m, d, k) (the same k for every feature) or, for exact
+    arithmetic, a sequence of m objects, each a sequence of d sequences of judgments (Fractions or
+    ints; feature i may hold its own number k[i] ≥ 2 of them); then ``w`` and ``y`` are rationals
+    and a Fraction is returned.
+    """
+    if isinstance(J, list | tuple):
+        m = len(J)
+        if m < 1 or len(y) != m:
+            raise ParameterError(f"r_loss needs at least one object and one label per object, got {m} and {len(y)}")
+        d = len(w)
+        if len(r) != d or any(int(x) < 0 for x in r) or any(len(obj) != d for obj in J):
+            raise ParameterError(f"r_loss: w, r and every object must have the same number {d} of features")
+        total = Fraction(0)
+        for obj, label in zip(J, y, strict=True):
+            pred = sum((Fraction(w[i]) * sum(map(Fraction, obj[i]), Fraction(0)) / len(obj[i])
+                        for i in range(d) if r[i] > 0), Fraction(0))
+            total += (pred - Fraction(label)) ** 2
+            for i in range(d):
+                if r[i] > 0:
+                    spread = Fraction(1, int(r[i])) - Fraction(1, len(obj[i]))
+                    total += Fraction(w[i]) ** 2 * var_est(list(obj[i])) * spread
+        return total / m
+    J, y = _check_training(J, y)
+    m, d, k = J.shape
+    w = check_matrix("w", w, ndim=1)
+    r = np.asarray(r)
+    if w.shape != (d,) or r.shape != (d,) or np.any(r < 0):
+        raise ParameterError(f"r_loss: w and r must be {d}-vectors, r ≥ 0; got shapes {w.shape} and {r.shape}")
+    on = r > 0
+    z = np.where(on, w, 0.0)
+    correction = np.where(on, z**2 * (1.0 / np.maximum(r, 1) - 1.0 / k), 0.0)
+    return float(np.mean((J.mean(axis=2) @ z - y) ** 2 + var_est(J, axis=2) @ correction))
+
+
 # ---------------------------------------------------------------------- greedy and brute force
 def _costs(costs, d):
     if costs is None:
@@ -364,19 +410,37 @@ class ScoringSelector(_Selector):
 
 class FullSelector(ScoringSelector):
     """Algorithm 1, Full (§3.2): greedy maximisation of obĵ_f(r) = sub_r(b̂)ᵀ M_r⁺ sub_r(b̂) with
-    Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k). Same parameters as :class:`ScoringSelector`; after
-    ``fit``: ``r_``, ``path_``, ``b_``, ``v_``, ``Sigma_`` and ``objective(r)``."""
+    Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k). Same parameters as :class:`ScoringSelector`, and
+    ``intercept`` (used when ``fit_intercept``): "centre" (the default) centres x̄ and y and works
+    on the d × d matrix, as Scoring does; "constant" is §3.4's construction for Full: a free
+    feature x̄[0] ≡ 1 (v̂[0] = 0, always selected, no cost) is prepended and MakePSD is applied to
+    the (d + 1) × (d + 1) matrix, with no centring. After ``fit``: ``r_``, ``path_``, ``b_``,
+    ``v_``, ``Sigma_`` (of size d + 1, index 0 the constant, with "constant") and
+    ``objective(r)`` for r ∈ ℕ^d."""
+
+    def __init__(self, budget: int = 10, costs=None, fit_intercept: bool = False, intercept: str = "centre"):
+        super().__init__(budget=budget, costs=costs, fit_intercept=fit_intercept)
+        self.intercept = intercept
 
     def fit(self, J, y):
         J, y = self._validate(J, y)
-        s = crowd_statistics(J, y, centre=self.fit_intercept)
-        self.b_, self.v_ = s.b, s.v
-        self.Sigma_ = make_psd(s.second - np.diag(s.v / s.k))
+        if self.intercept not in ("centre", "constant"):
+            raise ParameterError(f"intercept must be 'centre' or 'constant', got {self.intercept!r}")
+        self.constant_ = bool(self.fit_intercept) and self.intercept == "constant"
+        s = crowd_statistics(J, y, centre=bool(self.fit_intercept) and not self.constant_)
+        if self.constant_:
+            x = np.column_stack([np.ones(s.m), s.xbar])
+            self.b_, self.v_, second = x.T @ s.y / s.m, np.r_[0.0, s.v], x.T @ x / s.m
+        else:
+            self.b_, self.v_, second = s.b, s.v, s.second
+        self.Sigma_ = make_psd(second - np.diag(self.v_ / s.k))
         self.r_, self.path_ = self._greedy(self.objective)
         return self
 
     def objective(self, r) -> float:
-        """obĵ_f(r) (Alg. 1 lines 11–12)."""
+        """obĵ_f(r) (Alg. 1 lines 11–12); with the constant feature, of (1, r)."""
+        if getattr(self, "constant_", False):
+            r = np.r_[1, np.asarray(r, dtype=np.int64)]
         return full_objective(r, self.b_, self.Sigma_, self.v_)
 
 
@@ -437,4 +501,25 @@ class CopiesSelector(_Selector):
         chosen = _forward_selection(columns, y, np.repeat(self.costs_, k), self.budget, self.fit_intercept)
         self.path_ = [j // k for j in chosen]
         self.r_ = np.bincount(np.asarray(self.path_, dtype=np.int64), minlength=d).astype(np.int64)
+        return self
+
+
+class CrowdAverageSelector(_Selector):
+    """§4 baseline for height and weight: average only the crowd's numerical estimates of the
+    label (feature ``feature``), as many as the budget buys (⌊B/costs[feature]⌋, so B/4 when a
+    numerical judgment costs 4), and nothing else. The prediction is the final least-squares
+    predictor on that one average (with ``fit_intercept``, an affine map of it), as for every
+    selector. Sets ``r_`` and ``path_``."""
+
+    def __init__(self, budget: int = 10, costs=None, fit_intercept: bool = False, feature: int = -1):
+        super().__init__(budget=budget, costs=costs, fit_intercept=fit_intercept)
+        self.feature = feature
+
+    def fit(self, J, y):
+        J, y = self._validate(J, y)
+        d = J.shape[1]
+        a = check_int("feature", self.feature, low=-d, high=d - 1) % d
+        self.r_ = np.zeros(d, dtype=np.int64)
+        self.r_[a] = self.budget // int(self.costs_[a])
+        self.path_ = [a] * int(self.r_[a])
         return self
