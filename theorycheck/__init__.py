@@ -1,6 +1,8 @@
 """theorycheck: executable checks of the theory of budgeted learning."""
 
 __version__ = "0.1.0"
+#: the entry-point group through which an installed package registers its claims modules
+CLAIMS_ENTRY_POINTS = "theorycheck.claims"
 
 
 def __getattr__(name):  # verify and conform load the library only when used (`theorycheck list` stays fast)

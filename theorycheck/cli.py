@@ -135,6 +135,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
                      epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
                      + "\nlist, report, show and errata exit 0, or 2 on bad usage.", formatter_class=raw)
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     claims_help = ("also the claims of this module (dotted name, found from the current folder too); "
@@ -231,7 +234,8 @@ def _cmd_list(args) -> int:
         print(json.dumps(claims, indent=2))
     else:
         for c in claims:
-            print(f"{c['id']:<22} {c['kind']:<12} {c['reference']:<14} {c['title']}")
+            reference = c["reference"] if len(c["reference"]) <= 30 else c["reference"][:29] + "…"
+            print(f"{c['id']:<22}  {c['kind']:<12}  {reference:<30}  {c['title']}")
         if not claims:
             print(f"{args.paper} has no claims yet (papers with claims: "
                   + ", ".join(sorted({c["paper"] for c in listing["claims"]})) + ")")
@@ -251,9 +255,9 @@ def claim_listing(claims_modules=()) -> dict:
     from importlib.metadata import entry_points
     from importlib.util import find_spec
 
-    from .claims import ENTRY_POINTS
+    from . import CLAIMS_ENTRY_POINTS
 
-    if claims_modules or entry_points(group=ENTRY_POINTS):
+    if claims_modules or entry_points(group=CLAIMS_ENTRY_POINTS):
         from .claims import PAPERS, load_claims, select
 
         load_claims(claims_modules)
