@@ -211,3 +211,32 @@ def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
 
     with pytest.raises(ParameterError, match=r"summary\.json is damaged"):
         report.render(tmp_path, registry={})
+
+
+def test_the_cache_keeps_the_run_just_used_and_the_three_most_recent_others(tmp_path):
+    import os
+
+    from theorycheck.runner import CACHE_KEPT_PER_CLAIM, _prune_cache
+
+    claim = tmp_path / ".cache" / "cbss11.lemma7"
+    runs = [claim / f"{i:020d}" for i in range(7)]
+    for age, run in enumerate(runs):
+        (run).mkdir(parents=True)
+        (run / "task-0.json").write_text("{}")
+        os.utime(run, (1_000_000 - age * 1000, 1_000_000 - age * 1000))  # runs[0] the newest
+    _prune_cache(runs[-1])  # the oldest is the one this run used
+    kept = sorted(p.name for p in claim.iterdir())
+    assert len(kept) == CACHE_KEPT_PER_CLAIM
+    assert kept == sorted([runs[-1].name, *(r.name for r in runs[:CACHE_KEPT_PER_CLAIM - 1])])
+
+
+def test_clean_removes_the_cache_and_keeps_the_report(tmp_path, capsys):
+    from theorycheck.cli import main
+
+    assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / ".cache").is_dir()
+    capsys.readouterr()
+    assert main(["clean", "--out", str(tmp_path)]) == 0
+    assert "MB of cached tasks" in capsys.readouterr().out
+    assert not (tmp_path / ".cache").exists() and (tmp_path / "index.html").exists()
+    assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]) == 0  # recomputed

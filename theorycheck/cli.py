@@ -134,7 +134,7 @@ def _build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
                      epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
-                     + "\nlist, report, show and errata exit 0, or 2 on bad usage.", formatter_class=raw)
+                     + "\nlist, report, show, errata and clean exit 0, or 2 on bad usage.", formatter_class=raw)
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
@@ -176,6 +176,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="also run each claim once per planted defect it declares (same profile and seed) and "
                         "show on its page what each defect's verdict was on this code version")
     claims_option(p)
+
+    p = sub.add_parser("clean", help="delete the cached tasks under --out (the report and results stay)")
+    p.add_argument("--out", default="reports", help="the output folder (default reports/)")
 
     p = sub.add_parser("report", help="re-render the report from stored results")
     p.add_argument("--out", default="reports")
@@ -504,6 +507,22 @@ def _undecided_lines(records: list[dict]) -> list[str]:
     return ["undecided or not reproduced, in the claims that are not PASS:", *body]
 
 
+def _cmd_clean(args) -> int:
+    """Delete ``<out>/.cache`` (tasks, timings) and ``<out>/.power`` (planted-defect runs); say how much."""
+    import shutil
+
+    out = Path(args.out)
+    if not out.is_dir():
+        raise ParameterError(f"--out {args.out!r} is not a folder")
+    freed = 0
+    for folder in (out / ".cache", out / ".power"):
+        if folder.is_dir():
+            freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+            shutil.rmtree(folder)
+    print(f"removed {freed / 1e6:.1f} MB of cached tasks from {out} (the next verify recomputes them)")
+    return EXIT_OK
+
+
 def _cmd_report(args) -> int:
     from . import report
 
@@ -682,6 +701,7 @@ def main(argv: list[str] | None = None) -> int:
 
             load_claims(args.claims)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
+                    "clean": _cmd_clean,
                     "errata": _cmd_errata, "conform": _cmd_conform}
         return commands[args.command](args)
     except ParameterError as err:

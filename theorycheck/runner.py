@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -414,6 +415,8 @@ def run_claims(
             client.close()
     wall = time.perf_counter() - start
     _write_timings(out, history, plans, stored, profile)
+    for plan in plans:
+        _prune_cache(plan.cache_dir)
     for i in range(len(plans)):
         finish(i, final=True)
     records = [finished[i] for i in range(len(plans))]
@@ -536,6 +539,22 @@ def _write_timings(out: Path, history, plans, stored, profile: str) -> None:
         if times and all(isinstance(t, int | float) for t in times):
             history[f"{plan.claim.id}|{profile}"] = [round(float(t), 4) for t in times]
     write_json(out / ".cache" / _TIMINGS, history)
+
+
+#: cached runs kept per claim: the one just used and the most recently used others (another
+#: profile, seed or subject); older ones, e.g. of an earlier code version, are deleted
+CACHE_KEPT_PER_CLAIM = 4
+
+
+def _prune_cache(used: Path) -> None:
+    """Mark ``used`` as just used and delete its claim's cached runs beyond CACHE_KEPT_PER_CLAIM."""
+    if not used.is_dir():
+        return
+    os.utime(used)
+    runs = [p for p in used.parent.iterdir() if p.is_dir() and len(p.name) == 20 and p != used]
+    runs.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in runs[CACHE_KEPT_PER_CLAIM - 1:]:
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def _read_cached_task(path: Path) -> dict | None:
