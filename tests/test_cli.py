@@ -252,7 +252,7 @@ def test_a_paper_without_claims_says_so(capsys, monkeypatch):
 
     listing = cli.claim_listing()
     without = {**listing, "claims": [c for c in listing["claims"] if c["paper"] != "sk13"]}
-    monkeypatch.setattr(cli, "claim_listing", lambda: without)
+    monkeypatch.setattr(cli, "claim_listing", lambda claims_modules=(): without)
     status, out, _ = run(capsys, "list", "--paper", "sk13")
     assert status == 0 and out.startswith("sk13 has no claims yet") and "cbss11" in out
 

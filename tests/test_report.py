@@ -96,7 +96,8 @@ def test_page_shows_power_errata_contracts_and_trivial_learner(claim, tmp_path):
     record, page = run_synthetic(claim, tmp_path)
     assert record["verdict"] == PASS and not record["vacuous"]
     assert "Vacuous instance" not in page
-    assert "Power: what this check can catch" in page and "tests/test_power.py" in page
+    assert "Power: what this check can catch" in page and "run (--power)" in page
+    assert "so no test of ours runs its" in page  # a claim of the tests' own module, not one of the five papers
     assert "value doubled" in page and "caught (FAIL)" in page
     assert "not caught" in page and "loose by a factor 4" in page
     assert "--subject learner=tests.test_report:replacement_learner" in page  # how to plant it
