@@ -23,7 +23,8 @@ UNIT_TESTS = [
 def tests(session: nox.Session) -> None:
     """The regression tests, including every claim on the quick profile."""
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    # one worker per core; work stealing evens out the few long tests (every claim on quick)
+    session.run("pytest", "-n", "auto", "--dist", "worksteal", *session.posargs)
 
 
 @nox.session
