@@ -296,3 +296,27 @@ class PlainAERRDefaultEta(PlainAERR):
 
     def step_size(self, d, m):
         return math.sqrt(self.k / (d * m))
+
+
+#: a user's configured instance with the default-η defect (for ``--subject learner=...:PLAIN_DEFAULT_ETA``)
+PLAIN_DEFAULT_ETA = PlainAERRDefaultEta(k=2)
+
+
+class PlainAERRTakesRecording(PlainAERR):
+    """Accepts record_trajectory=True but records nothing: the claims that need a path cannot run on it."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False):
+        super().__init__(k, B, eta, random_state)
+        self.record_trajectory = record_trajectory
+
+
+class MyAERRIgnoresEta(MyAERR):
+    """Steps with √(k/(dm)) whatever η it is given, and says so in eta_."""
+
+    def fit(self, X, y):
+        given = self.eta
+        self.eta = math.sqrt(self.k / (np.shape(X)[0] * np.shape(X)[1]))
+        try:
+            return super().fit(X, y)
+        finally:
+            self.eta = given
