@@ -320,3 +320,39 @@ class MyAERRIgnoresEta(MyAERR):
             return super().fit(X, y)
         finally:
             self.eta = given
+
+
+# ---------------------------------------------------------------------- the same plain AERR, recording its path
+from theorycheck.recording import RecordsPath  # noqa: E402 (the README's example: the two lines it adds)
+
+
+class RecordedAERR(RecordsPath):  # added line 1 of 2
+    """PlainAERR with its path recorded by :class:`theorycheck.recording.RecordsPath`: the class inherits it
+    and calls ``self.record`` once per step; nothing else differs."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        self.k, self.B, self.eta, self.random_state = k, B, eta, random_state
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        eta = math.sqrt(k / (2 * d * m)) if self.eta is None else float(self.eta)  # Theorem 3.1
+        rng = np.random.default_rng(self.random_state)
+        w = np.full(d, 1e-3 * B / math.sqrt(d))  # line 1: w_1 ≠ 0, ‖w_1‖ ≤ B
+        total, n_read = np.zeros(d), 0
+        for t in range(m):
+            x = X[t]
+            idx = rng.integers(0, d, size=k)  # lines 3-7
+            x_tilde = np.zeros(d)
+            np.add.at(x_tilde, idx, d / k * x[idx])
+            j = int(rng.choice(d, p=w * w / (w @ w)))  # line 8
+            g = ((w @ w) * x[j] / w[j] - y[t]) * x_tilde
+            self.record(w=w, g=g, read=[*idx, j], eta=eta, B=B)  # added line 2 of 2
+            total += w
+            n_read += len(set(idx.tolist()) | {j})
+            v = w - eta * g
+            w = v * B / max(np.linalg.norm(v), B)
+        self.coef_ = total / m
+        self.n_attributes_seen_ = n_read
+        return self

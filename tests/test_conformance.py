@@ -380,3 +380,24 @@ def test_a_claims_cause_is_its_most_specific_reason():
               "findings": [{"finding": "a", "outcome": "REVERSED"}]}
     assert conformance._record_cause(record) == "a: REVERSED"
     assert conformance._record_cause({"verdict": "FAIL", "decision": "first line\nsecond"}) == "first line"
+
+
+def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_plain_learner():
+    from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
+    from theorycheck.observe import observed_fit
+
+    assert "record_trajectory" in str(inspect.signature(mine.RecordedAERR))
+    assert TRAJECTORY_LEARNER.missing(mine.RecordedAERR) == []  # the lemmas' contract
+    assert TRAJECTORY_LEARNER.missing(mine.PlainAERR) == ["constructor keyword record_trajectory="]
+    rng = np.random.default_rng(12)
+    X, y = rng.uniform(-1.0, 1.0, size=(50, 6)) / np.sqrt(6), rng.uniform(-1.0, 1.0, size=50)
+    plain = mine.RecordedAERR(k=2, random_state=5).fit(X, y)
+    model, read, _ = observed_fit(mine.RecordedAERR(k=2, random_state=5, record_trajectory=True), X, y)
+    assert not hasattr(plain, "trajectory_") and np.array_equal(plain.coef_, model.coef_)
+    assert np.array_equal(plain.coef_, mine.PlainAERR(k=2, random_state=5).fit(X, y).coef_)  # the same learner
+    path = model.trajectory_
+    assert path["w"].shape == path["g"].shape == (50, 6) and path["eta"] == np.sqrt(2 / (2 * 6 * 50))
+    assert np.array_equal(path["w"].mean(axis=0), model.coef_)  # copies, not the live iterate
+    assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
+    check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
+    assert check.ran and check.verdict == "PASS", check.decision
