@@ -1,15 +1,19 @@
-"""Does *your* implementation do what the paper's algorithm does? Four checks per algorithm.
+"""Does *your* implementation do what the paper's algorithm does? Five checks per algorithm.
 
-``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``)
-runs, for an algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's
-GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
+``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``;
+a class, or an instance run with its own parameters, see :func:`configured`) runs, for an
+algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's GAERR, DDAERR,
+TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
 
 1. **claims**: every claim that has the built-in class as any of its subjects (``learner``,
    ``aer``, ``uniform``, ...), with yours in each such place. The quick profile runs the lemmas
    only (cheap for any learner; :func:`claims_for`); the theorems, rates, lower bounds and
    experiments fit the learner millions of times and run at the full profile, and at quick the
-   behaviour check (3.) stands in for them;
-2. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
+   behaviour check (4.) stands in for them;
+2. **parameters**: the learner's own defaults (a class) or configuration (an instance) against the
+   theorem's: η (fixed in the parameters, read from ``eta_`` after fit, or for AERR from two fits at
+   d = k = 1 where Algorithm 1 is deterministic) and w₁ in the ball; exact;
+3. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
    times on one example shown twice (m = 2; the two-phase learners see it m₁ more times first)
    and records its path; step 1 (at w₁) and step 2 (at each distinct w₂ your runs reach) give
    i.i.d. draws of g̃ whose exact law :mod:`theorycheck.estimators` enumerates (ks15's learners at
@@ -21,26 +25,30 @@ GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
    that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
    bound: a biased estimate, or one with another second moment, moves probability off the support
    or between outcomes;
-3. **behaviour**: w̄ must lie in the algorithm's ball (the theorems' conclusion; exact), and the
+4. **behaviour**: w̄ must lie in the algorithm's ball (the theorems' conclusion; exact), and the
    excess risk of w̄ over seeds on registered designs, yours against the built-in's, is compared
    by the exact two-sample Kolmogorov–Smirnov test at δ/(designs) each;
-4. **attributes**: an independent audit. The attributes your run says it read (``read``, an
-   (m, r) index array padded with −1, or else the ``coordinates`` and ``j`` of its path; they
-   must name as many (example, attribute) pairs as ``n_attributes_seen_``) are kept, every
-   other entry of X is replaced by NaN, and a refit with the same random state must return the
-   same w̄ bit for bit; no example may have more attributes read than the algorithm's budget
-   (:attr:`Spec.extra_reads`: k + 1 for hk12's and ks15's learners, k for cbss11's). A learner
-   that rejects NaN up front (or crashes on one) gets noise in [−1, 1] instead.
+5. **attributes**: an independent audit of the reads, observed rather than reported. ``fit`` gets a
+   watched view of X (:mod:`theorycheck.observe`) that logs every entry whose value leaves it; every
+   entry not observed read is then replaced by NaN and a refit with the same random state must return
+   the same w̄ bit for bit (a read the view missed and that mattered cannot pass); no example may have
+   more attributes read than the algorithm's budget (:attr:`Spec.extra_reads`: k + 1 for hk12's and
+   ks15's learners, k for cbss11's), and ``n_attributes_seen_`` may not be smaller than the count
+   observed. When the refit differs (a compiled kernel on the raw buffer, ...), the view was defeated
+   and the reads the path reports (``read``, an (m, r) index array padded with −1, or ``coordinates``
+   and ``j``) are audited the same way. A learner that rejects NaN up front (or crashes on one) gets
+   noise in [−1, 1]/√d instead.
 
-A learner whose ``fit`` raises gets FAIL with the cause; one that cannot be built with the
-keywords a check needs (``record_trajectory``) gets INCONCLUSIVE for that check. A ``k``, ``B``
+A learner whose ``fit`` raises gets FAIL with the cause. A check the learner cannot take (no
+``record_trajectory``, no path, a defeated view and no reported reads) is NOT RUN
+(``Check.ran`` False) with the reason: it is listed, and left out of the verdict unless
+``require`` names it (then it counts as INCONCLUSIVE); nothing run is INCONCLUSIVE, never PASS.
+Every check that is not PASS carries its most specific cause (``Check.cause``). A ``k``, ``B``
 or ``eta`` the built-in refuses raises :class:`ParameterError` before any work.
 
 Allowed interpretations are parameters: both learners get the same ``k``, ``B``, ``eta`` (where
 the algorithm has one) and the options the :class:`Spec` lists (q, second moments, m₁, ...),
-and the built-in's defaults for the rest; the result lists them. A check the learner cannot take
-(no ``record_trajectory``, a path that does not cover every example) is INCONCLUSIVE with the
-reason, never PASS.
+and the built-in's defaults for the rest; the result lists them.
 """
 
 from __future__ import annotations
