@@ -325,6 +325,8 @@ def test_the_view_sees_what_it_claims_and_reports_what_defeats_it():
                 self.coef_[0] = X[1][2]
             elif self.how == "fancy":
                 self.coef_[:2] = np.asarray(X, dtype=float)[0, [0, 2]]
+            elif self.how == "take":
+                self.coef_[:2] = np.take(X.T[1], [3, 0])
             elif self.how == "ufunc":
                 self.coef_[0] = np.abs(X[:, 1]).sum()
             elif self.how == "iterate":
@@ -334,7 +336,8 @@ def test_the_view_sees_what_it_claims_and_reports_what_defeats_it():
             return self
 
     X = np.arange(12.0).reshape(4, 3)
-    expected = {"scalar": [(1, 2)], "fancy": [(0, 0), (0, 2)], "ufunc": [(r, 1) for r in range(4)],
+    expected = {"scalar": [(1, 2)], "fancy": [(0, 0), (0, 2)], "take": [(0, 1), (3, 1)],
+                "ufunc": [(r, 1) for r in range(4)],
                 "iterate": [(2, c) for c in range(3)], "alias": []}
     for how, entries in expected.items():
         _, read, _ = observed_fit(Reads(how), X, np.zeros(4))

@@ -1,15 +1,15 @@
 """Which entries of X did a learner read? Observed from the outside, for plain Python/NumPy code.
 
-:func:`observed_fit` hands ``fit`` a :class:`Watched` view of X: an ``ndarray`` subclass that
-shares X's values and carries, for each of its elements, the position of that element in X. An
-entry counts as *read* when its value leaves the view: a scalar index (``x[j]``), an advanced index
-(``x[idx]``, ``x[mask]``), any ufunc or NumPy function that takes the view (``w @ x``, ``np.abs(x)``,
-``x.sum()``, ``np.linalg.norm(x)``: every element of the operand), iteration, ``dot``, ``tolist``,
-``item``. Basic slicing (``X[t]``, ``X[:, j]``) and shape changes return views that keep watching,
-and are not reads. While ``fit`` runs, ``numpy.asarray``, ``asanyarray``, ``array``,
-``ascontiguousarray`` and ``asfortranarray`` return a view (or a copy) that keeps watching when they
-are given one, so the usual first line ``X = np.asarray(X, dtype=float)`` does not end the
-observation.
+:func:`observed_fit` hands ``fit`` a :class:`Watched` view of X: an ``ndarray`` subclass that shares
+X's values and carries, for each of its elements, the position of that element in X. An entry counts
+as *read* when its value leaves the view: a scalar index (``x[j]``), an advanced index (``x[idx]``,
+``x[mask]``, ``np.take(x, idx)``), any ufunc or NumPy function that takes the view (``w @ x``,
+``np.abs(x)``, ``x.sum()``, ``np.linalg.norm(x)``: every element of the operand), iteration,
+``dot``, ``tolist``, ``item``. Basic slicing (``X[t]``, ``X[:, j]``) and shape changes return views
+that keep watching, and are not reads. While ``fit`` runs, ``numpy.asarray``, ``asanyarray``,
+``array``, ``ascontiguousarray`` and ``asfortranarray`` return a view (or a copy) that keeps
+watching when they are given one, so the usual first line ``X = np.asarray(X, dtype=float)`` does
+not end the observation.
 
 Why an ndarray subclass: a learner written for NumPy arrays takes it unchanged (``X.shape``,
 slicing, ufuncs, ``@``), and NumPy's dispatch protocols (``__array_ufunc__``,
@@ -121,6 +121,10 @@ class Watched(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _METADATA_FUNCTIONS:
             return func(*_strip(args), **_strip(kwargs))
+        if func is np.take and args and args[0] is self and self._positions is not None:  # reads what it names
+            rest, options = _unwrap_all(args[1:], func), _unwrap_all(kwargs, func)
+            self._log.mark(np.take(self._positions, *rest, **options))
+            return np.take(self._plain(), *rest, **options)
         if func in _SHAPE_FUNCTIONS and args and args[0] is self and self._positions is not None:
             rest, options = _unwrap_all(args[1:], func), _unwrap_all(kwargs, func)
             return Watched(func(self._plain(), *rest, **options), func(self._positions, *rest, **options), self._log)
