@@ -245,8 +245,8 @@ class Conformance:
             if c.verdict != stats.PASS and c.cause:
                 lines.append(f"      cause: {c.cause}")
         if self.not_run:
-            lines.append("  not run" + (" (" + ", ".join(self.required) + " required: INCONCLUSIVE)"
-                                         if set(self.required) & {c.name for c in self.not_run} else
+            required = [c.name for c in self.not_run if c.name in self.required]
+            lines.append("  not run" + (f" ({', '.join(required)} required: INCONCLUSIVE)" if required else
                                          " (not counted; --require NAME,... counts them as INCONCLUSIVE)") + ":")
             lines += [f"  [{self._label(c)}] {c.name}: {c.decision}" for c in self.not_run]
         lines += [f"  note: {note}" for note in self.notes]
