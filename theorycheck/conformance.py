@@ -257,7 +257,7 @@ class Conformance:
 
         def row(c: Check) -> str:
             label = self._label(c)
-            cause = (f"<p><b>cause</b>: {escape(c.cause)}</p>" if c.cause and c.verdict != stats.PASS else "")
+            cause = f"<p><b>cause</b>: {escape(c.cause)}</p>" if c.ran and c.cause and c.verdict != stats.PASS else ""
             return (f"<tr><td>{c.name}</td><td><span class='verdict {c.verdict if c.ran else ''}'>{label}</span></td>"
                     f"<td>{cause}{escape(c.decision)}</td></tr>")
 
