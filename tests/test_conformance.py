@@ -363,6 +363,7 @@ def test_conform_on_a_plain_learner_never_exits_2_after_the_work(tmp_path, capsy
     assert cli.main([*base, "--no-claims", "--require", "estimator,attributes"]) == 3
     assert "estimator required, NOT RUN: the learner cannot be built with record_trajectory" in capsys.readouterr().err
     assert cli.main([*base, "--require", "estimatr"]) == 2  # bad usage: before any work
+    assert cli.main([*base, "--require", "claims", "--no-claims"]) == 2
     status = cli.main(["conform", "AERR", "--subject", "learner=tests.conformance_learners:PLAIN_DEFAULT_ETA",
                        "--no-claims", "--quiet", "--out", str(out)])
     assert status == 1 and "parameters FAIL: η used 0.70710678" in capsys.readouterr().err

@@ -465,6 +465,8 @@ def _cmd_conform(args) -> int:
     unknown = [name for name in require if name not in CHECKS]
     if unknown:
         raise ParameterError(f"--require: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
+    if "claims" in require and args.no_claims:
+        raise ParameterError("--require claims and --no-claims contradict each other")
     learner = _load_subject(subjects["learner"])
     configured(learner)  # an instance that cannot be cloned: one line and exit status 2, before any work
     if args.seed < 0:

@@ -365,6 +365,8 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     unknown = [name for name in require if name not in CHECKS]
     if unknown:
         raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks are {', '.join(CHECKS)}")
+    if "claims" in require and not claims:
+        raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
     spec = ALGORITHMS[algorithm]
     make, own, name = configured(learner)
