@@ -370,9 +370,11 @@ def test_conform_on_a_plain_learner_never_exits_2_after_the_work(tmp_path, capsy
 
 
 def test_a_claim_stopped_by_a_learner_without_a_path_is_not_run(tmp_path):
-    check = conformance._claims_check(SPEC, mine.PlainAERRTakesRecording, {"hk12.lemma3.2": ("learner",)}, [],
-                                      "quick", 0, tmp_path, jobs=1)
-    assert not check.ran and "does not record its path" in check.details["refused"]["hk12.lemma3.2"], check.decision
+    places = {"hk12.lemma3.2": ("learner",), "hk12.lemma3.3": ("learner",)}
+    check = conformance._claims_check(SPEC, mine.PlainAERRTakesRecording, places, [], "quick", 0, tmp_path, jobs=1)
+    assert not check.ran and check.details["claims"] == {}, check.decision
+    for cid in places:  # run one at a time after the group stopped: each refusal has its own reason
+        assert "does not record its path" in check.details["refused"][cid], check.decision
 
 
 def test_a_claims_cause_is_its_most_specific_reason():

@@ -467,7 +467,15 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
                 records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
                                       progress=progress)
             except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
-                refused.update({c.id: str(err).splitlines()[0] for c in group})
+                if len(group) == 1:
+                    refused[group[0].id] = str(err).splitlines()[0]
+                    continue
+                for c in group:  # one at a time, so that the others still report (finished tasks are cached)
+                    try:
+                        records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
+                                              jobs=jobs, progress=progress)
+                    except ParameterError as one:
+                        refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
                 for r in records] + [stats.INCONCLUSIVE] * (len(refused) if required else 0)
     listed = "; ".join([f"{r['id']} {r['verdict']}" for r in records]
