@@ -662,7 +662,7 @@ def _fitted(name: str, learner, keywords: dict, state: int, X, y):
     built with these keywords, FAIL when its fit raises (a subject's failure is a verdict)."""
     try:
         model = learner(**keywords, random_state=state, record_trajectory=True)
-    except TypeError as err:
+    except Exception as err:  # TypeError for a missing keyword, or its own refusal of one: it cannot take this check
         return None, _not_run(name, "the learner cannot be built with record_trajectory=True and "
                               f"{', '.join(keywords)}, so nothing was checked: {type(err).__name__}: {err}")
     try:
@@ -891,7 +891,7 @@ def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     m = X.shape[0]
     try:
         model = learner(**keywords, random_state=state)
-    except TypeError as err:
+    except Exception as err:
         return f"the learner cannot be built with {', '.join(keywords)}: {type(err).__name__}: {err}"
     try:
         with warnings.catch_warnings():
