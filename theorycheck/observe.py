@@ -250,7 +250,7 @@ def _converting(original):
 def observed_fit(model, X: np.ndarray, y: np.ndarray):
     """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
     entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.array(X, dtype=np.float64, order="C")  # a copy: a learner that writes into its X leaves ours alone
     log = _Log(X.size)
     view = Watched(X, np.arange(X.size).reshape(X.shape), log)
     with _LOCK:
