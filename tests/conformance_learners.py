@@ -244,3 +244,115 @@ class BaselineDiagonalDminus1(MyBaseline):
     """The diagonal of A_t weighted (d − 1)/k instead of d/k: Ā is biased on its diagonal."""
 
     diagonal_weight = staticmethod(lambda d, k: (d - 1) / k)
+
+
+# ---------------------------------------------------------------------- a plain AERR: scikit-learn's shape only
+class PlainAERR:
+    """hk12 Algorithm 1 as a user writes it: no path, no record_trajectory, no partial_fit; fit sets
+    coef_ and n_attributes_seen_ (distinct attributes read per example, summed)."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        self.k, self.B, self.eta, self.random_state = k, B, eta, random_state
+
+    def step_size(self, d, m):
+        return math.sqrt(self.k / (2 * d * m))  # Theorem 3.1
+
+    def inner(self, w, x, j):
+        return (w @ w) * x[j] / w[j]  # line 9: reads x[j] only
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        eta = self.step_size(d, m) if self.eta is None else float(self.eta)
+        rng = np.random.default_rng(self.random_state)
+        w = np.full(d, 1e-3 * B / math.sqrt(d))  # line 1: w_1 ≠ 0, ‖w_1‖ ≤ B
+        total, n_read = np.zeros(d), 0
+        for t in range(m):
+            x = X[t]
+            idx = rng.integers(0, d, size=k)  # lines 3-7
+            x_tilde = np.zeros(d)
+            np.add.at(x_tilde, idx, d / k * x[idx])
+            j = int(rng.choice(d, p=w * w / (w @ w)))  # line 8
+            g = (self.inner(w, x, j) - y[t]) * x_tilde
+            total += w
+            n_read += len(set(idx.tolist()) | {j})
+            v = w - eta * g
+            w = v * B / max(np.linalg.norm(v), B)
+        self.coef_ = total / m
+        self.n_attributes_seen_ = n_read
+        return self
+
+
+class PlainAERRReadsEverything(PlainAERR):
+    """Uses the exact ⟨w, x⟩ (all d attributes) but counts k + 1 reads per example, as the paper does."""
+
+    def inner(self, w, x, j):
+        return w @ x
+
+
+class PlainAERRDefaultEta(PlainAERR):
+    """Its only defect: the default step size √(k/(dm)), not Theorem 3.1's √(k/(2dm))."""
+
+    def step_size(self, d, m):
+        return math.sqrt(self.k / (d * m))
+
+
+#: a user's configured instance with the default-η defect (for ``--subject learner=...:PLAIN_DEFAULT_ETA``)
+PLAIN_DEFAULT_ETA = PlainAERRDefaultEta(k=2)
+
+
+class PlainAERRTakesRecording(PlainAERR):
+    """Accepts record_trajectory=True but records nothing: the claims that need a path cannot run on it."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False):
+        super().__init__(k, B, eta, random_state)
+        self.record_trajectory = record_trajectory
+
+
+class MyAERRIgnoresEta(MyAERR):
+    """Steps with √(k/(dm)) whatever η it is given, and says so in eta_."""
+
+    def fit(self, X, y):
+        given = self.eta
+        self.eta = math.sqrt(self.k / (np.shape(X)[0] * np.shape(X)[1]))
+        try:
+            return super().fit(X, y)
+        finally:
+            self.eta = given
+
+
+# ---------------------------------------------------------------------- the same plain AERR, recording its path
+from theorycheck.recording import RecordsPath  # noqa: E402 (the README's example: the two lines it adds)
+
+
+class RecordedAERR(RecordsPath):  # added line 1 of 2
+    """PlainAERR with its path recorded by :class:`theorycheck.recording.RecordsPath`: the class inherits it
+    and calls ``self.record`` once per step; nothing else differs."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        self.k, self.B, self.eta, self.random_state = k, B, eta, random_state
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        eta = math.sqrt(k / (2 * d * m)) if self.eta is None else float(self.eta)  # Theorem 3.1
+        rng = np.random.default_rng(self.random_state)
+        w = np.full(d, 1e-3 * B / math.sqrt(d))  # line 1: w_1 ≠ 0, ‖w_1‖ ≤ B
+        total, n_read = np.zeros(d), 0
+        for t in range(m):
+            x = X[t]
+            idx = rng.integers(0, d, size=k)  # lines 3-7
+            x_tilde = np.zeros(d)
+            np.add.at(x_tilde, idx, d / k * x[idx])
+            j = int(rng.choice(d, p=w * w / (w @ w)))  # line 8
+            g = ((w @ w) * x[j] / w[j] - y[t]) * x_tilde
+            self.record(w=w, g=g, read=[*idx, j], eta=eta, B=B)  # added line 2 of 2
+            total += w
+            n_read += len(set(idx.tolist()) | {j})
+            v = w - eta * g
+            w = v * B / max(np.linalg.norm(v), B)
+        self.coef_ = total / m
+        self.n_attributes_seen_ = n_read
+        return self

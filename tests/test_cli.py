@@ -398,15 +398,20 @@ def test_the_verify_session_accepts_undecided():
 
 
 class NoPathAERR(MyAERR):
-    """An AERR whose constructor takes no ``record_trajectory``: two conformance checks cannot run."""
+    """An AERR whose constructor takes no ``record_trajectory``: the estimator check cannot run (its reads are
+    observed instead of reported)."""
 
     def __init__(self, k=1, B=1.0, eta=None, random_state=None):
         super().__init__(k, B, eta, random_state)
 
 
-def test_conform_exits_3_when_a_check_is_undecided_and_none_failed(capsys, tmp_path):
-    status, out, err = run(capsys, "conform", "AERR", "--subject", f"learner={__name__}:NoPathAERR", "--no-claims",
-                           "--quiet", "--out", str(tmp_path))
-    assert status == 3, out
-    assert out.startswith("INCONCLUSIVE") and "[PASS] behaviour" in out and "[INCONCLUSIVE] estimator" in out
+def test_conform_exits_3_only_when_a_check_it_could_not_run_is_required(capsys, tmp_path):
+    args = ["conform", "AERR", "--subject", f"learner={__name__}:NoPathAERR", "--no-claims", "--quiet", "--out",
+            str(tmp_path)]
+    status, out, err = run(capsys, *args)
+    assert status == 0, out
+    assert out.startswith("PASS") and "[PASS] behaviour" in out and "[NOT RUN] estimator" in out
     assert err == ""
+    status, out, err = run(capsys, *args, "--require", "estimator")
+    assert status == 3 and out.startswith("INCONCLUSIVE"), out
+    assert "estimator required, NOT RUN" in err

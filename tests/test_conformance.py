@@ -32,8 +32,10 @@ def _seed(i):
 def test_correct_implementations_conform(algorithm, learner):
     result = conform(algorithm, learner, claims=False)
     assert result.verdict == "PASS", result.text()
-    assert [c.name for c in result.checks] == ["estimator", "behaviour", "attributes"]
-    assert all("false-FAIL rate" in c.decision for c in result.checks)
+    assert [c.name for c in result.checks] == ["parameters", "estimator", "behaviour", "attributes"]
+    assert all("false-FAIL rate" in c.decision for c in result.checks if c.ran)
+    assert all(c.ran for c in result.checks if c.name != "parameters")
+    assert next(c for c in result.checks if c.name == "parameters").ran == (algorithm in ("AERR", "AELR"))
 
 
 @pytest.mark.parametrize("algorithm", ["GAERR", "DDAERR", "TwoPhaseDDAERR", "GAELR", "DDAELR", "TwoPhaseDDAELR"])
@@ -141,7 +143,8 @@ def test_a_biased_or_differently_distributed_estimate_fails_the_estimator_check(
 
 def test_reading_everything_while_reporting_k_plus_1_fails_the_audit():
     check = conformance._audit_check(mine.ReadsEverything, 2, 1.0, 0.5, _seed(2))
-    assert check.verdict == "FAIL" and "read attributes it did not report" in check.decision
+    assert check.verdict == "FAIL" and "more than k + 1 = 3 attributes read (up to 12)" in check.cause, check.decision
+    assert "np.matmul" in check.cause  # the operation that read the whole example, with the learner's line
 
 
 def test_a_biased_inner_product_draw_fails_the_behaviour_check():
@@ -154,8 +157,17 @@ def test_checks_a_learner_cannot_take_are_inconclusive_not_pass():
         def __init__(self, k=1, B=1.0, eta=None, random_state=None):
             super().__init__(k, B, eta, random_state)
 
-    assert conformance._estimator_check(SPEC, NoPath, 2, 1.0, 0.5, 10, 1e-3, _seed(4)).verdict == "INCONCLUSIVE"
-    assert conformance._audit_check(NoPath, 2, 1.0, 0.5, _seed(4)).verdict == "INCONCLUSIVE"
+    check = conformance._estimator_check(SPEC, NoPath, 2, 1.0, 0.5, 10, 1e-3, _seed(4))
+    assert check.verdict == "INCONCLUSIVE" and not check.ran and "record_trajectory" in check.decision
+    audit = conformance._audit_check(NoPath, 2, 1.0, 0.5, _seed(4))  # its reads are observed, not reported
+    assert audit.verdict == "PASS" and audit.details == {"observed": True}, audit.decision
+    result = conformance.Conformance("AERR", "NoPath", {}, [check, audit], 1e-3)
+    assert result.verdict == "PASS" and "[NOT RUN] estimator" in result.text()
+    result.required = ("estimator",)
+    assert result.verdict == "INCONCLUSIVE"
+    result.checks = [check]  # nothing ran: never PASS
+    result.required = ()
+    assert result.verdict == "INCONCLUSIVE"
 
 
 def test_bad_requests_fail_before_any_work():
@@ -235,3 +247,163 @@ def test_a_learner_that_raises_gets_fail_with_its_cause():
     for check in (conformance._estimator_check(ALGORITHMS["AER"], Raises, 4, 1.0, 0.5, 10, 1e-3, _seed(9)),
                   conformance._audit_check(Raises, 4, 1.0, 0.5, _seed(9), ALGORITHMS["AER"])):
         assert check.verdict == "FAIL" and "RuntimeError: boom" in check.decision
+
+
+# ---------------------------------------------------------------------- the learner a user really writes (issue 32)
+def test_a_plain_learner_passes_what_could_be_checked_and_names_the_rest():
+    result = conform("AERR", mine.PlainAERR, claims=False)
+    verdicts = {c.name: (c.verdict, c.ran) for c in result.checks}
+    assert result.verdict == "PASS", result.text()
+    assert verdicts == {"parameters": ("PASS", True), "estimator": ("INCONCLUSIVE", False),
+                        "behaviour": ("PASS", True), "attributes": ("PASS", True)}, result.text()
+    assert "observed through a watched view" in next(c for c in result.checks if c.name == "attributes").decision
+    assert "read from two fits at d = k = 1" in next(c for c in result.checks if c.name == "parameters").decision
+    with pytest.raises(ParameterError, match="unknown check"):
+        conform("AERR", mine.PlainAERR, require=("estimater",))
+
+
+@pytest.mark.parametrize(("defect", "check", "cause"), [
+    (mine.PlainAERRReadsEverything, "attributes", "more than k + 1 = 3 attributes read (up to 12)"),
+    (mine.PLAIN_DEFAULT_ETA, "parameters", "η used 0.70710678"),
+])
+def test_each_plain_defect_fails_with_its_cause(defect, check, cause):
+    result = conform("AERR", defect, claims=False)
+    failed = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and failed.verdict == "FAIL" and cause in failed.cause, result.text()
+    assert f"cause: {failed.cause}" in result.text() and "cause" in result._repr_html_()
+
+
+def test_an_instance_runs_as_configured_and_its_defaults_are_checked():
+    make, params, name = conformance.configured(mine.PlainAERRDefaultEta(k=3, B=0.5))
+    assert params == {"k": 3, "B": 0.5, "eta": None, "random_state": None}
+    assert name.endswith("PlainAERRDefaultEta(k=3, B=0.5, eta=None, random_state=None)")
+    assert make(random_state=4).k == 3 and make(k=1).k == 1  # a fresh learner, its own parameters under ours
+    check = conformance._parameters_check(SPEC, make, params, _seed(5))
+    assert check.verdict == "FAIL" and "η used 0.70710678" in check.cause, check.decision
+    for good in (mine.PlainAERR(k=3), AERR(k=2)):  # AERR has get_params; PlainAERR is introspected
+        make, params, _ = conformance.configured(good)
+        assert conformance._parameters_check(SPEC, make, params, _seed(5)).verdict == "PASS"
+    check = conformance._parameters_check(SPEC, *conformance.configured(mine.PlainAERR(eta=0.01))[:2], _seed(5))
+    assert check.verdict == "FAIL" and "fixed at 0.01" in check.cause
+    result = conform("AERR", AERR(k=3), claims=False)  # the instance's own k, not conform's default
+    assert result.assumed["k"] == 3 and result.assumed["eta"] == "its own rule" and result.verdict == "PASS"
+
+    class Opaque:
+        def __init__(self, k=1):
+            self._k = k
+
+        def fit(self, X, y):
+            return self
+
+    with pytest.raises(ParameterError, match="cannot clone"):
+        conformance.configured(Opaque())
+
+
+@pytest.mark.parametrize("learner", [mine.MyAERR, mine.MyAER, mine.MyBaseline])
+def test_the_observed_reads_are_the_reads_a_learner_reports(learner):
+    """The slow, obviously correct reference: a learner that names every entry it reads in its path."""
+    from theorycheck.observe import observed_fit
+
+    rng = np.random.default_rng(11)
+    X, y = rng.uniform(-1.0, 1.0, size=(60, 7)) / np.sqrt(7), rng.uniform(-1.0, 1.0, size=60)
+    model, read, _ = observed_fit(learner(k=2, random_state=3, record_trajectory=True), X, y)
+    assert np.array_equal(read, conformance._reported_reads(model.trajectory_, 60, 7))
+    assert np.array_equal(model.coef_, learner(k=2, random_state=3).fit(X, y).coef_)  # the view changes nothing
+    assert np.asarray is not type(np.asarray) and not hasattr(np.asarray, "__wrapped__")  # numpy restored
+
+
+def test_the_view_sees_what_it_claims_and_reports_what_defeats_it():
+    from theorycheck.observe import observed_fit
+
+    class Reads:
+        def __init__(self, how, random_state=None):
+            self.how, self.random_state = how, random_state
+
+        def fit(self, X, y):
+            self.coef_ = np.zeros(3)
+            if self.how == "scalar":
+                self.coef_[0] = X[1][2]
+            elif self.how == "fancy":
+                self.coef_[:2] = np.asarray(X, dtype=float)[0, [0, 2]]
+            elif self.how == "take":
+                self.coef_[:2] = np.take(X.T[1], [3, 0])
+            elif self.how == "ufunc":
+                self.coef_[0] = np.abs(X[:, 1]).sum()
+            elif self.how == "iterate":
+                self.coef_[0] = sum(v for v in X[2])
+            elif self.how == "alias":  # a conversion bound before the fit: the view cannot see through it
+                self.coef_ = _ALIAS(X)[0] * 1.0
+            return self
+
+    X = np.arange(12.0).reshape(4, 3)
+    expected = {"scalar": [(1, 2)], "fancy": [(0, 0), (0, 2)], "take": [(0, 1), (3, 1)],
+                "ufunc": [(r, 1) for r in range(4)],
+                "iterate": [(2, c) for c in range(3)], "alias": []}
+    for how, entries in expected.items():
+        _, read, _ = observed_fit(Reads(how), X, np.zeros(4))
+        assert sorted(zip(*np.nonzero(read), strict=True)) == entries, how
+    check = conformance._audit_check(lambda **kw: Reads("alias", kw.get("random_state")), 2, 1.0, None, _seed(3))
+    assert not check.ran and "could not see the reads" in check.decision, check.decision
+
+
+_ALIAS = np.asarray
+
+
+def test_conform_on_a_plain_learner_never_exits_2_after_the_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    base = ["conform", "AERR", "--subject", "learner=tests.conformance_learners:PlainAERR", "--quiet", "--jobs", "1",
+            "--out", str(out)]
+    assert cli.main(base) == 0  # the claims cannot take it: not run, named, and no report to render
+    stored = json.loads((out / "conform-AERR.json").read_text())
+    claims = next(c for c in stored["checks"] if c["name"] == "claims")
+    assert not claims["ran"] and set(claims["details"]["refused"]) == {"hk12.lemma3.2", "hk12.lemma3.3"}
+    assert "NOT RUN" in (out / "conform-AERR.html").read_text() and not (out / "index.html").exists()
+    assert cli.main([*base, "--no-claims"]) == 0
+    capsys.readouterr()
+    assert cli.main([*base, "--no-claims", "--require", "estimator,attributes"]) == 3
+    assert "estimator required, NOT RUN: the learner cannot be built with record_trajectory" in capsys.readouterr().err
+    assert cli.main([*base, "--require", "estimatr"]) == 2  # bad usage: before any work
+    assert cli.main([*base, "--require", "claims", "--no-claims"]) == 2
+    status = cli.main(["conform", "AERR", "--subject", "learner=tests.conformance_learners:PLAIN_DEFAULT_ETA",
+                       "--no-claims", "--quiet", "--out", str(out)])
+    assert status == 1 and "parameters FAIL: η used 0.70710678" in capsys.readouterr().err
+
+
+def test_a_claim_stopped_by_a_learner_without_a_path_is_not_run(tmp_path):
+    places = {"hk12.lemma3.2": ("learner",), "hk12.lemma3.3": ("learner",)}
+    check = conformance._claims_check(SPEC, mine.PlainAERRTakesRecording, places, [], "quick", 0, tmp_path, jobs=1)
+    assert not check.ran and check.details["claims"] == {}, check.decision
+    for cid in places:  # run one at a time after the group stopped: each refusal has its own reason
+        assert "does not record its path" in check.details["refused"][cid], check.decision
+
+
+def test_a_claims_cause_is_its_most_specific_reason():
+    record = {"verdict": "INCONCLUSIVE", "decision": "No verdict: the instance built breaks ...",
+              "hypothesis_checks": [{"statement": "the learner used the step size and radius it was given",
+                                     "met": False, "detail": "η used 0.00707107 (given 0.005), B used 1 (given 1)"}]}
+    assert "η used 0.00707107 (given 0.005)" in conformance._record_cause(record)
+    record = {"verdict": "FAIL", "decision": "first line\nsecond",
+              "findings": [{"finding": "a", "outcome": "REVERSED"}]}
+    assert conformance._record_cause(record) == "a: REVERSED"
+    assert conformance._record_cause({"verdict": "FAIL", "decision": "first line\nsecond"}) == "first line"
+
+
+def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_plain_learner():
+    from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
+    from theorycheck.observe import observed_fit
+
+    assert "record_trajectory" in str(inspect.signature(mine.RecordedAERR))
+    assert TRAJECTORY_LEARNER.missing(mine.RecordedAERR) == []  # the lemmas' contract
+    assert TRAJECTORY_LEARNER.missing(mine.PlainAERR) == ["constructor keyword record_trajectory="]
+    rng = np.random.default_rng(12)
+    X, y = rng.uniform(-1.0, 1.0, size=(50, 6)) / np.sqrt(6), rng.uniform(-1.0, 1.0, size=50)
+    plain = mine.RecordedAERR(k=2, random_state=5).fit(X, y)
+    model, read, _ = observed_fit(mine.RecordedAERR(k=2, random_state=5, record_trajectory=True), X, y)
+    assert not hasattr(plain, "trajectory_") and np.array_equal(plain.coef_, model.coef_)
+    assert np.array_equal(plain.coef_, mine.PlainAERR(k=2, random_state=5).fit(X, y).coef_)  # the same learner
+    path = model.trajectory_
+    assert path["w"].shape == path["g"].shape == (50, 6) and path["eta"] == np.sqrt(2 / (2 * 6 * 50))
+    assert np.array_equal(path["w"].mean(axis=0), model.coef_)  # copies, not the live iterate
+    assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
+    check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
+    assert check.ran and check.verdict == "PASS", check.decision

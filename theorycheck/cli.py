@@ -31,10 +31,12 @@ EXIT_CODES = """exit status:
   3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong"""
 
 CONFORM_EXIT_CODES = """exit status:
-  0  every check is PASS
+  0  every check that ran is PASS (checks your learner cannot take are listed as NOT RUN and not counted,
+     unless --require names them)
   1  some check is FAIL (a claim that is SUBJECT-ERROR or ERROR counts as FAIL): the learner does not conform
   2  bad usage (an unknown algorithm, a subject that cannot be loaded), before any work
-  3  nothing failed, but some check is INCONCLUSIVE: conformance is not shown, nor refuted"""
+  3  nothing failed, but some check is INCONCLUSIVE (or required and not run, or none ran): conformance is
+     not shown, nor refuted"""
 
 #: lines of the summary's list of undecided findings before "… and N more"
 SUMMARY_FINDING_LINES = 15
@@ -194,7 +196,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("algorithm", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR or "
                                      "TwoPhaseDDAELR")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
-                   required=True, help="your learner class")
+                   required=True, help="your learner: a class, or an instance (run with its own parameters)")
+    p.add_argument("--require", default="", metavar="CHECK,...",
+                   help="checks that count as INCONCLUSIVE when your learner cannot take them (claims, parameters, "
+                        "estimator, behaviour, attributes); by default they are listed as not run and not counted")
     p.add_argument("--profile", default="quick", choices=("quick", "full"),
                    help="quick (default): the lemmas among the claims; full: every claim of the algorithm, at its "
                         "full profile, and more runs for the other checks")
@@ -600,39 +605,52 @@ def _cmd_show(args) -> int:
 
 
 def _cmd_conform(args) -> int:
-    from .conformance import ALGORITHMS, conform
+    from .conformance import ALGORITHMS, CHECKS, configured, conform
 
     if args.algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {args.algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     subjects = _parse_assignments(args.subjects, "--subject")
     if set(subjects) != {"learner"}:
         raise ParameterError("conform takes exactly one subject: --subject learner=module:Class")
+    require = [name.strip() for name in args.require.split(",") if name.strip()]
+    unknown = [name for name in require if name not in CHECKS]
+    if unknown:
+        raise ParameterError(f"--require: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
+    if "claims" in require and args.no_claims:
+        raise ParameterError("--require claims and --no-claims contradict each other")
     learner = _load_subject(subjects["learner"])
+    configured(learner)  # an instance that cannot be cloned: one line and exit status 2, before any work
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     _check_jobs(args.jobs)
     _output_folder(args.out)
     result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
-                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet)
-    from .runner import write_json
+                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, require=require)
+    # from here on the work is done: nothing below may end in a usage error
+    from .runner import write_atomic, write_json
 
     write_json(Path(args.out) / f"conform-{args.algorithm}.json",
                {"algorithm": result.algorithm, "learner": result.learner, "verdict": result.verdict,
                 "assumed": result.assumed, "delta": result.delta, "profile": args.profile, "seed": args.seed,
-                "checks": [vars(c) for c in result.checks], "notes": result.notes})
-    from .runner import write_atomic
-
-    claims_ran = any(c.name == "claims" for c in result.checks)
-    if claims_ran:
+                "required": list(result.required), "checks": [vars(c) for c in result.checks],
+                "notes": result.notes})
+    claims = next((c for c in result.checks if c.name == "claims"), None)
+    claims_report = bool(claims and claims.details.get("claims"))
+    if claims_report:
         from . import report
 
-        report.render(args.out, all_pages=False)  # the claims' pages and index.html, which the page links
-    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_ran))
+        try:
+            report.render(args.out, all_pages=False)  # the claims' pages and index.html, which the page links
+        except (ParameterError, OSError) as err:
+            claims_report = False
+            result.notes.append(f"the claims' report could not be written: {err}")
+    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_report))
     print(result.text())
-    for check in result.checks:
-        if check.verdict == "FAIL":
-            print(f"theorycheck: conform {args.algorithm}: {check.name} FAIL: {check.decision.splitlines()[0]}",
-                  file=sys.stderr)
+    for check in result.checks:  # the most specific cause of every check that is not PASS, one line each
+        if check.verdict != "PASS" if check.ran else check.name in result.required:
+            state = check.verdict if check.ran else "required, NOT RUN"
+            cause = (check.cause or check.decision).splitlines()[0]
+            print(f"theorycheck: conform {args.algorithm}: {check.name} {state}: {cause}", file=sys.stderr)
     return exit_status([result.verdict])
 
 

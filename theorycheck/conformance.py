@@ -1,15 +1,19 @@
-"""Does *your* implementation do what the paper's algorithm does? Four checks per algorithm.
+"""Does *your* implementation do what the paper's algorithm does? Five checks per algorithm.
 
-``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``)
-runs, for an algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's
-GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
+``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``;
+a class, or an instance run with its own parameters, see :func:`configured`) runs, for an
+algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's GAERR, DDAERR,
+TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
 
 1. **claims**: every claim that has the built-in class as any of its subjects (``learner``,
    ``aer``, ``uniform``, ...), with yours in each such place. The quick profile runs the lemmas
    only (cheap for any learner; :func:`claims_for`); the theorems, rates, lower bounds and
    experiments fit the learner millions of times and run at the full profile, and at quick the
-   behaviour check (3.) stands in for them;
-2. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
+   behaviour check (4.) stands in for them;
+2. **parameters**: the learner's own defaults (a class) or configuration (an instance) against the
+   theorem's: η (fixed in the parameters, read from ``eta_`` after fit, or for AERR from two fits at
+   d = k = 1 where Algorithm 1 is deterministic) and w₁ in the ball; exact;
+3. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
    times on one example shown twice (m = 2; the two-phase learners see it m₁ more times first)
    and records its path; step 1 (at w₁) and step 2 (at each distinct w₂ your runs reach) give
    i.i.d. draws of g̃ whose exact law :mod:`theorycheck.estimators` enumerates (ks15's learners at
@@ -21,30 +25,35 @@ GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
    that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
    bound: a biased estimate, or one with another second moment, moves probability off the support
    or between outcomes;
-3. **behaviour**: w̄ must lie in the algorithm's ball (the theorems' conclusion; exact), and the
+4. **behaviour**: w̄ must lie in the algorithm's ball (the theorems' conclusion; exact), and the
    excess risk of w̄ over seeds on registered designs, yours against the built-in's, is compared
    by the exact two-sample Kolmogorov–Smirnov test at δ/(designs) each;
-4. **attributes**: an independent audit. The attributes your run says it read (``read``, an
-   (m, r) index array padded with −1, or else the ``coordinates`` and ``j`` of its path; they
-   must name as many (example, attribute) pairs as ``n_attributes_seen_``) are kept, every
-   other entry of X is replaced by NaN, and a refit with the same random state must return the
-   same w̄ bit for bit; no example may have more attributes read than the algorithm's budget
-   (:attr:`Spec.extra_reads`: k + 1 for hk12's and ks15's learners, k for cbss11's). A learner
-   that rejects NaN up front (or crashes on one) gets noise in [−1, 1] instead.
+5. **attributes**: an independent audit of the reads, observed rather than reported. ``fit`` gets a
+   watched view of X (:mod:`theorycheck.observe`) that logs every entry whose value leaves it; every
+   entry not observed read is then replaced by NaN and a refit with the same random state must return
+   the same w̄ bit for bit (a read the view missed and that mattered cannot pass); no example may have
+   more attributes read than the algorithm's budget (:attr:`Spec.extra_reads`: k + 1 for hk12's and
+   ks15's learners, k for cbss11's), and ``n_attributes_seen_`` may not be smaller than the count
+   observed. When the refit differs (a compiled kernel on the raw buffer, ...), the view was defeated
+   and the reads the path reports (``read``, an (m, r) index array padded with −1, or ``coordinates``
+   and ``j``) are audited the same way. A learner that rejects NaN up front (or crashes on one) gets
+   noise in [−1, 1]/√d instead.
 
-A learner whose ``fit`` raises gets FAIL with the cause; one that cannot be built with the
-keywords a check needs (``record_trajectory``) gets INCONCLUSIVE for that check. A ``k``, ``B``
+A learner whose ``fit`` raises gets FAIL with the cause. A check the learner cannot take (no
+``record_trajectory``, no path, a defeated view and no reported reads) is NOT RUN
+(``Check.ran`` False) with the reason: it is listed, and left out of the verdict unless
+``require`` names it (then it counts as INCONCLUSIVE); nothing run is INCONCLUSIVE, never PASS.
+Every check that is not PASS carries its most specific cause (``Check.cause``). A ``k``, ``B``
 or ``eta`` the built-in refuses raises :class:`ParameterError` before any work.
 
 Allowed interpretations are parameters: both learners get the same ``k``, ``B``, ``eta`` (where
 the algorithm has one) and the options the :class:`Spec` lists (q, second moments, m₁, ...),
-and the built-in's defaults for the rest; the result lists them. A check the learner cannot take
-(no ``record_trajectory``, a path that does not cover every example) is INCONCLUSIVE with the
-reason, never PASS.
+and the built-in's defaults for the rest; the result lists them.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Callable
@@ -55,10 +64,11 @@ from typing import Any
 import numpy as np
 
 from . import estimators, stats
+from .bounds import hk12 as bounds_hk12
 from .claims import discover, subject_name
 from .validation import ParameterError, check_real
 
-__all__ = ["ALGORITHMS", "Check", "Conformance", "Spec", "claims_for", "conform"]
+__all__ = ["ALGORITHMS", "CHECKS", "Check", "Conformance", "Spec", "claims_for", "configured", "conform"]
 
 
 # ---------------------------------------------------------------------- the algorithms
@@ -106,6 +116,9 @@ class Spec:
     shared: tuple[str, ...] = ("eta", "lam")  # fitted values of the built-in passed to yours (eta_ → eta=)
     lead: int = 0  # rows of the example shown before the two recorded steps (a phase 1)
     k: int = 2  # the default budget of conform
+    #: the theorem's step size (d, k, m, B) -> η and its name, for the parameters check; None: not declared here
+    theorem_step: tuple[Callable[[int, int, int, float], float], str] | None = None
+    start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
 
     def budget(self, k: int) -> int:
@@ -133,9 +146,12 @@ _TWO_PHASE_LEAD = 30  # phase-1 showings; P(some attribute never drawn) ≤ d(1 
 
 ALGORITHMS: dict[str, Spec] = {
     "AERR": Spec("theorycheck.algorithms:AERR", lambda w, x, y, k, o: estimators.aerr_gradient_estimate_distribution(
-        w, x, y, k), "ridge", "hk12.thm3.1", "l2"),
+        w, x, y, k), "ridge", "hk12.thm3.1", "l2", start_in_ball=True,
+        theorem_step=(lambda d, k, m, B: bounds_hk12.thm31_eta(d, k, m), "Theorem 3.1's η = √(k/(2dm))")),
     "AELR": Spec("theorycheck.algorithms:AELR", lambda w, x, y, k, o: estimators.aelr_gradient_estimate_distribution(
-        w, x, y, k), "lasso", "hk12.thm3.4", "l1"),
+        w, x, y, k), "lasso", "hk12.thm3.4", "l1",
+        theorem_step=(lambda d, k, m, B: bounds_hk12.thm34_eta(d, k, m, B, "theorem"),
+                      "Theorem 3.4's η = (1/(4B²))√(2k log(2d)/(5md))")),
     "AER": Spec("theorycheck.algorithms:AER", lambda w, x, y, k, o: estimators.aer_gradient_estimate_distribution(
         w, x, y, k), "lasso", "hk12.thm3.4", "l1", extra_reads=0, step=None, k=4,
         # Theorem 12's λ keeps AER's iterates far inside the ball; at λ = 0.3 the constraint is active
@@ -166,17 +182,35 @@ PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claim
 }
 
 
+#: the checks, in the order they are reported; ``require`` names from these
+CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes")
+
+
 @dataclass
 class Check:
+    """One check: its verdict, its decision, and ``cause``, the most specific reason of a verdict that is not
+    PASS (one line). ``ran`` False: the learner could not take this check (``decision`` says why); it is left
+    out of the combined verdict unless required."""
+
     name: str
     verdict: str
     decision: str
     details: dict[str, Any] = field(default_factory=dict)
+    ran: bool = True
+    cause: str = ""
+
+
+def _not_run(name: str, why: str, details: dict | None = None) -> Check:
+    return Check(name, stats.INCONCLUSIVE, why, details or {}, ran=False, cause=why)
 
 
 @dataclass
 class Conformance:
-    """The result of :func:`conform`: one :class:`Check` per check and the combined verdict."""
+    """The result of :func:`conform`: one :class:`Check` per check and the combined verdict.
+
+    The verdict combines the checks that ran (FAIL if any failed, PASS if all passed); a check the
+    learner could not take counts as INCONCLUSIVE only when it is in ``required``. Nothing ran:
+    INCONCLUSIVE."""
 
     algorithm: str
     learner: str
@@ -184,25 +218,54 @@ class Conformance:
     checks: list[Check]
     delta: float
     notes: list[str] = field(default_factory=list)
+    required: tuple[str, ...] = ()
+
+    @property
+    def not_run(self) -> list[Check]:
+        return [c for c in self.checks if not c.ran]
 
     @property
     def verdict(self) -> str:
-        return stats.combine([c.verdict for c in self.checks])
+        counted = [c.verdict if c.ran else stats.INCONCLUSIVE for c in self.checks
+                   if c.ran or c.name in self.required]
+        if not any(c.ran for c in self.checks):
+            return stats.INCONCLUSIVE
+        return stats.combine(counted)
+
+    def _label(self, c: Check) -> str:
+        if c.ran:
+            return c.verdict
+        return "NOT RUN (required: INCONCLUSIVE)" if c.name in self.required else "NOT RUN"
 
     def text(self) -> str:
+        ran = [c for c in self.checks if c.ran]
         lines = [f"{self.verdict}: {self.learner} against {self.algorithm} (assumed {self.assumed}, δ = {self.delta})"]
-        for c in self.checks:
+        for c in ran:
             lines.append(f"  [{c.verdict}] {c.name}: {c.decision}")
+            if c.verdict != stats.PASS and c.cause:
+                lines.append(f"      cause: {c.cause}")
+        if self.not_run:
+            required = [c.name for c in self.not_run if c.name in self.required]
+            lines.append("  not run" + (f" ({', '.join(required)} required: INCONCLUSIVE)" if required else
+                                         " (not counted; --require NAME,... counts them as INCONCLUSIVE)") + ":")
+            lines += [f"  [{self._label(c)}] {c.name}: {c.decision}" for c in self.not_run]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        rows = "".join(f"<tr><td>{c.name}</td><td><span class='verdict {c.verdict}'>{c.verdict}</span></td>"
-                       f"<td>{escape(c.decision)}</td></tr>" for c in self.checks)
+        def row(c: Check) -> str:
+            label = self._label(c)
+            cause = f"<p><b>cause</b>: {escape(c.cause)}</p>" if c.ran and c.cause and c.verdict != stats.PASS else ""
+            return (f"<tr><td>{c.name}</td><td><span class='verdict {c.verdict if c.ran else ''}'>{label}</span></td>"
+                    f"<td>{cause}{escape(c.decision)}</td></tr>")
+
+        rows = "".join(row(c) for c in self.checks)
         return (f"<p><span class='verdict {self.verdict}'>{self.verdict}</span> <code>{escape(self.learner)}</code> "
-                f"against {self.algorithm}; assumed {escape(str(self.assumed))}; each check at δ = {self.delta}</p>"
+                f"against {self.algorithm}; assumed {escape(str(self.assumed))}; each check at δ = {self.delta}; a "
+                "check marked NOT RUN could not be taken by this learner and does not count"
+                + (" unless required (" + escape(", ".join(self.required)) + ")" if self.required else "") + "</p>"
                 f"<table><tr><th>check</th><th>verdict</th><th>decision</th></tr>{rows}</table>"
                 + "".join(f"<p>{escape(note)}</p>" for note in self.notes))
 
@@ -223,9 +286,10 @@ def _load(spec: str):
     return getattr(__import__(module, fromlist=[attr]), attr)
 
 
-def _keywords(spec: Spec, k: int, B: float, eta: float, d: int) -> dict[str, Any]:
-    """The constructor keywords of the estimator and audit runs (random_state and record_trajectory aside)."""
-    step = {spec.step: eta} if spec.step else {}
+def _keywords(spec: Spec, k: int, B: float, eta: float | None, d: int) -> dict[str, Any]:
+    """The constructor keywords of the estimator and audit runs (random_state and record_trajectory aside);
+    ``eta`` None: none, the learner's own rule."""
+    step = {spec.step: eta} if spec.step and eta is not None else {}
     return {"k": k, "B": B, **step, **spec.options(d)}
 
 
@@ -235,48 +299,114 @@ def _shown(value) -> Any:
     return value
 
 
-def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
-            k: int | None = None, B: float = 1.0, eta: float = 0.5, claims: bool = True, out=None,
-            jobs: int = -1, progress: bool = False) -> Conformance:
-    """Check ``learner`` (a class with the built-in's constructor keywords) against ``algorithm``.
+def _constructor(cls) -> list[inspect.Parameter]:
+    try:
+        params = inspect.signature(cls.__init__).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p for p in params if p.name != "self" and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                   inspect.Parameter.KEYWORD_ONLY)]
 
-    ``k`` None is the algorithm's default (:attr:`Spec.k`: 4 for AER, so that both the k/2-subset
-    of v and the k/2 independent draws of ŷ have more than one element; 2 for the others).
+
+def configured(learner) -> tuple[Callable[..., Any], dict[str, Any] | None, str]:
+    """(make, parameters, name) of a learner given as a class or as an instance.
+
+    A class is its own ``make``, with no parameters of its own (None). An instance is cloned as
+    scikit-learn does: its parameters are ``get_params(deep=False)`` when it has that method, else the
+    attributes named like its constructor's arguments; ``make(**keywords)`` builds a new, unfitted one with
+    those parameters and ``keywords`` on top. Raises :class:`ParameterError` when an argument is not stored."""
+    if inspect.isclass(learner):
+        return learner, None, subject_name(learner)
+    cls = type(learner)
+    if not hasattr(learner, "fit"):
+        raise ParameterError(f"the learner {subject_name(cls)} has no fit method")
+    if callable(getattr(learner, "get_params", None)):
+        params = dict(learner.get_params(deep=False))
+    else:
+        missing = [p.name for p in _constructor(cls) if not hasattr(learner, p.name)]
+        if missing:
+            raise ParameterError(f"cannot clone the instance of {subject_name(cls)}: it does not keep its constructor "
+                                 f"argument{'s' * (len(missing) > 1)} {', '.join(missing)} as attributes of the same "
+                                 "name (scikit-learn's convention); pass the class, or give it get_params()")
+        params = {p.name: getattr(learner, p.name) for p in _constructor(cls)}
+
+    def make(**keywords):
+        return cls(**{**params, **keywords})
+
+    shown = ", ".join(f"{key}={value!r}" for key, value in params.items())
+    return make, params, f"{subject_name(cls)}({shown})"
+
+
+def _defaults(cls) -> dict[str, Any]:
+    return {p.name: p.default for p in _constructor(cls) if p.default is not inspect.Parameter.empty}
+
+
+def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
+            k: int | None = None, B: float | None = None, eta: float | None = None, claims: bool = True, out=None,
+            jobs: int = -1, progress: bool = False, require: tuple[str, ...] | list[str] = ()) -> Conformance:
+    """Check ``learner`` (a class with the built-in's constructor keywords, or an instance) against ``algorithm``.
+
+    A class is run with ``k``, ``B`` and ``eta`` (None: the algorithm's defaults, :attr:`Spec.k` (4 for AER,
+    so that both the k/2-subset of v and the k/2 independent draws of ŷ have more than one element; 2 for
+    the others), B = 1 and η = 0.5), and the built-in's fitted η is passed to it in the behaviour check. An
+    instance is run as configured: its own k, B and η unless given here (η None: its own rule), and the
+    built-in gets its η when it is a number. Either way the **parameters** check compares the learner's
+    own defaults (a class's) or configuration (an instance's) with the paper's: the theorem's η and w₁.
     Each stochastic check runs at ``delta`` (so the whole run at ≤ 4·delta, by the union bound).
     ``claims=False`` skips the paper's claims (the slow part). ``out``: folder for the claims'
     report (a temporary one when None). ``jobs``: parallel workers of the claims (−1, the default: all
-    cores); ``progress``: a progress bar of the claims on stderr."""
+    cores); ``progress``: a progress bar of the claims on stderr. ``require``: names of checks (of
+    :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot take them; the others are listed as
+    not run and left out of the verdict."""
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
+    unknown = [name for name in require if name not in CHECKS]
+    if unknown:
+        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks are {', '.join(CHECKS)}")
+    if "claims" in require and not claims:
+        raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
     spec = ALGORITHMS[algorithm]
-    k = spec.k if k is None else k
+    make, own, name = configured(learner)
+    if own is None:
+        k = spec.k if k is None else k
+        B = 1.0 if B is None else B
+        eta = 0.5 if eta is None else eta
+    else:
+        k = own.get("k", spec.k) if k is None else k
+        B = own.get("B", 1.0) if B is None else B
+        eta = own.get(spec.step) if eta is None and spec.step else eta
     builtin = _load(spec.builtin)
     budget = PROFILES[profile]
     rng = np.random.SeedSequence(seed)
-    s_est, s_beh, s_aud = rng.spawn(3)
+    s_est, s_beh, s_aud, s_par = rng.spawn(4)
     X, y = np.vstack([_EXAMPLE_X] * (spec.lead + 2)), np.full(spec.lead + 2, _EXAMPLE_Y)
     with warnings.catch_warnings():  # a k, B or eta the algorithm refuses: ParameterError before any work
         warnings.simplefilter("ignore")
         builtin(**_keywords(spec, k, B, eta, X.shape[1])).fit(X, y)
-    assumed = {"k": k, "B": B, **({spec.step: eta} if spec.step else {}),
+    assumed = {"k": k, "B": B, **({spec.step: eta if eta is not None else "its own rule"} if spec.step else {}),
                **{name: _shown(v) for name, v in spec.options(len(_EXAMPLE_X)).items()}}
     checks = [
-        _estimator_check(spec, learner, k, B, eta, budget["runs"], delta, s_est),
-        _behaviour_check(spec, learner, builtin, k, B, budget["seeds"], delta, s_beh),
-        _audit_check(learner, k, B, eta, s_aud, spec),
+        _parameters_check(spec, make, own if own is not None else _defaults(learner), s_par),
+        _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
+        _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
+                         as_configured=own is not None),
+        _audit_check(make, k, B, eta, s_aud, spec),
     ]
     notes = []
+    if own is not None:
+        notes.append(f"the instance is run with its own parameters; the claims build their own "
+                     f"{type(learner).__name__} with the k, B and η each claim states")
     if claims:
         places, skipped = claims_for(algorithm, budget["claims"])
         if places or not skipped:
-            checks.insert(0, _claims_check(spec, learner, places, skipped, budget["claims"], seed, out, jobs,
-                                           progress))
+            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
+                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
         else:  # nothing at this profile: no check, and a note of what --profile full would run
-            notes.append(f"claims: none at the quick profile. {_not_run(skipped)}")
-    return Conformance(algorithm, subject_name(learner), assumed, checks, delta, notes)
+            notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
+    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
 
 
 # ---------------------------------------------------------------------- 1. the paper's claims
@@ -297,7 +427,10 @@ def claims_for(algorithm: str, profile: str = "quick") -> tuple[dict[str, tuple[
 
 
 def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipped: list[str], profile: str,
-                  seed: int, out, jobs: int = 1, progress: bool = False) -> Check:
+                  seed: int, out, jobs: int = 1, progress: bool = False, required: bool = False) -> Check:
+    """The claims, with ``learner`` in each place of the built-in. A claim whose contract the learner does not
+    meet, or that stops on it before any verdict (a path it does not record), is not run, with its reason; the
+    check is not run when no claim ran. Never raises a usage error once claims have started."""
     import tempfile
     from pathlib import Path
 
@@ -305,7 +438,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
     from .runner import run_claims
 
     if not places and not skipped:
-        return Check("claims", stats.INCONCLUSIVE, "no claim has this algorithm as a subject")
+        return _not_run("claims", "no claim has this algorithm as a subject")
     claims = discover()
     refused: dict[str, str] = {}  # a learner without what a claim's contract needs: that claim cannot run
     for cid, names in places.items():
@@ -330,24 +463,169 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
         for i, group in enumerate(groups):
             mapping = {name: learner for c in group for name in places[c.id]}
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
-            records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
-                                  progress=progress)
+            try:
+                records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
+                                      progress=progress)
+            except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
+                if len(group) == 1:
+                    refused[group[0].id] = str(err).splitlines()[0]
+                    continue
+                for c in group:  # one at a time, so that the others still report (finished tasks are cached)
+                    try:
+                        records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
+                                              jobs=jobs, progress=progress)
+                    except ParameterError as one:
+                        refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
-                for r in records] + [stats.INCONCLUSIVE] * len(refused)
+                for r in records] + [stats.INCONCLUSIVE] * (len(refused) if required else 0)
     listed = "; ".join([f"{r['id']} {r['verdict']}" for r in records]
                        + [f"{cid} not run: {why}" for cid, why in refused.items()])
-    worst = next((r for r in records if r["verdict"] not in (stats.PASS, stats.INCONCLUSIVE)), None)
-    why = f" First failure: {worst['decision'].splitlines()[0]}" if worst else ""
-    later = f" {_not_run(skipped)}" if skipped else ""
-    return Check("claims", stats.combine(verdicts) if verdicts else stats.INCONCLUSIVE,
-                 f"{len(records)} claims ({profile} profile): {listed or 'none'}.{why}{later}",
-                 {"claims": {r["id"]: r["verdict"] for r in records}, "skipped": skipped, "refused": refused})
+    later = f" {_skipped_text(skipped)}" if skipped else ""
+    details = {"claims": {r["id"]: r["verdict"] for r in records}, "skipped": skipped, "refused": refused}
+    if not records:
+        return _not_run("claims", f"no claim could run on this learner: {listed or 'none'}.{later}", details)
+    verdict = stats.combine(verdicts)
+    worst = next((r for r in records if r["verdict"] not in (stats.PASS, stats.INCONCLUSIVE)),
+                 next((r for r in records if r["verdict"] != stats.PASS), None))
+    why = f" First failure: {_record_cause(worst)}" if worst and worst["verdict"] != stats.INCONCLUSIVE else ""
+    cause = (f"{worst['id']} {worst['verdict']}: {_record_cause(worst)}" if worst else
+             f"{next(iter(refused))} not run: {next(iter(refused.values()))}" if refused and required else "")
+    return Check("claims", verdict, f"{len(records)} claims ({profile} profile): {listed}.{why}{later}", details,
+                 cause=cause)
 
 
-def _not_run(skipped: list[str]) -> str:
+def _record_cause(record: dict) -> str:
+    """The most specific reason a claim is not PASS: a hypothesis the run broke (e.g. "η used 0.00707107
+    (given 0.005)"), else the findings not reproduced, else the first line of its decision."""
+    from .runner import headline
+
+    broken = [h for h in record.get("hypothesis_checks") or [] if not h.get("met")]
+    if broken:
+        return "; ".join(f"{h['statement']}: {h['detail']}" if h.get("detail") else h["statement"] for h in broken)
+    findings = [f for f in record.get("findings") or [] if f.get("outcome") not in (None, "REPRODUCED")]
+    if findings:
+        return "; ".join(f"{f.get('finding', '?')}: {f['outcome']}" for f in findings[:3])
+    return headline(record.get("decision"))
+
+
+def _skipped_text(skipped: list[str]) -> str:
     return ("Not run at the quick profile (--profile full runs them): " + ", ".join(skipped) + ". They fit the "
             "learner up to millions of times; at quick, the behaviour check stands in for them: it compares the "
             "law of your excess risk with the built-in's, whose theorems `theorycheck verify` checks.")
+
+
+# ---------------------------------------------------------------------- 1b. the parameters against the paper's
+def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
+    """The learner's own step size (and, for Algorithm 1, w₁) against the theorem's: from a parameter that
+    fixes η, from the η the fitted learner reports (``eta_``, or ``trajectory_['eta']``), or, for AERR, from
+    two one-dimensional runs, where Algorithm 1 is deterministic. Exact (rounding: 10⁻⁹ relative)."""
+    if spec.theorem_step is None or spec.step is None:
+        return _not_run("parameters", "no step-size rule of the paper is declared here for this algorithm, so the "
+                        "learner's defaults were not compared with the paper's")
+    rule, rule_name = spec.theorem_step
+    base = {key: value for key, value in (("k", 2), ("B", 1.0)) if key not in own}
+    k, B = int(own.get("k", base.get("k"))), float(own.get("B", base.get("B")))
+    given = own.get(spec.step)
+    m, d = 300, 12
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(m, d)) / math.sqrt(d)
+    y = np.clip(X @ rng.normal(size=d) + 0.1 * rng.normal(size=m), -B, B)
+    try:
+        theory = rule(d, k, m, B)
+    except ParameterError as err:  # the learner's own k or B outside the theorem's range: nothing to compare
+        return _not_run("parameters", f"the theorem's η is not defined at the learner's k = {k}, B = {B:g} "
+                        f"(d = {d}): {err}")
+    state = int(seed.generate_state(1)[0])
+    rows, causes = [], []
+    if given is not None:
+        try:
+            value = float(given)
+        except (TypeError, ValueError):
+            return _not_run("parameters", f"{spec.step} = {given!r} is neither a number nor None (a rule at fit), "
+                            "so it was not compared with the paper's")
+        rows.append(f"{spec.step} = {value:.6g} is fixed in the learner's parameters; {rule_name} = {theory:.6g} at "
+                    f"d = {d}, m = {m}, k = {k}, B = {B:g}, and changes with m")
+        causes.append(f"{spec.step} fixed at {value:.6g}; the theorem's is {theory:.6g} at d = {d}, m = {m}, k = {k}")
+    else:
+        used, how = _step_used(spec, make, base, X, y, state)
+        if used is None:
+            return _not_run("parameters", f"the learner's η is set at fit and it does not say which it used ({how})")
+        d_used, k_used, m_used, value = used
+        try:
+            theory = rule(d_used, k_used, m_used, B)
+        except ParameterError as err:
+            return _not_run("parameters", f"the theorem's η is not defined at d = {d_used}, k = {k_used}: {err}")
+        ok = math.isclose(value, theory, rel_tol=1e-9)
+        rows.append(f"η used {value:.8g} ({how}); {rule_name} = {theory:.8g} at d = {d_used}, m = {m_used}, "
+                    f"k = {k_used}, B = {B:g}")
+        if not ok:
+            causes.append(f"η used {value:.8g} ({how}), the theorem's is {theory:.8g} (d = {d_used}, m = {m_used}, "
+                          f"k = {k_used})")
+    if spec.start_in_ball:  # Algorithm 1, line 1: w₁ ≠ 0, ‖w₁‖₂ ≤ B; on one example w̄ = w₁
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                w1 = np.asarray(make(**base, random_state=state).fit(X[:1], y[:1]).coef_, dtype=np.float64)
+        except Exception as err:  # the subject's failure, with its cause
+            return Check("parameters", stats.FAIL, f"fitting one example raised {type(err).__name__}: {err}",
+                         cause=f"fit on one example raised {type(err).__name__}: {err}")
+        norm = float(np.linalg.norm(w1))
+        rows.append(f"w₁ (w̄ of a one-example fit) has ‖w₁‖₂ = {norm:.3g}" + (
+            " (line 1 asks w₁ ≠ 0; at w = 0 the paper's φ̃ is −y, the limit, which the estimator law covers: noted, "
+            "not failed)" if norm == 0.0 else ""))
+        if not norm <= B * (1.0 + 1e-12):
+            causes.append(f"‖w₁‖₂ = {norm:.6g} > B = {B:g} (Algorithm 1, line 1)")
+    rows.append(f"B = {B:g} as configured (the theorems take B from the data, |y| ≤ B: nothing to compare)")
+    text = "; ".join(rows) + ". Exact (rounding: 10⁻⁹ relative), no false-FAIL rate."
+    if causes:
+        return Check("parameters", stats.FAIL, text, cause="; ".join(causes))
+    return Check("parameters", stats.PASS, text)
+
+
+def _step_used(spec: Spec, make, base: dict, X, y, state) -> tuple[tuple[int, int, int, float] | None, str]:
+    """((d, k, m, η) the learner used, how it was found) or (None, why not)."""
+    m, d = X.shape
+    k = int(base.get("k", 0)) or None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = make(**base, random_state=state).fit(X, y)
+    except Exception as err:
+        return None, f"its fit raised {type(err).__name__}: {err}"
+    k = int(getattr(model, "k", k or spec.k))
+    for where, value in (("eta_", getattr(model, "eta_", None)),
+                         ("trajectory_['eta']", (getattr(model, "trajectory_", None) or {}).get("eta"))):
+        if isinstance(value, int | float | np.floating) and math.isfinite(float(value)):
+            return (d, k, m, float(value)), f"as the fitted learner reports in {where}"
+    if not spec.start_in_ball:
+        return None, "no eta_ after fit"
+    return _one_dimensional_step(make, base, float(base.get("B", getattr(model, "B", 1.0))), state)
+
+
+def _one_dimensional_step(make, base: dict, B: float, state: int):
+    """Algorithm 1 at d = k = 1 is deterministic: x̃ = x and φ̃ = w₁x − y (−y at w₁ = 0). On x = 1, y = B/2,
+    one example gives w̄ = w₁ and two give w̄ = (w₁ + w₂)/2, so η = (w₁ − w₂)/g̃₁ when w₂ is inside the ball.
+    Two random states must agree, else the learner is not Algorithm 1 at d = 1 and nothing is inferred."""
+    keywords = {**base, "k": 1}
+    X, y = np.ones((2, 1)), np.full(2, B / 2.0)
+    values = []
+    for s in (state, state + 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                w1 = float(np.ravel(make(**keywords, random_state=s).fit(X[:1], y[:1]).coef_)[0])
+                mean = float(np.ravel(make(**keywords, random_state=s).fit(X, y).coef_)[0])
+        except Exception as err:
+            return None, f"no eta_ after fit, and a run at d = 1 raised {type(err).__name__}: {err}"
+        w2 = 2.0 * mean - w1
+        g = w1 - B / 2.0 if w1 != 0.0 else -B / 2.0
+        if abs(w2) >= B * (1.0 - 1e-12) or g == 0.0:
+            return None, "no eta_ after fit, and the run at d = 1 projected its step, so η cannot be read from it"
+        values.append((w1 - w2) / g)
+    if not math.isclose(values[0], values[1], rel_tol=1e-9):
+        return None, ("no eta_ after fit, and at d = 1 two random states gave different steps, which Algorithm 1 "
+                      "cannot: η cannot be read from it")
+    return (1, 1, 2, values[0]), "read from two fits at d = k = 1, where Algorithm 1 is deterministic: η = (w₁ − w₂)/g̃₁"
 
 
 # ---------------------------------------------------------------------- 2. the estimator's law
@@ -379,21 +657,22 @@ def _outcome(outcomes: np.ndarray, g: np.ndarray) -> int:
     return best if gap[best] <= 1e-9 * (1.0 + np.abs(outcomes[best]).max()) else -1
 
 
-def _fitted(learner, keywords: dict, state: int, X, y):
-    """(the learner fitted with ``record_trajectory=True``, None), or (None, (verdict, reason)): INCONCLUSIVE
-    when it cannot be built with these keywords, FAIL when its fit raises (a subject's failure is a verdict)."""
+def _fitted(name: str, learner, keywords: dict, state: int, X, y):
+    """(the learner fitted with ``record_trajectory=True``, None), or (None, a Check): not run when it cannot be
+    built with these keywords, FAIL when its fit raises (a subject's failure is a verdict)."""
     try:
         model = learner(**keywords, random_state=state, record_trajectory=True)
-    except TypeError as err:
-        return None, (stats.INCONCLUSIVE, "the learner cannot be built with record_trajectory=True and "
-                      f"{', '.join(keywords)}, so nothing was checked: {type(err).__name__}: {err}")
+    except Exception as err:  # TypeError for a missing keyword, or its own refusal of one: it cannot take this check
+        return None, _not_run(name, "the learner cannot be built with record_trajectory=True and "
+                              f"{', '.join(keywords)}, so nothing was checked: {type(err).__name__}: {err}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y)
     except Exception as err:  # the subject's failure, with its cause
-        return None, (stats.FAIL, f"your learner's fit raised {type(err).__name__}: {err} (on {X.shape[0]} examples, "
-                      f"d = {X.shape[1]}, random_state = {state})")
+        why = f"your learner's fit raised {type(err).__name__}: {err}"
+        return None, Check(name, stats.FAIL, f"{why} (on {X.shape[0]} examples, d = {X.shape[1]}, random_state = "
+                           f"{state})", cause=why)
     return model, None
 
 
@@ -422,15 +701,14 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
     wanted = ("'A' and 'v'" if spec.draws == "estimates" else "'w' and 'g'")
     what = "the estimates (A_t, v_t)" if spec.draws == "estimates" else "g̃"
     for r in range(runs):
-        model, failed = _fitted(learner, keywords, int(seeds[r]), X, y)
+        model, failed = _fitted("estimator", learner, keywords, int(seeds[r]), X, y)
         if failed is not None:
-            return Check("estimator", *failed)
+            return failed
         try:
             draws = _recorded_draws(spec, model.trajectory_, rows)
         except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
-            return Check("estimator", stats.INCONCLUSIVE,
-                         f"the learner does not record its path (record_trajectory=True, trajectory_ with {wanted} "
-                         f"for each example): {type(err).__name__}: {err}")
+            return _not_run("estimator", f"the learner does not record its path (record_trajectory=True, trajectory_ "
+                            f"with {wanted} for each example): {type(err).__name__}: {err}")
         for key, draw in draws:  # given w_t, the draws of step t are fresh
             if key not in laws:
                 laws[key] = _law(spec, key, k, keywords)
@@ -438,9 +716,9 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
             index = _outcome(laws[key][0], draw)
             if index < 0:  # fail at the first impossible value, without running the rest
                 where = f"at w = {_show(key)}, " if key else ""
-                return Check("estimator", stats.FAIL,
-                             f"run {r + 1}: {where}{what} took the value {_show(draw)}, which the paper's estimator "
-                             "never takes there; exact, no false-FAIL rate", {"w": _show(key), "outcome": _show(draw)})
+                cause = f"{where}{what} took the value {_show(draw)}, which the paper's estimator never takes there"
+                return Check("estimator", stats.FAIL, f"run {r + 1}: {cause}; exact, no false-FAIL rate",
+                             {"w": _show(key), "outcome": _show(draw)}, cause=cause)
             counts[key][index] += 1
     groups = laws
     tests = [(key, laws[key][0][i], int(counts[key][i]), int(counts[key].sum()), float(p))
@@ -464,10 +742,9 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
                    f"best-sampled {'w' if spec.draws == 'gradient' else 'law'} (Hoeffding).{lead}")
     if pvalue <= level:
         where = f"at w = {_show(worst[0])} " if worst[0] else ""
-        return Check("estimator", stats.FAIL,
-                     f"{where}the outcome {_show(worst[1])} came {worst[2]} times in {worst[3]} draws; the paper's "
-                     f"estimator gives it probability {worst[4]:.4g} (p = {pvalue:.2g} ≤ {level:.2g}). {calibration}",
-                     {"tests": len(tests)})
+        cause = (f"{where}the outcome {_show(worst[1])} came {worst[2]} times in {worst[3]} draws; the paper's "
+                 f"estimator gives it probability {worst[4]:.4g} (p = {pvalue:.2g} ≤ {level:.2g})")
+        return Check("estimator", stats.FAIL, f"{cause}. {calibration}", {"tests": len(tests)}, cause=cause)
     return Check("estimator", stats.PASS,
                  f"{runs} runs: every value of {what} is one the paper's estimator takes, with frequencies "
                  f"consistent with its law (smallest p = {pvalue:.2g} > {level:.2g}). {calibration}",
@@ -475,7 +752,10 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
 
 
 # ---------------------------------------------------------------------- 3. behaviour over seeds
-def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed) -> Check:
+def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed, eta=None,
+                     as_configured: bool = False) -> Check:
+    """``as_configured``: the learner keeps its own step size, and the built-in gets ``eta`` when it is a number
+    (else its theorem's); otherwise the learner gets the built-in's fitted values (:attr:`Spec.shared`)."""
     from scipy.stats import ks_2samp
 
     from .generators.registry import build_design
@@ -500,9 +780,10 @@ def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed) -> 
             state = int(algo.generate_state(1)[0])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                reference = builtin(k=k, B=B, random_state=state, **extra).fit(X, y)
-                same = {key: getattr(reference, key + "_") for key in spec.shared
-                        if hasattr(reference, key + "_") and key not in extra}
+                own = {spec.step: eta} if as_configured and spec.step and eta is not None else {}
+                reference = builtin(k=k, B=B, random_state=state, **extra, **own).fit(X, y)
+                same = {} if as_configured else {key: getattr(reference, key + "_") for key in spec.shared
+                                                 if hasattr(reference, key + "_") and key not in extra}
                 try:
                     coef = np.asarray(learner(k=k, B=B, random_state=state, **extra, **same).fit(X, y).coef_,
                                       dtype=np.float64)
@@ -535,9 +816,10 @@ def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed) -> 
             rows.append(f"{name}: every w̄ in the ball {ball}; median excess risk {np.median(a):.4g} (yours) vs "
                         f"{np.median(b):.4g} (built-in), KS D = {test.statistic:.3f}, p = {test.pvalue:.2g}")
     resolution = math.sqrt(-math.log((delta / len(names)) / 2.0) * 2.0 / seeds)  # Dvoretzky–Kiefer–Wolfowitz
-    return Check("behaviour", stats.combine(verdicts),
-                 "; ".join(rows) + f". Exact two-sample Kolmogorov–Smirnov tests on {seeds} seeds × {m} examples "
-                 f"per design, each at δ/{len(names)} (false-FAIL rate ≤ {delta:g}); they detect distribution "
+    failed = [row for row, v in zip(rows, verdicts, strict=False) if v == stats.FAIL]
+    return Check("behaviour", stats.combine(verdicts), cause=failed[0] if failed else "",
+                 decision="; ".join(rows) + f". Exact two-sample Kolmogorov–Smirnov tests on {seeds} seeds × {m} "
+                 f"examples per design, each at δ/{len(names)} (false-FAIL rate ≤ {delta:g}); they detect distribution "
                  f"functions apart by about {resolution:.2f} (DKW).")
 
 
@@ -566,6 +848,9 @@ def _reported_reads(path: dict, m: int, d: int) -> np.ndarray:
 
 
 def _audit_check(learner, k, B, eta, seed, spec: Spec | None = None) -> Check:
+    """The reads observed through a watched view of X (:mod:`theorycheck.observe`), confirmed by a refit
+    with every entry not observed read blanked; when the view cannot see the reads, the reads the learner
+    reports in its path, confirmed the same way; when it reports none, not run."""
     spec = spec or ALGORITHMS["AERR"]
     rng = np.random.default_rng(seed)
     m, d = 300, 12
@@ -573,49 +858,117 @@ def _audit_check(learner, k, B, eta, seed, spec: Spec | None = None) -> Check:
     y = np.clip(X @ rng.normal(size=d) + 0.1 * rng.normal(size=m), -B, B)
     state = int(seed.generate_state(1)[0])
     keywords = _keywords(spec, k, B, eta, d)
-    budget = spec.budget(k)
-    model, failed = _fitted(learner, keywords, state, X, y)
-    if failed is not None:
-        return Check("attributes", *failed)
-    try:
-        read = _reported_reads(model.trajectory_, m, d)
-    except (TypeError, AttributeError, KeyError) as err:
-        return Check("attributes", stats.INCONCLUSIVE,
-                     "the learner does not say which attributes it read (trajectory_ with 'read', or 'coordinates' "
-                     f"and 'j', under record_trajectory=True), so nothing was audited: {type(err).__name__}: {err}")
-    except ValueError as err:
-        return Check("attributes", stats.INCONCLUSIVE, f"{err}, so nothing was audited")
-    except IndexError as err:
-        return Check("attributes", stats.FAIL, str(err))
-    reported = getattr(model, "n_attributes_seen_", None)
-    if reported is not None and int(reported) != int(read.sum()):
-        return Check("attributes", stats.FAIL,
-                     f"n_attributes_seen_ = {reported}, but the path names {int(read.sum())} distinct (example, "
-                     "attribute) pairs")
-    blanked, how = np.where(read, X, np.nan), "NaN"
+    observed = _observed_audit(learner, keywords, state, X, y, rng, spec.budget(k), spec)
+    if isinstance(observed, Check):
+        return observed
+    fallback = _reported_audit(learner, keywords, state, X, y, rng, spec.budget(k), spec)
+    prefix = f"The view of X could not see the reads: {observed}. "
+    if fallback.ran:
+        fallback.decision = prefix + "The reads the learner reports were audited instead: " + fallback.decision
+        return fallback
+    return _not_run("attributes", prefix + "Nor could the reads it reports be audited: " + fallback.decision)
+
+
+def _refit(learner, keywords, state, X, y, read, rng):
+    """(w̄ of a refit on X with every entry outside ``read`` blanked, "NaN" or "noise"): NaN first, noise in
+    [−1, 1]/√d when the learner refuses or crashes on NaN. Raises what the noise refit raises."""
+    blanked = np.where(read, X, np.nan)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            again = learner(**keywords, random_state=state).fit(blanked, y)
+            return np.asarray(learner(**keywords, random_state=state).fit(blanked, y).coef_), "NaN"
     except Exception:  # it refused NaN up front, or read one and crashed: noise decides
-        blanked, how = np.where(read, X, rng.uniform(-1.0, 1.0, size=X.shape) / math.sqrt(d)), "noise"
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                again = learner(**keywords, random_state=state).fit(blanked, y)
-        except Exception as err:  # the same learner fitted X itself: its failure here is a verdict
-            return Check("attributes", stats.FAIL, "the refit on X with every unread entry replaced (by NaN, then by "
-                         f"noise) raised {type(err).__name__}: {err}")
-    same = np.array_equal(np.asarray(again.coef_), np.asarray(model.coef_))
+        noise = rng.uniform(-1.0, 1.0, size=X.shape) / math.sqrt(X.shape[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(learner(**keywords, random_state=state).fit(np.where(read, X, noise), y).coef_), "noise"
+
+
+def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> Check | str:
+    """The audit from the reads observed; a string (why) when the view could not see them."""
+    from .observe import observed_fit
+
+    m = X.shape[0]
+    try:
+        model = learner(**keywords, random_state=state)
+    except Exception as err:
+        return f"the learner cannot be built with {', '.join(keywords)}: {type(err).__name__}: {err}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model, read, bulk = observed_fit(model, X, y)
+        coef = np.asarray(model.coef_, dtype=np.float64)
+    except Exception as err:  # a kernel that refuses the view, ...: the plain fit decides whether it is a failure
+        return f"its fit on the watched view raised {type(err).__name__}: {err}"
+    try:
+        again, how = _refit(learner, keywords, state, X, y, read, rng)
+    except Exception as err:
+        return f"the refit with every entry not observed read replaced (by NaN, then by noise) raised " \
+               f"{type(err).__name__}: {err}"
+    if not np.array_equal(again, coef):
+        return (f"with every entry not observed read ({int((~read).sum())} of {read.size}) replaced by {how}, the "
+                "refit with the same random state returned another w̄: the learner reads X by a route the view "
+                "does not see (a compiled kernel on the raw buffer, a copy made outside NumPy's conversion "
+                "functions, ...) or its fit is not reproducible")
+    per = read.sum(axis=1)
+    most, total = int(per.max()), int(read.sum())
+    reported = getattr(model, "n_attributes_seen_", None)
+    text = (f"observed through a watched view of X: {total} entries read in {m} examples (at most {most} in one "
+            f"example; the budget is {spec.budget_text()} = {budget} per example); every entry not observed read "
+            f"replaced by {how} and refitted with the same random state: w̄ bit for bit the same, so no read that "
+            "matters escaped the view")
+    reported_text = "" if reported is None else f"; n_attributes_seen_ = {int(reported)}"
+    if most > budget:
+        over = int(np.sum(per > budget))
+        cause = (f"{over} of {m} examples had more than {spec.budget_text()} = {budget} attributes read (up to {most})"
+                 + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + reported_text)
+        return Check("attributes", stats.FAIL, f"{text}. {cause} (exact)", {"observed": True}, cause=cause)
+    if reported is not None and int(reported) < total:
+        cause = f"n_attributes_seen_ = {int(reported)}, fewer than the {total} distinct entries observed read"
+        return Check("attributes", stats.FAIL, f"{text}. {cause} (exact)", {"observed": True}, cause=cause)
+    return Check("attributes", stats.PASS, f"{text}{reported_text}; no example exceeds the budget (exact: no "
+                 "false-FAIL rate)", {"observed": True})
+
+
+def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> Check:
+    m, d = X.shape
+    model, failed = _fitted("attributes", learner, keywords, state, X, y)
+    if failed is not None:
+        return failed
+    try:
+        read = _reported_reads(model.trajectory_, m, d)
+    except (TypeError, AttributeError, KeyError) as err:
+        return _not_run("attributes", "the learner does not say which attributes it read (trajectory_ with 'read', "
+                        "or 'coordinates' and 'j', under record_trajectory=True), so nothing was audited: "
+                        f"{type(err).__name__}: {err}")
+    except ValueError as err:
+        return _not_run("attributes", f"{err}, so nothing was audited")
+    except IndexError as err:
+        return Check("attributes", stats.FAIL, str(err), cause=str(err))
+    reported = getattr(model, "n_attributes_seen_", None)
+    if reported is not None and int(reported) != int(read.sum()):
+        cause = (f"n_attributes_seen_ = {reported}, but the path names {int(read.sum())} distinct (example, "
+                 "attribute) pairs")
+        return Check("attributes", stats.FAIL, cause, cause=cause)
+    try:
+        again, how = _refit(learner, keywords, state, X, y, read, rng)
+    except Exception as err:  # the same learner fitted X itself: its failure here is a verdict
+        cause = (f"the refit on X with every unread entry replaced (by NaN, then by noise) raised "
+                 f"{type(err).__name__}: {err}")
+        return Check("attributes", stats.FAIL, cause, cause=cause)
+    same = np.array_equal(again, np.asarray(model.coef_))
     most = int(read.sum(axis=1).max())
     text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; the budget is "
             f"{spec.budget_text()} = {budget} per example, ≤ {budget * m} in all); every other entry of X replaced by "
             f"{how} and refitted with the same random state: w̄ ")
     if not same:
+        cause = "w̄ changed when the entries the path does not name were blanked: the learner read attributes it " \
+                "did not report"
         return Check("attributes", stats.FAIL, text + "changed, so the learner read attributes it did not report "
-                     "(exact: no false-FAIL rate)")
+                     "(exact: no false-FAIL rate)", cause=cause)
     if most > budget:
-        return Check("attributes", stats.FAIL, text + f"is unchanged, but {int(np.sum(read.sum(axis=1) > budget))} "
-                     f"examples had more than {spec.budget_text()} = {budget} attributes read (exact)")
+        cause = f"{int(np.sum(read.sum(axis=1) > budget))} examples had more than {spec.budget_text()} = {budget} " \
+                "attributes read"
+        return Check("attributes", stats.FAIL, text + f"is unchanged, but {cause} (exact)", cause=cause)
     return Check("attributes", stats.PASS, text + "is bit-for-bit the same, and no example exceeds the budget "
                  "(exact: no false-FAIL rate)")

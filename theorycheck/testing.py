@@ -23,7 +23,8 @@ __all__ = ["assert_conforms", "assert_verifies"]
 def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: int = 0, claims: bool = True,
                     **options: Any) -> None:
     """Fail unless ``learner`` conforms to ``algorithm`` (see :mod:`theorycheck.conformance`).
-    INCONCLUSIVE checks fail too: a check that could not run has not shown conformance."""
+    A check that ran and is INCONCLUSIVE fails too; one the learner cannot take (NOT RUN) is left out
+    unless ``require=("estimator", ...)`` names it."""
     result = api.conform(algorithm, learner, profile=profile, seed=seed, claims=claims, **options)
     if result.verdict != "PASS":
         raise AssertionError(result.text())
