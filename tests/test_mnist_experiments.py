@@ -288,3 +288,27 @@ def test_real_data_findings_are_group_sequential():
     assert open_["outcome"] in ("UNDECIDED", "TIED") and open_["runs"] == 40
     if open_["outcome"] == "UNDECIDED":
         assert "cap 40" in open_["needs"]
+
+
+def test_no_published_window_contains_the_trivial_learners_value():
+    """A learner that learns nothing (the zero predictor: squared error and error rate 1 on ±1
+    labels) can never reproduce a published number (issue 30): every window excludes its value."""
+    from theorycheck.claims import discover
+    from theorycheck.kinds.reproduction import RealDataExperiment
+
+    checked = 0
+    for claim in discover().values():
+        if not isinstance(claim, RealDataExperiment):
+            continue
+        for profile in ("quick", "full"):
+            p = claim.profile(profile)
+            for point in claim.points(p):
+                trivial = claim.trivial.get(point["metric"])
+                if trivial is None:
+                    continue
+                low, high = claim.window(p, point)
+                assert not low < trivial < high, (claim.id, point["label"], low, high)
+                published = (point.get("low", point.get("value")) * point.get("high", point.get("value"))) ** 0.5
+                assert low <= published <= high, (claim.id, point["label"])  # the printed number stays inside
+                checked += 1
+    assert checked >= 10

@@ -141,7 +141,8 @@ class RealDataExperiment(Reproduction):
       (a ratio tolerance: the published numbers come from another preprocessing, grid and budget;
       each claim states why its F): an equivalence on log(ours/value) with margin log F (a window
       [low, high] is centred on √(low·high), with margin log F + ½·log(high/low)), REPRODUCED
-      inside, DIFFERENT (a FAIL) wholly outside;
+      inside, DIFFERENT (a FAIL) wholly outside; a window that contains the trivial learner's value
+      (:attr:`trivial`) ends there instead, so that learning nothing never reproduces a number;
     * a finding (``findings(p)``: :class:`Ordering`): the relation the paper claims between
       ``better`` and ``worse`` (superior, non-inferior or equivalent, with its margin ε, declared
       before any run) on the paired effect log(err_worse/err_better), per pair or per split at each
@@ -178,6 +179,11 @@ class RealDataExperiment(Reproduction):
     """
 
     contenders: dict[str, str] = {}
+    #: per metric, the value of the trivial learner (the zero predictor, the starting point of every
+    #: learner here) on ±1 labels: squared error 1 and, a 0 prediction counting as wrong, error rate 1.
+    #: A published point's window [value/F, value·F] that contains it is cut there, so a learner that
+    #: learns nothing can never reproduce a published number
+    trivial: dict[str, float] = {"mse": 1.0, "clf": 1.0}
     #: the subject each contender runs (default: the subject of the same name)
     subject_for: dict[str, str] = {}
 
@@ -354,14 +360,16 @@ class RealDataExperiment(Reproduction):
         for pt in points:
             low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
             f_pt = pt.get("factor", p["factor"])
-            centre = math.sqrt(low * high)
+            window = self.window(p, pt)
+            centre = math.sqrt(window[0] * window[1])
             values = self._values(p, ran, pt["scope"], pt["algorithm"], pt["metric"], pt.get("at", -1))[0] \
                 if len(ran) else np.zeros(0)
             with np.errstate(divide="ignore"):
                 effect = np.log(values) - math.log(centre) if centre > 0 else values
             item = {"type": "point", "point": pt, "decides": pt.get("decides", True), "values": values,
                     "centre": centre, "relation": stats.EQUIVALENT, "scope": pt["scope"],
-                    "margin": math.log(f_pt) + 0.5 * math.log(high / low), "window": (low / f_pt, high * f_pt)}
+                    "margin": 0.5 * math.log(window[1] / window[0]), "window": window,
+                    "capped": window != (low / f_pt, high * f_pt)}
             item["result"] = self._sequential(p, effect, item, level)
             items.append(item)
         for f in findings:
@@ -376,6 +384,17 @@ class RealDataExperiment(Reproduction):
                 item["result"] = self._sequential(p, diff, item, level) if better.size and keys == keys_w else None
                 items.append(item)
         return items
+
+    def window(self, p, pt) -> tuple[float, float]:
+        """The window a published point's median must lie in: [low/F, high·F], cut at the trivial
+        learner's value when it contains it (on the side away from the published number)."""
+        low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
+        factor = pt.get("factor", p["factor"])
+        lo, hi = low / factor, high * factor
+        trivial = self.trivial.get(pt["metric"])
+        if trivial is not None and lo < trivial < hi:
+            return (lo, trivial) if trivial > math.sqrt(low * high) else (trivial, hi)
+        return lo, hi
 
     def _sequential(self, p, values, item, level):
         if not len(values):
@@ -437,11 +456,12 @@ class RealDataExperiment(Reproduction):
             if it["type"] == "point":
                 c = it["centre"]
                 lo_w, hi_w = it["window"]
+                cut = " (cut at the trivial learner's value)" if it["capped"] else ""
                 text = (f"median {c * math.exp(iv.estimate):.4g} in [{c * math.exp(iv.low):.4g}, "
-                        f"{c * math.exp(iv.high):.4g}] against the window [{lo_w:.4g}, {hi_w:.4g}] (n = {res.look}"
-                        f"{f', looks at {list(res.schedule)}' if len(res.schedule) > 1 else ''})")
-                record.update(ours=c * math.exp(iv.estimate), ratio=math.exp(iv.estimate), low=c * math.exp(iv.low),
-                              high=c * math.exp(iv.high))
+                        f"{c * math.exp(iv.high):.4g}] against the window [{lo_w:.4g}, {hi_w:.4g}]{cut} (n = "
+                        f"{res.look}{f', looks at {list(res.schedule)}' if len(res.schedule) > 1 else ''})")
+                record.update(ours=c * math.exp(iv.estimate), ratio=c * math.exp(iv.estimate) / math.sqrt(low * high),
+                              low=c * math.exp(iv.low), high=c * math.exp(iv.high))
             else:
                 f = it["finding"]
                 text = res.reason + (" (paired log(err_worse/err_better), the effect size is the median)")
