@@ -132,3 +132,58 @@ def test_the_python_api_rejects_bad_arguments_with_one_sentence(tmp_path, kwargs
     with pytest.raises(ParameterError, match=message) as caught:
         theorycheck.verify(**{"ids": "cbss11.lemma7", **kwargs})
     assert len(str(caught.value).splitlines()) == 1
+
+
+# ------------------------------------------------------------------ stored files read through one schema
+def _damage(folder, what):
+    """Damage one stored file of the run in ``folder`` the way a hand edit or a bad disk would."""
+    import json
+
+    result = folder / "results" / "cbss11.lemma7.json"
+    summary = folder / "summary.json"
+    record = json.loads(result.read_text())
+    rows = json.loads(summary.read_text())
+    if what.startswith("result:"):
+        field, value = what.split(":", 1)[1].split("=")
+        if value == "<missing>":
+            record.pop(field)
+        else:
+            record[field] = json.loads(value)
+        result.write_text(json.dumps(record))
+    elif what.startswith("summary:"):
+        change = what.split(":", 1)[1]
+        if change == "row without id":
+            rows["claims"][0].pop("id")
+        elif change == "row a number":
+            rows["claims"][0] = 5
+        elif change == "no environment":
+            rows.pop("environment")
+        summary.write_text(json.dumps(rows))
+    elif what == "table missing":
+        (folder / record["summary_file"]).unlink()
+    elif what == "table binary":
+        (folder / record["summary_file"]).write_bytes(b"\xff\xfe\x00\x01garbage\x00")
+
+
+DAMAGES = ["result:profile=<missing>", "result:environment=<missing>", 'result:environment={"packages": 3}',
+           "result:decision=<missing>", 'result:seconds="12"', "result:replaced=[1]", 'result:plot="x"',
+           "result:errata_evidence=[1]", "result:findings=[3]", "summary:row without id", "summary:row a number",
+           "summary:no environment", "table missing", "table binary"]
+
+
+@pytest.mark.parametrize("what", DAMAGES)
+def test_a_damaged_stored_file_never_ends_in_a_traceback(earlier_run, tmp_path, capsys, what):
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(earlier_run, folder)
+    _damage(folder, what)
+    capsys.readouterr()
+    for argv in (["show", "cbss11.lemma7"], ["report"], ["errata", "--json"]):
+        status = main([*argv, "--out", str(folder)])
+        _, err = capsys.readouterr()
+        assert "Traceback" not in err
+        assert status in (0, 2), (argv, err)
+        assert all(line.startswith("theorycheck: ") for line in err.splitlines()), err
+        if status == 2:
+            assert argv == ["report"] and what.startswith("summary:") and len(err.splitlines()) == 1, err

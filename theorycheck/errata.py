@@ -13,11 +13,11 @@ the result and the report's ``errata.html`` shows it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from .claims import PAPERS, Claim, discover, natural_key, subject_name
+from .stored import read_result
 
 
 def stored_results(out: Path | str | None) -> dict[str, dict[str, Any]]:
@@ -29,11 +29,8 @@ def stored_results(out: Path | str | None) -> dict[str, dict[str, Any]]:
     if not folder.is_dir():
         return records
     for path in sorted(folder.glob("*.json"), key=lambda p: natural_key(p.stem)):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # unreadable, bad JSON or not UTF-8: treated as no run
-            continue
-        if isinstance(record, dict) and "id" in record:
+        record = read_result(path)  # a damaged file: one warning, treated as no run
+        if record is not None:
             records[record["id"]] = record
     return records
 

@@ -782,14 +782,7 @@ def _verdicts():
 def load_result(out: Path | str, claim_id: str) -> dict[str, Any] | None:
     """The stored result of ``claim_id``, or None when there is none or it cannot be read (then
     with a one-line warning)."""
+    from .stored import read_result
+
     path = Path(out) / "results" / f"{claim_id}.json"
-    if not path.exists():
-        return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        record = None
-    if not isinstance(record, dict) or "verdict" not in record:
-        print(f"theorycheck: warning: the stored result {path} is damaged; it is ignored", file=sys.stderr)
-        return None
-    return record
+    return read_result(path) if path.exists() else None

@@ -30,6 +30,7 @@ from ..claims import PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
 from ..errata import default_subjects, gather, replaced_subjects
 from ..runner import write_atomic
+from ..stored import read_result, read_summary
 from ..validation import ParameterError
 from .figures import render_atlas, render_scaling, render_svg
 
@@ -193,16 +194,10 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) ->
 
 def _load(path: Path) -> dict[str, Any] | None:
     """A stored result, or None (with a one-line warning) when the file is damaged."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        record = None
-    if not isinstance(record, dict) or not {"id", "verdict"} <= set(record):
-        print(f"theorycheck: warning: the stored result {path} is damaged; it is left out of the report",
-              file=sys.stderr)
-        return None
-    for key, value in _RECORD_DEFAULTS.items():
-        record.setdefault(key, value)
+    record = read_result(path)
+    if record is not None:
+        for key, value in _RECORD_DEFAULTS.items():
+            record.setdefault(key, value)
     return record
 
 
@@ -231,12 +226,9 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     summary_path = out / "summary.json"
     if not summary_path.exists():
         raise ParameterError(f"no stored results in {out}: run `theorycheck verify --out {out}` first")
-    try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        if not isinstance(summary, dict) or not isinstance(summary.get("claims"), list):
-            raise ValueError
-    except (OSError, ValueError):
-        raise ParameterError(f"{summary_path} is damaged; run `theorycheck verify --out {out}` to rebuild it") from None
+    summary = read_summary(summary_path, quiet=True)
+    if summary is None:
+        raise ParameterError(f"{summary_path} is damaged; run `theorycheck verify --out {out}` to rebuild it")
     registry = discover() if registry is None else registry
     env = _environment()
     claim_page = env.get_template("claim.html")
@@ -279,19 +271,31 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     return path
 
 
+def _table(out: Path, name: str | None) -> pd.DataFrame | None:
+    """A stored CSV table, or None (with a one-line warning) when it is missing or unreadable."""
+    if not name:
+        return None
+    try:
+        return pd.read_csv(out / name)
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
+        print(f"theorycheck: warning: the table {out / name} cannot be read ({type(err).__name__}); the page is "
+              "rendered without it", file=sys.stderr)
+        return None
+
+
 def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> str:
     svg = summary_html = table_html = None
     table_note = figure_error = ""
-    if r.get("summary_file"):
-        frame = pd.read_csv(out / r["summary_file"])
+    frame = _table(out, r.get("summary_file"))
+    if frame is not None:
         summary_html = _html_table(frame)
         if r.get("plot"):
             try:
                 svg = render_svg(frame, r["plot"])
             except (KeyError, ValueError, TypeError) as err:  # a wrong declaration costs the figure, not the report
                 figure_error = f"The figure could not be drawn from the summary table: {type(err).__name__}: {err}"
-    if r.get("table_file"):
-        frame = pd.read_csv(out / r["table_file"])
+    frame = _table(out, r.get("table_file"))
+    if frame is not None:
         if len(frame) > _TABLE_ROWS:
             table_note = f"First {_TABLE_ROWS} of {len(frame)} rows."
             frame = frame.head(_TABLE_ROWS)
