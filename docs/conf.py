@@ -39,6 +39,7 @@ autodoc_default_options = {"show-inheritance": True}
 napoleon_google_docstring = False
 html_theme = "alabaster"
 html_title = f"theorycheck {release}"
+html_show_copyright = False
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
 html_theme_options = {"page_width": "1180px", "sidebar_width": "240px", "show_relbars": True}

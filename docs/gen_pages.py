@@ -1,17 +1,27 @@
-"""Write the generated pages of the documentation: the claim catalogue and the errata.
+"""Write the generated pages of the documentation: the claim catalogue, the errata, and the results
+of the last stored run.
 
-Both come from the registry through the command line's own JSON (`theorycheck list --json`,
+The first two come from the registry through the command line's own JSON (`theorycheck list --json`,
 `theorycheck errata --json`), so the site says what `theorycheck list` says and nothing is written
-twice. `conf.py` calls :func:`main` at every build; `python docs/gen_pages.py [FOLDER]` writes the
-pages alone (default `docs/generated/`). The pages are MyST Markdown.
+twice. The results page reads the report folder a run left (`reports/`, or the folder named by the
+environment variable THEORYCHECK_DOCS_REPORT): its `summary.json`, and for every claim whose summary
+table has a `published` column, that table. `conf.py` calls :func:`main` at every build;
+`python docs/gen_pages.py [FOLDER]` writes the pages alone (default `docs/generated/`). The pages are
+MyST Markdown.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
 
 KINDS = ("exact", "bound", "frequency", "pathwise", "rate", "lower-bound", "comparison", "reproduction")  # kinds.md
 _SPECIAL = re.compile(r"([\\*_{}\[\]<>()#+!|~$])")
@@ -131,10 +141,49 @@ def errata(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _table(frame: pd.DataFrame, limit: int = 80) -> list[str]:
+    shown = frame.head(limit)
+    lines = ["| " + " | ".join(cell(c) for c in shown.columns) + " |", "|---" * len(shown.columns) + "|"]
+    lines += ["| " + " | ".join("" if pd.isna(v) else cell(f"{v:.4g}" if isinstance(v, float) else v) for v in row)
+              + " |" for row in shown.itertuples(index=False)]
+    if len(frame) > limit:
+        lines.append(f"\n({len(frame) - limit} more rows in the CSV.)")
+    return [*lines, ""]
+
+
+def results(report: Path) -> str:
+    lines = ["# Results of the last stored run", ""]
+    summary_path = report / "summary.json"
+    shown = report.relative_to(ROOT) if report.resolve().is_relative_to(ROOT) else report
+    if not summary_path.exists():
+        return "\n".join([*lines, f"No stored run was found in `{shown}/` when the site was built. Run "
+                           "`nox -s verify` (or `theorycheck verify`), then `nox -s docs`; or set "
+                           "THEORYCHECK_DOCS_REPORT to a report folder.", ""])
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    when = datetime.fromtimestamp(summary_path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    counts = ", ".join(f"{n} {v}" for v, n in summary.get("counts", {}).items() if n)
+    lines += [f"Generated from `{shown}/summary.json`, written {when} by a run of the **{summary['profile']}** "
+              f"profile at seed {summary['seed']}, code version `{summary['code_version'][:12]}`: {counts}. "
+              "This is whatever run the folder held when the site was built, not necessarily a full one.", "",
+              "| claim | verdict | decision |", "|---|---|---|"]
+    lines += [f"| {claim_ref(c['id'])} | {c['verdict']} | {cell(c.get('headline') or '')} |"
+              for c in summary["claims"]] + [""]
+    for c in summary["claims"]:
+        path = report / "tables" / f"{c['id']}.summary.csv"
+        if path.exists():
+            frame = pd.read_csv(path)
+            if "published" in frame.columns:
+                lines += [f"## {c['id']}: ours beside the published numbers", "", ":::{container} wide-table",
+                          *_table(frame), ":::", ""]
+    return "\n".join(lines) + "\n"
+
+
 def main(folder: Path) -> None:
-    """Write `catalogue.md` and `errata.md` into ``folder``."""
+    """Write `catalogue.md`, `errata.md` and `results.md` into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, page in (("catalogue.md", catalogue(_json("list"))), ("errata.md", errata(_json("errata")))):
+    report = Path(os.environ.get("THEORYCHECK_DOCS_REPORT", ROOT / "reports"))
+    for name, page in (("catalogue.md", catalogue(_json("list"))), ("errata.md", errata(_json("errata"))),
+                       ("results.md", results(report))):
         path = folder / name
         if not path.exists() or path.read_text(encoding="utf-8") != page:  # unchanged pages keep Sphinx's cache
             path.write_text(page, encoding="utf-8")
