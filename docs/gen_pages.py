@@ -48,8 +48,9 @@ def claim_ref(claim_id: str) -> str:
 
 
 def _json(*args: str) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "theorycheck", *args, "--json"], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-m", "theorycheck", *args, "--json"], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"theorycheck {' '.join(args)} --json exited {out.returncode}: {out.stderr.strip()}")
     return json.loads(out.stdout)
 
 
