@@ -56,7 +56,7 @@ def coverage(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """The performance suite of benchmarks/ (pytest-benchmark; numba compiled before any timing),
-    then the README's performance table (`python benchmarks/table.py`). A few minutes on 2 cores;
+    then the performance table of docs/performance.md (`python benchmarks/table.py`). A few minutes on 2 cores;
     uses up to 3.3 GB of memory. Arguments after `--` go to pytest, e.g. `nox -s bench -- -k numpy`."""
     session.install("-e", ".[test]")
     session.run("pytest", "benchmarks", "--benchmark-only", "-q", *session.posargs)
