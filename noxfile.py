@@ -1,6 +1,6 @@
 """Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
 report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep), `nox -s bench`
-(performance suite and table).
+(performance suite and table), `nox -s docs` (the documentation site).
 Arguments after `--` pass through, e.g.
 `nox -s verify -- --profile quick 'cbss11.*'` or `nox -s tests -- -k thm2`."""
 
@@ -57,7 +57,7 @@ def coverage(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """The performance suite of benchmarks/ (pytest-benchmark; numba compiled before any timing),
-    then the README's performance table (`python benchmarks/table.py`). A few minutes on 2 cores;
+    then the performance table of docs/performance.md (`python benchmarks/table.py`). A few minutes on 2 cores;
     uses up to 3.3 GB of memory. Arguments after `--` go to pytest, e.g. `nox -s bench -- -k numpy`."""
     session.install("-e", ".[test]")
     session.run("pytest", "benchmarks", "--benchmark-only", "-q", *session.posargs)
@@ -71,3 +71,16 @@ def calibrate(session: nox.Session) -> None:
     options after `--`, e.g. `nox -s calibrate -- --seeds 5 'ks15.*'`."""
     session.install("-e", ".")
     session.run("python", "-m", "theorycheck.calibrate", "--jobs", "-1", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site, offline, into docs/_build/html (open docs/_build/html/index.html).
+
+    Sphinx with autodoc, not mkdocs with mkdocstrings: the docstrings are reStructuredText, which
+    autodoc renders as written; the prose pages are Markdown (MyST). The claim catalogue and the
+    errata page are generated from the registry at each build (docs/gen_pages.py). Warnings are
+    errors, so a broken reference fails the session; `-E` re-reads every page, since
+    docstrings change without their pages. Arguments after `--` go to sphinx-build."""
+    session.install("-e", ".[docs]")
+    session.run("sphinx-build", "-E", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
