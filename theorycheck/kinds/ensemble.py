@@ -105,7 +105,7 @@ __all__ = [
 ]
 
 #: the datasets of theorycheck.datasets (kept here so that the rules need not import the loaders)
-DATASET_NAMES = ("mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic")
+DATASET_NAMES = ("mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic", "census", "splice")
 
 #: an ensemble that samples from its vote (Algorithms 2–3), constructed as Ensemble(n_estimators=T)
 SAMPLED_ENSEMBLE = Contract(SampledEnsemble, init=("n_estimators",), call=("budget", "costs", "random_state"))
