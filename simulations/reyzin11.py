@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -490,6 +491,191 @@ STANDS_FOR = {"ocr17": "ocr17", "ocr49": "ocr49", "mnist35": None, "breast_cance
 def _rs_tau(budget: int) -> float:
     """The paper's AdaBoostRS τ at this budget, averaged over its four datasets (Table 6)."""
     return float(np.mean([TABLE6[(d, budget)][1] for d in ("census", "splice", "ocr17", "ocr49")]))
+
+
+#: Table 1's numbers of features: no ensemble of the paper's can use more
+PAPER_FEATURES = {"census": 130, "splice": 239, "ocr17": 402, "ocr49": 402}
+
+
+def renewal_count(t: int, terms: int = 400) -> Fraction:
+    """A rational lower bound on E[N(t)], N(t) = min{j : U_1 + … + U_j ≥ t} for i.i.d. U[0, 1] and an
+    integer t ≥ 1: Σ_{k < terms} P(S_k < t) with the Irwin–Hall law at t (the dropped terms are ≥ 0;
+    past k ≈ 3t they are below 10⁻³⁰). ≈ 2t + 2/3."""
+    total = Fraction(0)
+    for k in range(terms):
+        prob = Fraction(1) if k == 0 else sum(Fraction((-1) ** i * math.comb(k, i) * (t - i) ** k)
+                                              for i in range(min(t, k) + 1)) / math.factorial(k)
+        total += prob
+        if k > 3 * t and prob < Fraction(1, 10 ** 30):
+            break
+    return total
+
+
+def printed_tau_lower_bound(B: int, n: int) -> Fraction:
+    """Algorithm 2 as printed (a feature charged on its first examination), feature costs i.i.d.
+    U[0, 1], an ensemble over at most n features: E[τ] ≥ f_n(E[N(B − 1)]), f_n(j) = Σ_{i < j} n/(n − i)
+    extended linearly between integers (the derivation is on reyzin11.table6's erratum)."""
+    x = renewal_count(B - 1)
+    j = int(x)
+    return sum((Fraction(n, n - i) for i in range(j)), Fraction(0)) + (x - j) * Fraction(n, n - j)
+
+
+def every_draw_tau(model, n: int, B: float, costs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """τ of Algorithm 2 when every draw is charged (a repeated feature pays again), for n examples:
+    draws ∝ α, k += c(h) per draw, while k + max c(h) < B (the number of draws does not depend on x)."""
+    c = costs[model.features_]
+    target = B - c.max()
+    width = int(4 * B / max(c.mean(), 1e-3)) + 64
+    taus = np.zeros(n, dtype=np.int64)
+    todo = np.arange(n)
+    spent = np.zeros(n)
+    while todo.size:
+        draws = rng.choice(c.size, size=(todo.size, width), p=model.vote_weights_)
+        run = spent[todo, None] + np.cumsum(c[draws], axis=1)
+        hit = run >= target
+        done = hit.any(axis=1)
+        taus[todo[done]] += np.argmax(hit[done], axis=1) + 1
+        taus[todo[~done]] += width
+        spent[todo[~done]] = run[~done, -1]
+        todo = todo[~done]
+    return taus
+
+
+@register
+class Table6(BudgetTables):
+    id = "reyzin11.table6"
+    title = "Table 6's AdaBoostRS τ: Algorithm 2 as printed against every draw charged"
+    reference = "Algorithm 2, §5.4 and Table 6"
+    statement = (
+        "With feature costs i.i.d. U[0, 1] and budgets 11 and 21, AdaBoostRS takes slightly less than twice the "
+        "budget in samples, each adding 0.5 to the cost in expectation (§5.4's reading of Table 6): the published "
+        "τ are those of a rule that charges every draw, not those of Algorithm 2 as printed, which charges a feature "
+        "only on its first examination."
+    )
+    hypotheses = ("AdaBoost with stumps, 500 rounds, 1 000 training examples",
+                  "feature costs i.i.d. U[0, 1], fresh each trial", "the budgets of Table 6's rows, 11 and 21")
+    interpretation = (
+        "Both rules run on the same ensemble and costs: 'printed' is the subject's own predict (its n_samples_: "
+        "Algorithm 2's loop, a repeated feature free), 'every draw' draws ∝ α and adds c(h) on every draw (a repeat "
+        "pays again), while k + max c(h) < B. Per trial the mean τ over the test examples is one value; a trial "
+        "draws fresh costs for each of `cost_blocks` blocks of the test set (as reyzin11.exp: the mean estimated is "
+        "the paper's, the spread between trials, which the α-weighted cost of a few heavy features makes large, "
+        "smaller). The finding, "
+        "fixed before running: on census and splice (the paper's own data) at B = 11 and 21, (a) every-draw τ is "
+        "within ±1.5 of the published τ and (b) printed τ exceeds the published τ by more than 1.5 — the sign-test "
+        "interval of the median over trials must lie inside published ± 1.5 for (a) and above published + 1.5 for "
+        "(b). ±1.5 is reyzin11.exp's tolerance on the same numbers (their spread over the four datasets is "
+        "20.6–21.1 and 40.0–41.3). The ocr stand-ins are reported beside their rows, not decided. The printed rule's "
+        "lower bound f_n(E[N(B − 1)]) (the erratum's derivation) is shown beside each row with the paper's n."
+    )
+    subjects = {"rs": AdaBoostRS}
+    protocols = {"rs": SAMPLED_ENSEMBLE}
+    parameters = {**BudgetTables.parameters, **DATA_PARAMETERS, "budgets": Grid(Positive(), distinct=1),
+                  "delta": Probability(), "resolution": Number(0.0), "cost_blocks": Integer(1)}
+    base = {"datasets": ("census",), "rounds": 500, "n_train": 1000, "n_test": 400, "split_seed": 0,
+            "repetitions": 40, "budgets": (11.0, 21.0), "delta": 1e-3, "resolution": 0.0, "cost_blocks": 20}
+    profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49"), "n_test": 5000,
+                                      "repetitions": 50, "cost_blocks": 25}}
+    keys = ("table", "dataset", "budget", "algorithm")
+    tolerance = 1.5
+    tolerance_reason = ("±1.5 samples, reyzin11.exp's tolerance on the same published τ (their spread over the four "
+                        "datasets is 20.6–21.1 at B = 11 and 40.0–41.3 at B = 21).")
+    errata = (Erratum(
+        "printed-rule", "Table 6 (AdaBoostRS column) against Algorithm 2 and §3.3",
+        "AdaBoostRS's τ: census 20.7 / 41.3, splice 20.6 / 40.0, ocr17 20.6 / 40.5, ocr49 21.1 / 40.3 at B = 11 / 21, "
+        "for Algorithm 2, whose features 'only contribute to the budget upon their first examination' (§5.3)",
+        "Algorithm 2 as printed takes in expectation at least f_n(E[N(B − 1)]) samples with n Table 1's number of "
+        "features: census ≥ 22.4 / 48.5, splice ≥ 21.6 / 44.5, ocr ≥ 21.2 / 42.8; the published τ are the renewal "
+        "count 2(B − max c) + 2/3 ≈ 20.7 / 40.7 of a rule charging every draw (§5.4's 'adds 0.5 … on each round')",
+        "derivation",
+        "Costs are i.i.d. U[0, 1] and AdaBoostRS's draws ignore them, so the costs of the features in order of first "
+        "examination are i.i.d. U[0, 1] and independent of the draws; the loop stops at the draw that brings the "
+        "distinct features' cost to B − max c ≥ B − 1, so τ = T_J, T_j the draw at which the j-th distinct feature "
+        "appears and J ≥ N(B − 1) independent of (T_j). With S_i the first i distinct features, the wait for a new "
+        "one has mean 1/(1 − q(S_i)); a swap of two labels shows a heavier feature is at least as likely in S_i, so "
+        "E q(S_i) ≥ i/n (Chebyshev's sum inequality), and Jensen gives E[T_j] ≥ Σ_{i<j} n/(n − i) = f_n(j), convex "
+        "in j: E[τ] ≥ f_n(E[N(B − 1)]). E[N(t)] = Σ_k P(S_k < t) (Irwin–Hall) is 20.67 (t = 10) and 40.67 (t = 20); "
+        "f_n is decreasing in n, so n = Table 1's count bounds every ensemble of the paper. Computed in rationals "
+        "by printed_tau_lower_bound; the bound exceeds the published τ in 7 of the 8 cells (ocr49 at B = 11: 21.19 "
+        "against 21.1 is within the published rounding)."),)
+    defects = (
+        Defect("AdaBoostRS whose budget check charges every draw (a repeated feature again)",
+               {"rs": D + "RSCountsRepeatsBudget"}),
+        Defect("AdaBoostRS reading the budget as B − 1", {"rs": D + "RSBudgetOneLess"}, caught=False,
+               why="it takes about 2 fewer samples, still well above the published τ + 1.5 on census"),
+    )
+    power = (
+        "(b) catches a subject whose budget loop charges every draw (its τ falls to the published values), and (a) "
+        "a claim-side every-draw rule that drifted from the renewal count. A printed-rule subject whose τ moves by "
+        "less than its distance to the published τ (≈ 5 at B = 21 on census) passes."
+    )
+
+    def tasks(self, p):
+        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
+
+    def points(self, p):
+        pts = []
+        for name in p["datasets"]:
+            paper = STANDS_FOR.get(name)
+            if paper is None:
+                continue
+            real = name in ("census", "splice")
+            for B in p["budgets"]:
+                pub = TABLE6[(paper, 11 if B <= 11 else 21)][1]
+                pts.append({"table": "tau", "dataset": name, "budget": float(B), "algorithm": "every draw",
+                            "value": pub, "decides": real})
+        return pts
+
+    def paired(self, p):
+        return [(f"{name}, B = {B:g}: Algorithm 2 as printed takes more than the published τ + 1.5 samples",
+                 f"above:{name}:{B:g}", "published_plus", "printed", True, name in ("census", "splice"))
+                for name in p["datasets"] if STANDS_FOR.get(name) for B in p["budgets"]]
+
+    def reproduce(self, p, task, subjects, seed):
+        name = task["dataset"]
+        model, _, _, Xte, _, _ = fitted(subjects["rs"], name, p)
+        rng = np.random.default_rng(seed)
+        blocks = np.array_split(np.arange(Xte.shape[0]), p["cost_blocks"])
+        costs = [feature_costs(Xte.shape[1], 0.0, 1.0, rng) for _ in blocks]  # fresh costs per block
+        paper = STANDS_FOR.get(name)
+        rows = []
+        for B in p["budgets"]:
+            printed = every = 0.0
+            for block, c in zip(blocks, costs, strict=True):
+                model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                printed += float(np.sum(model.n_samples_)) / Xte.shape[0]
+                every += float(np.sum(every_draw_tau(model, len(block), B, c, rng))) / Xte.shape[0]
+            pub = TABLE6[(paper, 11 if B <= 11 else 21)][1] if paper else None
+            rows += [{"table": "tau", "dataset": name, "budget": float(B), "algorithm": "printed", "value": printed},
+                     {"table": "tau", "dataset": name, "budget": float(B), "algorithm": "every draw", "value": every}]
+            if pub is not None:
+                rows.append({"table": f"above:{name}:{B:g}", "dataset": name, "budget": float(B), "printed": printed,
+                             "published_plus": pub + self.tolerance})
+        return rows
+
+    def tables(self, p, table):
+        taus = table[table["table"] == "tau"] if "table" in table else table.iloc[0:0]
+        frames = []
+        for (name, B), part in (taus.groupby(["dataset", "budget"]) if len(taus) else ()):
+            paper = STANDS_FOR.get(name)
+            row_B = 11 if B <= 11 else 21
+            frames.append({"dataset": name, "budget": B, "trials": int(part["repetition"].nunique()),
+                           "tau_printed": part[part["algorithm"] == "printed"]["value"].mean(),
+                           "tau_every_draw": part[part["algorithm"] == "every draw"]["value"].mean(),
+                           "paper_tau": TABLE6[(paper, row_B)][1] if paper else None,
+                           "printed_lower_bound_paper_n": float(printed_tau_lower_bound(row_B, PAPER_FEATURES[paper]))
+                           if paper else None})
+        notes = ["Table 6, AdaBoostRS's τ under both budget rules beside the paper's: " + "; ".join(
+            f"{f['dataset']} B = {f['budget']:g}: printed {f['tau_printed']:.1f}, every draw {f['tau_every_draw']:.1f}"
+            + (f", paper {f['paper_tau']:g} (printed rule's lower bound at the paper's n: "
+               f"{f['printed_lower_bound_paper_n']:.2f})" if f["paper_tau"] else "") for f in frames)] if frames else []
+        return pd.DataFrame(frames), notes
+
+    def errata_evidence(self, p, table):
+        cells = [(d, B, TABLE6[(d, B)][1], float(printed_tau_lower_bound(B, PAPER_FEATURES[d])))
+                 for d in PAPER_FEATURES for B in (11, 21)]
+        text = "; ".join(f"{d} B = {B}: ≥ {lb:.2f} vs {pub:g}" for d, B, pub, lb in cells)
+        return {"printed-rule": f"Lower bound on Algorithm 2's E[τ] at Table 1's n against the published τ: {text}."}
 
 
 @register

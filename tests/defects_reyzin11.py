@@ -322,3 +322,11 @@ class RSUnitAlpha(AdaBoostRS):
         self.perfect_ = False
         self.vote_weights_ = self._normalised(self.alphas_)
         return self
+
+
+class RSBudgetOneLess(AdaBoostRS):
+    """AdaBoostRS that reads its budget as B − 1."""
+
+    def predict(self, X, budget=None, costs=None, random_state=None):
+        return super().predict(X, budget=None if budget is None else budget - 1, costs=costs,
+                               random_state=random_state)
