@@ -14,6 +14,7 @@ import pandas as pd
 from theorycheck import stats
 from theorycheck.algorithms import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC
 from theorycheck.claims import Claim, Defect, Erratum, Evidence, Hypothesis, Measurement, Plot, register
+from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.ensemble import (
     BUDGETED_ENSEMBLE,
     DATA_PARAMETERS,
@@ -706,14 +707,21 @@ class Experiments(BudgetTables):
         "estimated are the same, the spread between trials smaller, which the sign tests need). The paper "
         "explains Table 6's AdaBoostRS τ by each sample adding 0.5 (a U[0, 1] cost) to the budget, i.e. every sample "
         "examining a new feature; then AdaBoostRS stops after the renewal count 2(B − max c) + 2/3 ≈ 20.7 (B = 11) of "
-        "features, whatever the data, which is what its four datasets show (20.6–21.1). Our stand-ins' α is lumpier "
-        "(AdaBoost uses 28–100 features, the paper's ≥ 83), so some samples re-examine a feature for free and our τ "
-        "is larger; the data-independent quantity, the number of distinct features AdaBoostRS examines (the samples "
+        "features, whatever the data, which is what its four datasets show (20.6–21.1). Algorithm 2 as printed "
+        "lets a repeated feature pass free, so its τ is larger on any data (reyzin11.table6 derives the bound and "
+        "records the published τ as an erratum against the printed rule); the data-independent quantity, "
+        "the number of distinct features AdaBoostRS examines (the samples "
         "that pay), is what is compared with the published τ. Decided, per dataset: (a) at B = 11 that number is "
         "within the tolerance of the paper's τ (mean of its four datasets); (b) it is closer to it at B = 11 than at "
         "B = 10 (Table 5's rows, not its caption; paired per trial, strict sign test); at B = 11 and 21, "
-        "(c) AdaBoostRS_AC takes more samples than AdaBoostRS (strict sign test) and (d) errs no more than it up to "
-        "the resolution (sign test on paired per-trial errors). At B = 20/21 the renewal count (≈ 41) nears the number "
+        "(c) AdaBoostRS_AC takes more samples than AdaBoostRS (strict sign test) and (d) Table 5's finding, "
+        "'AdaBoostRS_AC outperforms AdaBoostRS', a superiority with four outcomes (theorycheck.stats.classify) on the "
+        "paired per-trial error difference RS − AC (sign-test interval of its median, δ/2 split over the deciding "
+        "findings) with ε = half the paper's own effect in that row (Table 5: census 0.6 / 0.9, splice 1.3 / 1.2, "
+        "ocr17 1.3 / 0.8, ocr49 0.9 / 1.2 points at B = 11 / 21, so ε = 0.3–0.65 points): TIED means the effect is "
+        "surely below half the published one; decided on census, splice, ocr17 and ocr49 at B = 11 and 21 (the "
+        "stand-ins included, as the paper states it of all four), reported on the other sets with ε = 0.5 point. The "
+        "points and (a)–(c) share the other δ/2. At B = 20/21 the renewal count (≈ 41) nears the number "
         "of features some stand-in ensembles use, where it stops being data-independent: the same comparisons there, "
         "τ itself, Tables 3–4 and the figures are reported beside the paper's numbers, not decided."
     )
@@ -736,7 +744,8 @@ class Experiments(BudgetTables):
         "still tells B = 10 from B = 11. Points beside Table 6's own rows (stand-ins) are reported with ±1.5 too.")
     defects = (
         Defect("AdaBoostRS whose budget check counts repeated features", {"rs": D + "RSCountsRepeatsBudget"}),
-        Defect("AdaBoostRS_AC sampling ∝ α (no cost correction)", {"ac": D + "ACSamplerUncorrected"}),
+        Defect("AdaBoostRS_AC sampling ∝ α (no cost correction), on census", {"ac": D + "ACSamplerUncorrected"},
+               overrides={"datasets": "census", "curve_repetitions": "0"}),
         Defect("AdaBoostRS_AC whose loop runs while k < B (over budget)", {"ac": D + "ACLoopWhileUnderBudget"},
                caught=False, why="it takes even more samples than AdaBoostRS_AC and errs no more; spending is "
                                  "checked by reyzin11.deterministic, not here"),
@@ -744,7 +753,8 @@ class Experiments(BudgetTables):
     power = (
         "Decided points catch a budget rule that changes how many features AdaBoostRS pays for by more than the "
         "tolerance (charging a repeated feature again, reading B as 10), and an AdaBoostRS_AC that does not take more "
-        "samples than AdaBoostRS or errs clearly more (sampling ∝ α without the cost correction). Error differences "
+        "samples than AdaBoostRS, or whose error reverses Table 5's finding on census (sampling ∝ α without the cost "
+        "correction: REVERSED). Error differences "
         "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
         "data are not the paper's."
     )
@@ -776,9 +786,54 @@ class Experiments(BudgetTables):
             for B in (11.0, 21.0):
                 out.append((f"{name}, B = {B:g}: AdaBoostRS_AC takes more samples than AdaBoostRS",
                             f"pair:{name}:{B:g}", "tau_rs", "tau_ac", True, True))
-                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC errs no more than AdaBoostRS",
-                            f"pair:{name}:{B:g}", "err_ac", "err_rs", False, True))
         return out
+
+    def error_findings(self, p):
+        """(label, table, margin, decides) of Table 5's "AdaBoostRS_AC outperforms AdaBoostRS" per dataset and
+        budget 11, 21: ε is half the paper's effect in that row (0.5 point where the paper has no row)."""
+        out = []
+        for name in p["datasets"]:
+            paper = STANDS_FOR.get(name)
+            for B in (11.0, 21.0):
+                ac, rs = TABLE5[(paper, int(B))] if paper else (None, None)
+                margin = (rs - ac) / 200 if paper else 0.005
+                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC errs less than AdaBoostRS (Table 5)",
+                            f"pair:{name}:{B:g}", margin, paper is not None))
+        return out
+
+    def decide(self, p, table):
+        evidence = super().decide({**p, "delta": p["delta"] / 2}, table)
+        found = self.error_findings(p)
+        level = p["delta"] / 2 / max(sum(f[3] for f in found), 1)
+        verdicts, findings, lines = [evidence.verdict], [], []
+        for label, name, margin, decides in found:
+            part = table[table["table"] == name] if "table" in table else table.iloc[0:0]
+            if not len(part) or "err_rs" not in part:
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {label}: UNDECIDED, not run")
+                continue
+            diff = (part.sort_values("repetition")["err_rs"] - part.sort_values("repetition")["err_ac"]).to_numpy()
+            if diff.size < stats.min_samples_median(level):
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {label}: UNDECIDED, {diff.size} trials (the sign test needs "
+                             f"{stats.min_samples_median(level)})")
+                continue
+            result = stats.decide_sequential(diff, stats.SUPERIOR, margin, level, (diff.size,))
+            if decides:
+                verdicts.append(result.verdict)
+            paper = STANDS_FOR.get(name.split(":")[1])
+            key = (paper, int(float(name.split(":")[2]))) if paper else None
+            findings.append(finding_record(label, result, stats.SUPERIOR, margin, decides,
+                                           paper=f"AC {TABLE5[key][0]}%, RS {TABLE5[key][1]}%" if key else ""))
+            lines.append(f"- {label}{'' if decides else ' (reported, not decided)'}: {result.outcome}. {result.reason}")
+        evidence.verdict = stats.combine(verdicts)
+        evidence.findings = [*evidence.findings, *findings]
+        evidence.decision += ("\n\nTable 5's finding, four outcomes (superior, ε = half the paper's effect; sign test "
+                              f"of the median paired difference RS − AC at δ/2 split, {level:.3g} each):\n"
+                              + "\n".join(lines))
+        return evidence
 
     def check_params(self, p):
         missing = {10.0, 11.0, 20.0, 21.0} - set(p["budgets"])
