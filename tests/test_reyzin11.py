@@ -214,7 +214,7 @@ def test_every_draw_tau_on_a_single_stump():
     from simulations.reyzin11 import every_draw_tau
 
     for c, B in ((0.3, 11.0), (0.7, 21.5), (0.06, 2.0)):  # away from exact ties B/c ∈ ℕ (float sums)
-        model = SimpleNamespace(features_=np.array([0, 1]), vote_weights_=np.array([1.0, 0.0]))
+        model = SimpleNamespace(features_=np.array([0, 1]), sampling_probabilities=lambda costs: np.array([1.0, 0.0]))
         taus = every_draw_tau(model, 5, B, np.array([c, c / 2]), np.random.default_rng(0))
         assert np.all(taus == math.ceil(B / c - 1 - 1e-12))
 
