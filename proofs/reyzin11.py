@@ -25,6 +25,7 @@ from theorycheck.protocols import Contract, Function
 from theorycheck.validation import Grid, Integer, Number, Positive
 
 D = "tests.defects_reyzin11:"
+ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49", "census", "splice")
 
 
 def _rational(rng, low: int, high: int, q_max: int) -> Fraction:
@@ -83,7 +84,7 @@ class Thm5(ExactAndSampled):
             "n_train": 1000, "n_test": 2000, "split_seed": 0, "mc_examples": 6, "mc_samples": 20_000,
             "mc_taus": (1, 8, 64), "cost_low": 0.0, "cost_high": 1.0, "delta": 1e-3, "resolution": 0.02}
     profiles = {"quick": {}, "full": {"T_max": 5, "tau_max": 5, "instances": 10, "spread": 12,
-                                      "datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
+                                      "datasets": ALL,
                                       "n_test": 5000, "mc_examples": 12, "mc_samples": 50_000}}
     checks = {"law": "the subjects' laws are probability distributions (mass 1, none negative)",
               "unbiased": "E[v_τ] of AdaBoostRS_AC = τ·Σα_t h_t(x)/Σ(α_t/c(h_t)) (Theorem 5's proof), in rationals",
@@ -244,7 +245,7 @@ class BallsBins(ExactAndSampled):
             "n_train": 1000, "n_test": 2000, "split_seed": 0, "runs": 10_000, "k_points": 8, "k_factor": 3.0,
             "delta": 1e-3, "resolution": 0.25}
     profiles = {"quick": {}, "full": {"n_max": 5, "k_max": 8, "instances": 6, "spread": 10, "runs": 50_000,
-                                      "datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49")}}
+                                      "datasets": ALL}}
     checks = {"law": "the law is a probability distribution",
               "formula": "E[unsampled] = Σ_j (1 − q_j)^k exactly (n(1 − 1/n)^k for uniform q)",
               "uniform_bound": "uniform q: n(1 − 1/n)^k ≤ n·e^(−k/n), certified",

@@ -4,13 +4,27 @@ deterministic alternative, on ensembles AdaBoost trained on real (stand-in) and 
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
+from theorycheck import stats
 from theorycheck.algorithms import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC
-from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, register
+from theorycheck.claims import (
+    Claim,
+    Defect,
+    Erratum,
+    Evidence,
+    Hypothesis,
+    Measurement,
+    NonReproduction,
+    Plot,
+    register,
+)
+from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.ensemble import (
     BUDGETED_ENSEMBLE,
     DATA_PARAMETERS,
@@ -19,15 +33,18 @@ from theorycheck.kinds.ensemble import (
     BudgetTables,
     SampledFrequency,
     SignConvergence,
+    data_errors,
+    data_split,
     feature_costs,
     fitted,
     int_seed,
+    unavailable,
 )
 from theorycheck.protocols import Contract, Function
 from theorycheck.validation import Grid, Integer, Number, Positive, Probability
 
 D = "tests.defects_reyzin11:"
-ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49")
+ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49", "census", "splice")
 
 
 def hoeffding_vote_bound(B, theta):
@@ -277,6 +294,193 @@ class Prop6(_Convergence):
         return s, np.abs(F) / np.sum(alpha / hc), steps.max(axis=1) - steps.min(axis=1)
 
 
+# ---------------------------------------------------------------------- Algorithm 1 and Table 2
+_U = 2.0 ** -53  # unit round-off of float64
+
+
+def replay_adaboost(H: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1 replayed on a fixed sequence of base classifiers: H (m, T) holds h_t(x_i) ∈ {−1, +1}
+    on the training rows, y (m,) the labels ±1. Returns (ε_t, α*_t): the weighted error of h_t under
+    D_t and its closed-form α*_t = ½ ln((1 + γ_t)/(1 − γ_t)) = ½ ln((1 − ε_t)/ε_t), with D_1 uniform and
+    D_{t+1} ∝ D_t·exp(−α*_t y h_t). Stops after a round with ε_t = 0 (α* = ∞) or ε_t ≥ ½ (no edge)."""
+    m, T = H.shape
+    D = np.full(m, 1.0 / m)
+    eps, alpha = [], []
+    for t in range(T):
+        e = math.fsum(D[H[:, t] != y])
+        eps.append(e)
+        if e <= 0.0:
+            alpha.append(math.inf)
+            break
+        alpha.append(0.5 * math.log((1.0 - e) / e) if e < 0.5 else -math.inf)
+        if e >= 0.5:
+            break
+        D = D * np.exp(-alpha[-1] * y * H[:, t])
+        D /= math.fsum(D)
+    return np.array(eps), np.array(alpha)
+
+
+def replay_tolerance(m: int, T: int) -> float:
+    """Worst-case float64 disagreement of two correct runs of Algorithm 1 in α (and in ε relative):
+    a round's update moves each D(i) by a relative ≤ (m + 4)u (exp, product, a normalising sum of m
+    terms), compounding to ≤ T(m + 4)u over T rounds; ε inherits it (a sum of positives adds ≤ mu) and
+    |δα| ≤ |δε|/(2ε(1 − ε)) ≤ (relative δε)/(2(1 − ε)) ≤ relative δε for ε ≤ ½. Two runs (the subject's
+    and the replay): twice that, doubled again for the log's own rounding."""
+    return 4.0 * T * (m + 8) * _U
+
+
+@functools.lru_cache(maxsize=8)
+def _sklearn_samme(name: str, rounds: int, n_train: int, n_test: int, split_seed: int):
+    """scikit-learn's AdaBoostClassifier with depth-1 trees (SAMME) on the split `fitted` uses: its
+    test predictions and the scikit-learn version."""
+    import inspect
+
+    import sklearn
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    Xtr, ytr, Xte, _, _ = data_split(name, n_train, n_test, split_seed)
+    extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(AdaBoostClassifier).parameters else {}
+    model = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, random_state=0), n_estimators=rounds,
+                               random_state=0, **extra).fit(Xtr, ytr)
+    return model.predict(Xte), sklearn.__version__
+
+
+@register
+class Alg1(Claim):
+    id = "reyzin11.alg1"
+    kind = "exact"
+    title = "The ensemble AdaBoostRS samples from is AdaBoost's (Algorithm 1), and Table 2's errors"
+    reference = "Algorithm 1, §5.2 and Table 2"
+    statement = (
+        "The ensemble the samplers are handed is AdaBoost's: each round's weight is α_t = ½ ln((1 + γ_t)/(1 − γ_t)) "
+        "for the edge γ_t = 1 − 2ε_t of its stump under D_t, D being updated by exp(−α_t y h_t(x)) and normalised; "
+        "its full vote agrees with scikit-learn's AdaBoost (SAMME, depth-1 trees) on the same data; and on census "
+        "and splice its test error is Table 2's (18.3%, 8.1%) within 3 percentage points."
+    )
+    hypotheses = ("stumps as base classifiers, 500 rounds, 1 000 training examples (Table 1)",
+                  "every round's stump has an edge γ_t > 0 under D_t (Algorithm 1's weak learning)")
+    interpretation = (
+        "Replay: from the subject's own stumps h_t on the training rows, Algorithm 1 is run again (D_1 uniform, "
+        "ε_t = Σ_{h_t(x_i) ≠ y_i} D_t(i) summed exactly with fsum, α*_t in closed form, D_{t+1} from α*_t), and every "
+        "|α_t − α*_t| (and, where the subject reports them, |ε_t − ε*_t|) must be ≤ 4T(m + 8)·2⁻⁵³, a worst-case "
+        "bound on the rounding by which two correct float64 runs can differ (see replay_tolerance); the check is "
+        "pathwise, no error rate. Which stump the weak learner picks is not constrained (the paper only says "
+        "'decision stumps'). Cross-check: scikit-learn's AdaBoostClassifier(DecisionTreeClassifier(max_depth=1)), "
+        "SAMME (its only algorithm from 1.8 on, a weight ln((1 − ε)/ε) = 2α_t: the same sign), fitted on the same "
+        "training rows; its weak learner splits by weighted Gini, not weighted error, so the two ensembles differ "
+        "in some stumps; fixed before running, the two votes must agree on at least 90% of examples (the "
+        "Clopper–Pearson interval of the test agreement at δ/k: PASS when its lower end is ≥ 0.9, FAIL when its "
+        "upper end is below). Table 2: the full vote's test error, Clopper–Pearson at δ/k, must lie within ±3 "
+        "points of the paper's (about 5 standard errors of a 5 000- or 2 175-example test estimate, leaving room "
+        "for another random 1 000 training examples and our binarisation of census): PASS inside, FAIL outside, "
+        "INCONCLUSIVE straddling; decided on census and splice only (the ocr stand-ins' errors are reported). k "
+        "counts the interval decisions."
+    )
+    subjects = {"ensemble": AdaBoostRS}
+    protocols = {"ensemble": SAMPLED_ENSEMBLE}
+    parameters = {**DATA_PARAMETERS, "delta": Probability(), "agreement": Probability(), "window": Positive()}
+    base = {"datasets": ("splice",), "rounds": 500, "n_train": 1000, "n_test": 5000, "split_seed": 0,
+            "delta": 1e-3, "agreement": 0.9, "window": 3.0}
+    profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49", "synthetic")}}
+    defects = (Defect("AdaBoostRS whose α are all 1", {"ensemble": D + "RSUnitAlpha"}),)
+    power = (
+        "Any subject whose α are not Algorithm 1's closed form for its own stumps (all 1, a reweighting by 2α, a "
+        "wrong edge) is caught on the first round that differs by more than the rounding bound (≈ 2·10⁻¹⁰ at "
+        "m = 1 000, T = 500). A wrong weak learner (a poor stump each round) is not caught by the replay, only by the "
+        "agreement with scikit-learn if it moves more than 10% of the votes, and by Table 2 if it moves the error "
+        "by more than 3 points."
+    )
+
+    def tasks(self, p):
+        return [{"dataset": name} for name in p["datasets"]]
+
+    def measure(self, p, task, subjects, seed):
+        name = task["dataset"]
+        try:
+            model, Xtr, ytr, Xte, yte, info = fitted(subjects["ensemble"], name, p)
+            sk_pred, sk_version = _sklearn_samme(name, p["rounds"], p["n_train"], p["n_test"], p["split_seed"])
+        except data_errors() as err:
+            return Measurement([{**task, "unavailable": unavailable(err)}])
+        y = np.where(ytr == model.classes_[1], 1.0, -1.0)
+        H = model.hypothesis_outputs(Xtr)
+        eps, alpha = replay_adaboost(H, y)
+        got = np.asarray(model.alphas_, dtype=np.float64)
+        T = len(got)
+        both = min(T, len(alpha))
+        with np.errstate(invalid="ignore"):
+            gap = np.where(got[:both] == alpha[:both], 0.0, np.abs(got[:both] - alpha[:both]))
+        reported = getattr(model, "errors_", None)
+        eps_gap = (np.abs(np.asarray(reported[:both]) - eps[:both]) / np.maximum(eps[:both], 1e-300)
+                   if reported is not None else np.zeros(0))
+        tol = replay_tolerance(len(y), T)
+        pred = model.predict(Xte)
+        paper = TABLE2.get(STANDS_FOR.get(name) or "", None)
+        return Measurement([{
+            "dataset": name, "rounds": T, "replayed": len(alpha), "tolerance": tol,
+            "alpha_gap_max": float(gap.max()) if both else math.inf,
+            "rounds_off": int((gap > tol).sum()) + abs(T - len(alpha)),
+            "first_off": int(np.argmax(gap > tol)) + 1 if (gap > tol).any() else 0,
+            "eps_gap_max": float(eps_gap.max()) if eps_gap.size else None,
+            "eps_off": int((eps_gap > tol).sum()), "no_edge": int((eps[:both] >= 0.5).sum()),
+            "alpha_first": float(got[0]), "alpha_star_first": float(alpha[0]),
+            "n_test": len(yte), "wrong": int((pred != yte).sum()), "sk_wrong": int((sk_pred != yte).sum()),
+            "agree": int((pred == sk_pred).sum()), "sklearn": sk_version, "paper_error_pct": paper,
+            "stand_in": bool(info["stand_in"]), "features_used": int(np.unique(model.features_).size),
+        }])
+
+    def decide(self, p, table):
+        missing = table[table["unavailable"].notna()] if "unavailable" in table else table.iloc[0:0]
+        done = table[table["unavailable"].isna()] if "unavailable" in table else table
+        verdicts, lines, rows = [], [], []
+        for _, r in missing.iterrows():
+            verdicts.append(stats.INCONCLUSIVE)
+            lines.append(f"- {r['dataset']}: INCONCLUSIVE, the data is not available ({r['unavailable']}).")
+        def published(r):
+            return None if r["stand_in"] or pd.isna(r["paper_error_pct"]) else float(r["paper_error_pct"])
+
+        k = max(len(done) + sum(published(r) is not None for _, r in done.iterrows()), 1)
+        level = p["delta"] / k
+        for _, r in done.iterrows():
+            name = r["dataset"]
+            replay = stats.decide_always(int(r["rounds_off"]) + int(r["eps_off"]) + int(r["no_edge"]),
+                                         int(r["rounds"]), f"{name}: α_t = ½ ln((1 − ε_t)/ε_t) for the replayed ε_t "
+                                         "(and ε_t < ½, and the reported ε_t)", f"{r['tolerance']:.2g}")
+            agree_iv = stats.binomial_interval(int(r["agree"]), int(r["n_test"]), level)
+            agree = stats.decide_at_least(agree_iv, p["agreement"], 0.0)
+            err_iv = stats.binomial_interval(int(r["wrong"]), int(r["n_test"]), level)
+            parts = [replay, agree]
+            paper = published(r)
+            if paper is not None:
+                lo, hi = (paper - p["window"]) / 100, (paper + p["window"]) / 100
+                parts.append(stats.decide_mean_within(err_iv, lo, hi))
+            for dec in parts:
+                verdicts.append(dec.verdict)
+            lines.append(f"- {name}: replay {replay.verdict} ({replay.reason}; largest |α_t − α*_t| = "
+                         f"{r['alpha_gap_max']:.3g}, first round off: {int(r['first_off']) or 'none'}, α_1 = "
+                         f"{r['alpha_first']:.6g} against α*_1 = {r['alpha_star_first']:.6g}); agreement with "
+                         f"scikit-learn {r['sklearn']} SAMME ≥ {p['agreement']:g}: {agree.verdict} ({agree.reason})"
+                         + (f"; Table 2 {paper}% ± {p['window']:g}: {parts[2].verdict} ({parts[2].reason})"
+                            if paper is not None else "; Table 2: reported, not decided"))
+            rows.append({"dataset": name, "rounds": int(r["rounds"]), "max |α−α*|": r["alpha_gap_max"],
+                         "tolerance": r["tolerance"], "replay": replay.verdict,
+                         "agreement": agree_iv.estimate, "agreement_low": agree_iv.low, "agreement_verdict":
+                         agree.verdict, "error_pct": 100 * err_iv.estimate, "error_low_pct": 100 * err_iv.low,
+                         "error_high_pct": 100 * err_iv.high, "sklearn_error_pct": 100 * r["sk_wrong"] / r["n_test"],
+                         "paper_error_pct": r["paper_error_pct"], "table2": parts[2].verdict if paper is not None
+                         else "reported", "features_used": int(r["features_used"])})
+        text = (f"Per dataset: the replay of Algorithm 1 (pathwise, rounding bound), the agreement with scikit-learn "
+                f"(Clopper–Pearson at δ/{k} = {level:.3g}) and, on census and splice, Table 2's error within "
+                f"±{p['window']:g} points (Clopper–Pearson at δ/{k}).\n" + "\n".join(lines))
+        notes = ["Table 2 (AdaBoost's test error, %), ours beside the paper's: " + "; ".join(
+            f"{x['dataset']} {x['error_pct']:.2f} [{x['error_low_pct']:.2f}, {x['error_high_pct']:.2f}]"
+            + (f" (paper {x['paper_error_pct']:g})" if x["paper_error_pct"] == x["paper_error_pct"]
+               and x["paper_error_pct"] is not None else "") + f", scikit-learn SAMME {x['sklearn_error_pct']:.2f}"
+            for x in rows)] if rows else []
+        return Evidence(verdict=stats.combine(verdicts), observed=None, theory=None, delta=p["delta"],
+                        decision=text, summary=pd.DataFrame(rows), notes=notes)
+
+
 # ---------------------------------------------------------------------- §5 experiments
 TABLE3 = {"census": (15, 77, 211, 637), "splice": (97, 205, 421, 823), "ocr17": (178, 244, 339, 505),
           "ocr49": (167, 296, 694, 1020)}
@@ -292,12 +496,238 @@ TABLE6 = {("census", 11): (26.2, 20.7), ("census", 21): (45.7, 41.3), ("splice",
 RELATIVE = (1.0, 0.5, 0.25, 0.1)
 #: the paper's dataset each of ours stands in for (None: no counterpart)
 STANDS_FOR = {"ocr17": "ocr17", "ocr49": "ocr49", "mnist35": None, "breast_cancer": None, "digits49": None,
-              "synthetic": None}
+              "synthetic": None, "census": "census", "splice": "splice"}
 
 
 def _rs_tau(budget: int) -> float:
     """The paper's AdaBoostRS τ at this budget, averaged over its four datasets (Table 6)."""
     return float(np.mean([TABLE6[(d, budget)][1] for d in ("census", "splice", "ocr17", "ocr49")]))
+
+
+#: Table 1's numbers of features: no ensemble of the paper's can use more
+PAPER_FEATURES = {"census": 130, "splice": 239, "ocr17": 402, "ocr49": 402}
+
+
+def renewal_count(t: int, terms: int = 400) -> Fraction:
+    """A rational lower bound on E[N(t)], N(t) = min{j : U_1 + … + U_j ≥ t} for i.i.d. U[0, 1] and an
+    integer t ≥ 1: Σ_{k < terms} P(S_k < t) with the Irwin–Hall law at t (the dropped terms are ≥ 0;
+    past k ≈ 3t they are below 10⁻³⁰). ≈ 2t + 2/3."""
+    total = Fraction(0)
+    for k in range(terms):
+        prob = Fraction(1) if k == 0 else sum(Fraction((-1) ** i * math.comb(k, i) * (t - i) ** k)
+                                              for i in range(min(t, k) + 1)) / math.factorial(k)
+        total += prob
+        if k > 3 * t and prob < Fraction(1, 10 ** 30):
+            break
+    return total
+
+
+def printed_tau_lower_bound(B: int, n: int) -> Fraction:
+    """Algorithm 2 as printed (a feature charged on its first examination), feature costs i.i.d.
+    U[0, 1], an ensemble over at most n features: E[τ] ≥ f_n(E[N(B − 1)]), f_n(j) = Σ_{i < j} n/(n − i)
+    extended linearly between integers (the derivation is on reyzin11.table6's erratum)."""
+    x = renewal_count(B - 1)
+    j = int(x)
+    return sum((Fraction(n, n - i) for i in range(j)), Fraction(0)) + (x - j) * Fraction(n, n - j)
+
+
+def every_draw_tau(model, n: int, B: float, costs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """τ of Algorithm 2 (or 3) when every draw is charged (a repeated feature pays again), for n
+    examples: draws from the model's sampling_probabilities(costs) (∝ α, or ∝ α/c for AdaBoostRS_AC),
+    k += c(h) per draw, while k + max c(h) < B (the number of draws does not depend on x)."""
+    c = costs[model.features_]
+    p = model.sampling_probabilities(costs)
+    target = B - c.max()
+    width = int(4 * B / max(c.mean(), 1e-3)) + 64
+    taus = np.zeros(n, dtype=np.int64)
+    todo = np.arange(n)
+    spent = np.zeros(n)
+    while todo.size:
+        draws = rng.choice(c.size, size=(todo.size, width), p=p)
+        run = spent[todo, None] + np.cumsum(c[draws], axis=1)
+        hit = run >= target
+        done = hit.any(axis=1)
+        taus[todo[done]] += np.argmax(hit[done], axis=1) + 1
+        taus[todo[~done]] += width
+        spent[todo[~done]] = run[~done, -1]
+        todo = todo[~done]
+    return taus
+
+
+@register
+class Table6(BudgetTables):
+    id = "reyzin11.table6"
+    title = "Table 6's AdaBoostRS τ: Algorithm 2 as printed against every draw charged"
+    reference = "Algorithm 2, §5.4 and Table 6"
+    statement = (
+        "With feature costs i.i.d. U[0, 1] and budgets 11 and 21, AdaBoostRS takes slightly less than twice the "
+        "budget in samples, each adding 0.5 to the cost in expectation (§5.4's reading of Table 6): the published "
+        "τ are those of a rule that charges every draw, not those of Algorithm 2 as printed, which charges a feature "
+        "only on its first examination."
+    )
+    hypotheses = ("AdaBoost with stumps, 500 rounds, 1 000 training examples",
+                  "feature costs i.i.d. U[0, 1], fresh each trial", "the budgets of Table 6's rows, 11 and 21")
+    interpretation = (
+        "Both rules run on the same ensemble and costs: 'printed' is the subject's own predict (its n_samples_: "
+        "Algorithm 2's loop, a repeated feature free), 'every draw' draws ∝ α and adds c(h) on every draw (a repeat "
+        "pays again), while k + max c(h) < B. Per trial the mean τ over the test examples is one value; a trial "
+        "draws fresh costs for each of `cost_blocks` blocks of the test set (as reyzin11.exp: the mean estimated is "
+        "the paper's, the spread between trials, which the α-weighted cost of a few heavy features makes large, "
+        "smaller). The finding, "
+        "fixed before running: on census and splice (the paper's own data) at B = 11 and 21, (a) every-draw τ is "
+        "within ±1.5 of the published τ and (b) printed τ exceeds the published τ by more than 1.5 — the sign-test "
+        "interval of the median over trials must lie inside published ± 1.5 for (a) and above published + 1.5 for "
+        "(b). ±1.5 is reyzin11.exp's tolerance on the same numbers (their spread over the four datasets is "
+        "20.6–21.1 and 40.0–41.3). The ocr stand-ins are reported beside their rows, not decided. The printed rule's "
+        "lower bound f_n(E[N(B − 1)]) (the erratum's derivation) is shown beside each row with the paper's n. "
+        "AdaBoostRS_AC's τ under both rules (draws ∝ α/c, each charged c(h) in the every-draw rule; the first "
+        "`ac_repetitions` trials, fewer than 50: with costs near 0 its loops are long) are reported beside the paper's "
+        "AC column, not decided; where every feature of positive probability has been examined the printed loop "
+        "stops and the full vote decides (the library's documented choice), which can leave its τ below the "
+        "every-draw rule's (ocr17)."
+    )
+    subjects = {"rs": AdaBoostRS, "ac": AdaBoostRSAC}
+    protocols = {"rs": SAMPLED_ENSEMBLE, "ac": SAMPLED_ENSEMBLE}
+    parameters = {**BudgetTables.parameters, **DATA_PARAMETERS, "budgets": Grid(Positive(), distinct=1),
+                  "delta": Probability(), "resolution": Number(0.0), "cost_blocks": Integer(1),
+                  "ac_repetitions": Integer(0)}
+    base = {"datasets": ("census",), "rounds": 500, "n_train": 1000, "n_test": 400, "split_seed": 0,
+            "repetitions": 40, "budgets": (11.0, 21.0), "delta": 1e-3, "resolution": 0.0, "cost_blocks": 20,
+            "ac_repetitions": 2}
+    profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49"), "n_test": 5000,
+                                      "repetitions": 50, "cost_blocks": 25, "ac_repetitions": 10}}
+    keys = ("table", "dataset", "budget", "algorithm")
+    tolerance = 1.5
+    tolerance_reason = ("±1.5 samples, reyzin11.exp's tolerance on the same published τ (their spread over the four "
+                        "datasets is 20.6–21.1 at B = 11 and 40.0–41.3 at B = 21).")
+    errata = (Erratum(
+        "printed-rule", "Table 6 (AdaBoostRS column) against Algorithm 2 and §3.3",
+        "AdaBoostRS's τ: census 20.7 / 41.3, splice 20.6 / 40.0, ocr17 20.6 / 40.5, ocr49 21.1 / 40.3 at B = 11 / 21, "
+        "for Algorithm 2, whose features 'only contribute to the budget upon their first examination' (§5.3)",
+        "Algorithm 2 as printed takes in expectation at least f_n(E[N(B − 1)]) samples with n Table 1's number of "
+        "features: census ≥ 22.4 / 48.5, splice ≥ 21.6 / 44.5, ocr ≥ 21.2 / 42.8; the published τ are the renewal "
+        "count 2(B − max c) + 2/3 ≈ 20.7 / 40.7 of a rule charging every draw (§5.4's 'adds 0.5 … on each round')",
+        "derivation",
+        "Costs are i.i.d. U[0, 1] and AdaBoostRS's draws ignore them, so the costs of the features in order of first "
+        "examination are i.i.d. U[0, 1] and independent of the draws; the loop stops at the draw that brings the "
+        "distinct features' cost to B − max c ≥ B − 1, so τ = T_J, T_j the draw at which the j-th distinct feature "
+        "appears and J ≥ N(B − 1) independent of (T_j). With S_i the first i distinct features, the wait for a new "
+        "one has mean 1/(1 − q(S_i)); a swap of two labels shows a heavier feature is at least as likely in S_i, so "
+        "E q(S_i) ≥ i/n (Chebyshev's sum inequality), and Jensen gives E[T_j] ≥ Σ_{i<j} n/(n − i) = f_n(j), convex "
+        "in j: E[τ] ≥ f_n(E[N(B − 1)]). E[N(t)] = Σ_k P(S_k < t) (Irwin–Hall) is 20.67 (t = 10) and 40.67 (t = 20); "
+        "f_n is decreasing in n, so n = Table 1's count bounds every ensemble of the paper. Computed in rationals "
+        "by printed_tau_lower_bound; the bound exceeds the published τ in 7 of the 8 cells (ocr49 at B = 11: 21.19 "
+        "against 21.1 is within the published rounding)."),)
+    non_reproductions = (NonReproduction(
+        "ac-tau", "Table 6, AdaBoostRS_AC column",
+        "AdaBoostRS_AC's τ 26.2 / 45.7 (census), 33.8 / 56.2 (splice), 29.4 / 49.3 (ocr17), 33.6 / 55.7 (ocr49) at "
+        "B = 11 / 21, with costs U[0, 1]",
+        "several times more samples under either rule (the run's numbers are under this key): drawing ∝ α/c favours "
+        "the nearly free features that costs U[0, 1] put near 0, and E[1/c] is infinite for c ~ U[0, 1]",
+        "Algorithm 3 as printed (a feature charged on its first examination) and every draw charged c(h), on the "
+        "same ensembles and costs as the AdaBoostRS columns (which the every-draw rule reproduces), full profile: 50 "
+        "trials of 5 000 (splice 2 175) test examples; the numbers of each run are on this page."),)
+    defects = (
+        Defect("AdaBoostRS whose budget check charges every draw (a repeated feature again)",
+               {"rs": D + "RSCountsRepeatsBudget"}),
+        Defect("AdaBoostRS reading the budget as B − 1", {"rs": D + "RSBudgetOneLess"}, caught=False,
+               why="it takes about 2 fewer samples, still well above the published τ + 1.5 on census"),
+    )
+    power = (
+        "(b) catches a subject whose budget loop charges every draw (its τ falls to the published values), and (a) "
+        "a claim-side every-draw rule that drifted from the renewal count. A printed-rule subject whose τ moves by "
+        "less than its distance to the published τ (≈ 5 at B = 21 on census) passes."
+    )
+
+    def tasks(self, p):
+        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
+
+    def points(self, p):
+        pts = []
+        for name in p["datasets"]:
+            paper = STANDS_FOR.get(name)
+            if paper is None:
+                continue
+            real = name in ("census", "splice")
+            for B in p["budgets"]:
+                pub = TABLE6[(paper, 11 if B <= 11 else 21)][1]
+                pts.append({"table": "tau", "dataset": name, "budget": float(B), "algorithm": "every draw",
+                            "value": pub, "decides": real})
+        return pts
+
+    def paired(self, p):
+        return [(f"{name}, B = {B:g}: Algorithm 2 as printed takes more than the published τ + 1.5 samples",
+                 f"above:{name}:{B:g}", "published_plus", "printed", True, name in ("census", "splice"))
+                for name in p["datasets"] if STANDS_FOR.get(name) for B in p["budgets"]]
+
+    def reproduce(self, p, task, subjects, seed):
+        name = task["dataset"]
+        model, _, _, Xte, _, _ = fitted(subjects["rs"], name, p)
+        rng = np.random.default_rng(seed)
+        blocks = np.array_split(np.arange(Xte.shape[0]), p["cost_blocks"])
+        costs = [feature_costs(Xte.shape[1], 0.0, 1.0, rng) for _ in blocks]  # fresh costs per block
+        paper = STANDS_FOR.get(name)
+        ac = fitted(subjects["ac"], name, p)[0] if task["repetition"] < p["ac_repetitions"] else None
+        rows = []
+        for B in p["budgets"]:
+            printed = every = ac_printed = ac_every = 0.0
+            for block, c in zip(blocks, costs, strict=True):
+                model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                printed += float(np.sum(model.n_samples_)) / Xte.shape[0]
+                every += float(np.sum(every_draw_tau(model, len(block), B, c, rng))) / Xte.shape[0]
+                if ac is not None:
+                    ac.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                    ac_printed += float(np.sum(ac.n_samples_)) / Xte.shape[0]
+                    ac_every += float(np.sum(every_draw_tau(ac, len(block), B, c, rng))) / Xte.shape[0]
+            if ac is not None:
+                rows += [{"table": "tau_ac", "dataset": name, "budget": float(B), "algorithm": rule, "value": v}
+                         for rule, v in (("printed", ac_printed), ("every draw", ac_every))]
+            pub = TABLE6[(paper, 11 if B <= 11 else 21)][1] if paper else None
+            rows += [{"table": "tau", "dataset": name, "budget": float(B), "algorithm": "printed", "value": printed},
+                     {"table": "tau", "dataset": name, "budget": float(B), "algorithm": "every draw", "value": every}]
+            if pub is not None:
+                rows.append({"table": f"above:{name}:{B:g}", "dataset": name, "budget": float(B), "printed": printed,
+                             "published_plus": pub + self.tolerance})
+        return rows
+
+    def tables(self, p, table):
+        taus = table[table["table"] == "tau"] if "table" in table else table.iloc[0:0]
+        frames = []
+        for (name, B), part in (taus.groupby(["dataset", "budget"]) if len(taus) else ()):
+            paper = STANDS_FOR.get(name)
+            row_B = 11 if B <= 11 else 21
+            acs = table[(table["table"] == "tau_ac") & (table["dataset"] == name) & (table["budget"] == B)]
+            frames.append({"dataset": name, "budget": B, "trials": int(part["repetition"].nunique()),
+                           "tau_printed": part[part["algorithm"] == "printed"]["value"].mean(),
+                           "tau_every_draw": part[part["algorithm"] == "every draw"]["value"].mean(),
+                           "paper_tau": TABLE6[(paper, row_B)][1] if paper else None,
+                           "ac_tau_printed": acs[acs["algorithm"] == "printed"]["value"].mean(),
+                           "ac_tau_every_draw": acs[acs["algorithm"] == "every draw"]["value"].mean(),
+                           "paper_ac_tau": TABLE6[(paper, row_B)][0] if paper else None,
+                           "printed_lower_bound_paper_n": float(printed_tau_lower_bound(row_B, PAPER_FEATURES[paper]))
+                           if paper else None})
+        notes = ["Table 6, AdaBoostRS's τ under both budget rules beside the paper's: " + "; ".join(
+            f"{f['dataset']} B = {f['budget']:g}: printed {f['tau_printed']:.1f}, every draw {f['tau_every_draw']:.1f}"
+            + (f", paper {f['paper_tau']:g} (printed rule's lower bound at the paper's n: "
+               f"{f['printed_lower_bound_paper_n']:.2f})" if f["paper_tau"] else "")
+            + f"; AdaBoostRS_AC printed {f['ac_tau_printed']:.1f}, every draw {f['ac_tau_every_draw']:.1f}"
+            + (f", paper {f['paper_ac_tau']:g}" if f["paper_ac_tau"] else "") for f in frames)
+            + " (AdaBoostRS_AC's columns are reported, not decided: the finding was declared for AdaBoostRS)."]
+        notes = notes if frames else []
+        return pd.DataFrame(frames), notes
+
+    def errata_evidence(self, p, table):
+        cells = [(d, B, TABLE6[(d, B)][1], float(printed_tau_lower_bound(B, PAPER_FEATURES[d])))
+                 for d in PAPER_FEATURES for B in (11, 21)]
+        text = "; ".join(f"{d} B = {B}: ≥ {lb:.2f} vs {pub:g}" for d, B, pub, lb in cells)
+        acs = table[table["table"] == "tau_ac"] if "table" in table else table.iloc[0:0]
+        ours = "; ".join(f"{name} B = {B:g}: printed {part[part['algorithm'] == 'printed']['value'].mean():.1f}, "
+                         f"every draw {part[part['algorithm'] == 'every draw']['value'].mean():.1f} (paper "
+                         f"{TABLE6[(STANDS_FOR[name], 11 if B <= 11 else 21)][0]:g})"
+                         for (name, B), part in (acs.groupby(["dataset", "budget"]) if len(acs) else ())
+                         if STANDS_FOR.get(name))
+        return {"printed-rule": f"Lower bound on Algorithm 2's E[τ] at Table 1's n against the published τ: {text}.",
+                "ac-tau": f"AdaBoostRS_AC's mean τ in this run: {ours or 'not run'}."}
 
 
 @register
@@ -316,7 +746,9 @@ class Experiments(BudgetTables):
                   "test set within a trial)",
                   "each trial predicts the whole test set, one fresh draw sequence per example")
     interpretation = (
-        "The paper's census, splice and NIST ocr data are not available offline. Stand-ins (named in every table): "
+        "census and splice are the paper's UCI data sets (theorycheck.datasets.uci: census binarised to 129 "
+        "indicators against the paper's 130, splice 240 against 239; 1 000 training examples, 5 000 and 2 175 test, "
+        "Table 1). The NIST ocr data are not available offline; stand-ins (named in every table): "
         "ocr17 and ocr49 are rebuilt from MNIST (2×2 pooling to 14×14, four grey levels) for the paper's ocr17/ocr49; "
         "digits49 (scikit-learn) and synthetic (binary features) have no counterpart; breast_cancer is not run here "
         "(its 285 test examples resolve errors only in steps of 0.35%, and AdaBoost uses 28 features, all examined "
@@ -328,14 +760,21 @@ class Experiments(BudgetTables):
         "estimated are the same, the spread between trials smaller, which the sign tests need). The paper "
         "explains Table 6's AdaBoostRS τ by each sample adding 0.5 (a U[0, 1] cost) to the budget, i.e. every sample "
         "examining a new feature; then AdaBoostRS stops after the renewal count 2(B − max c) + 2/3 ≈ 20.7 (B = 11) of "
-        "features, whatever the data, which is what its four datasets show (20.6–21.1). Our stand-ins' α is lumpier "
-        "(AdaBoost uses 28–100 features, the paper's ≥ 83), so some samples re-examine a feature for free and our τ "
-        "is larger; the data-independent quantity, the number of distinct features AdaBoostRS examines (the samples "
+        "features, whatever the data, which is what its four datasets show (20.6–21.1). Algorithm 2 as printed "
+        "lets a repeated feature pass free, so its τ is larger on any data (reyzin11.table6 derives the bound and "
+        "records the published τ as an erratum against the printed rule); the data-independent quantity, "
+        "the number of distinct features AdaBoostRS examines (the samples "
         "that pay), is what is compared with the published τ. Decided, per dataset: (a) at B = 11 that number is "
         "within the tolerance of the paper's τ (mean of its four datasets); (b) it is closer to it at B = 11 than at "
         "B = 10 (Table 5's rows, not its caption; paired per trial, strict sign test); at B = 11 and 21, "
-        "(c) AdaBoostRS_AC takes more samples than AdaBoostRS (strict sign test) and (d) errs no more than it up to "
-        "the resolution (sign test on paired per-trial errors). At B = 20/21 the renewal count (≈ 41) nears the number "
+        "(c) AdaBoostRS_AC takes more samples than AdaBoostRS (strict sign test) and (d) Table 5's finding, "
+        "'AdaBoostRS_AC outperforms AdaBoostRS', a superiority with four outcomes (theorycheck.stats.classify) on the "
+        "paired per-trial error difference RS − AC (sign-test interval of its median, δ/2 split over the deciding "
+        "findings) with ε = half the paper's own effect in that row (Table 5: census 0.6 / 0.9, splice 1.3 / 1.2, "
+        "ocr17 1.3 / 0.8, ocr49 0.9 / 1.2 points at B = 11 / 21, so ε = 0.3–0.65 points): TIED means the effect is "
+        "surely below half the published one; decided on census, splice, ocr17 and ocr49 at B = 11 and 21 (the "
+        "stand-ins included, as the paper states it of all four), reported on the other sets with ε = 0.5 point. The "
+        "points and (a)–(c) share the other δ/2. At B = 20/21 the renewal count (≈ 41) nears the number "
         "of features some stand-in ensembles use, where it stops being data-independent: the same comparisons there, "
         "τ itself, Tables 3–4 and the figures are reported beside the paper's numbers, not decided."
     )
@@ -347,7 +786,7 @@ class Experiments(BudgetTables):
     base = {"datasets": ("synthetic",), "rounds": 500, "n_train": 1000, "n_test": 1000, "split_seed": 0,
             "repetitions": 50, "budgets": (10.0, 11.0, 20.0, 21.0), "curve_repetitions": 2, "tau_max": 2000,
             "resolution": 0.01, "delta": 1e-3, "cost_blocks": 10}
-    profiles = {"quick": {}, "full": {"datasets": ("ocr17", "ocr49", "synthetic", "digits49"),
+    profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49", "synthetic", "digits49"),
                                       "n_test": 5000, "curve_repetitions": 5, "tau_max": 4000, "cost_blocks": 25}}
     keys = ("table", "dataset", "budget", "algorithm")
     tolerance = 1.5
@@ -358,7 +797,8 @@ class Experiments(BudgetTables):
         "still tells B = 10 from B = 11. Points beside Table 6's own rows (stand-ins) are reported with ±1.5 too.")
     defects = (
         Defect("AdaBoostRS whose budget check counts repeated features", {"rs": D + "RSCountsRepeatsBudget"}),
-        Defect("AdaBoostRS_AC sampling ∝ α (no cost correction)", {"ac": D + "ACSamplerUncorrected"}),
+        Defect("AdaBoostRS_AC sampling ∝ α (no cost correction), on census", {"ac": D + "ACSamplerUncorrected"},
+               overrides={"datasets": "census", "curve_repetitions": "0"}),
         Defect("AdaBoostRS_AC whose loop runs while k < B (over budget)", {"ac": D + "ACLoopWhileUnderBudget"},
                caught=False, why="it takes even more samples than AdaBoostRS_AC and errs no more; spending is "
                                  "checked by reyzin11.deterministic, not here"),
@@ -366,7 +806,8 @@ class Experiments(BudgetTables):
     power = (
         "Decided points catch a budget rule that changes how many features AdaBoostRS pays for by more than the "
         "tolerance (charging a repeated feature again, reading B as 10), and an AdaBoostRS_AC that does not take more "
-        "samples than AdaBoostRS or errs clearly more (sampling ∝ α without the cost correction). Error differences "
+        "samples than AdaBoostRS, or whose error reverses Table 5's finding on census (sampling ∝ α without the cost "
+        "correction: REVERSED). Error differences "
         "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
         "data are not the paper's."
     )
@@ -398,9 +839,54 @@ class Experiments(BudgetTables):
             for B in (11.0, 21.0):
                 out.append((f"{name}, B = {B:g}: AdaBoostRS_AC takes more samples than AdaBoostRS",
                             f"pair:{name}:{B:g}", "tau_rs", "tau_ac", True, True))
-                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC errs no more than AdaBoostRS",
-                            f"pair:{name}:{B:g}", "err_ac", "err_rs", False, True))
         return out
+
+    def error_findings(self, p):
+        """(label, table, margin, decides) of Table 5's "AdaBoostRS_AC outperforms AdaBoostRS" per dataset and
+        budget 11, 21: ε is half the paper's effect in that row (0.5 point where the paper has no row)."""
+        out = []
+        for name in p["datasets"]:
+            paper = STANDS_FOR.get(name)
+            for B in (11.0, 21.0):
+                ac, rs = TABLE5[(paper, int(B))] if paper else (None, None)
+                margin = (rs - ac) / 200 if paper else 0.005
+                out.append((f"{name}, B = {B:g}: AdaBoostRS_AC errs less than AdaBoostRS (Table 5)",
+                            f"pair:{name}:{B:g}", margin, paper is not None))
+        return out
+
+    def decide(self, p, table):
+        evidence = super().decide({**p, "delta": p["delta"] / 2}, table)
+        found = self.error_findings(p)
+        level = p["delta"] / 2 / max(sum(f[3] for f in found), 1)
+        verdicts, findings, lines = [evidence.verdict], [], []
+        for label, name, margin, decides in found:
+            part = table[table["table"] == name] if "table" in table else table.iloc[0:0]
+            if not len(part) or "err_rs" not in part:
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {label}: UNDECIDED, not run")
+                continue
+            diff = (part.sort_values("repetition")["err_rs"] - part.sort_values("repetition")["err_ac"]).to_numpy()
+            if diff.size < stats.min_samples_median(level):
+                if decides:
+                    verdicts.append(stats.INCONCLUSIVE)
+                lines.append(f"- {label}: UNDECIDED, {diff.size} trials (the sign test needs "
+                             f"{stats.min_samples_median(level)})")
+                continue
+            result = stats.decide_sequential(diff, stats.SUPERIOR, margin, level, (diff.size,))
+            if decides:
+                verdicts.append(result.verdict)
+            paper = STANDS_FOR.get(name.split(":")[1])
+            key = (paper, int(float(name.split(":")[2]))) if paper else None
+            findings.append(finding_record(label, result, stats.SUPERIOR, margin, decides,
+                                           paper=f"AC {TABLE5[key][0]}%, RS {TABLE5[key][1]}%" if key else ""))
+            lines.append(f"- {label}{'' if decides else ' (reported, not decided)'}: {result.outcome}. {result.reason}")
+        evidence.verdict = stats.combine(verdicts)
+        evidence.findings = [*evidence.findings, *findings]
+        evidence.decision += ("\n\nTable 5's finding, four outcomes (superior, ε = half the paper's effect; sign test "
+                              f"of the median paired difference RS − AC at δ/2 split, {level:.3g} each):\n"
+                              + "\n".join(lines))
+        return evidence
 
     def check_params(self, p):
         missing = {10.0, 11.0, 20.0, 21.0} - set(p["budgets"])
@@ -554,9 +1040,9 @@ class Deterministic(BudgetComparison):
     base = {"datasets": ("breast_cancer", "synthetic"), "rounds": 500, "n_train": 1000, "n_test": 1000,
             "split_seed": 0, "repetitions": 16, "delta": 1e-3, "resolution": 0.01, "margin": 0.01, "cost_low": 0.0,
             "cost_high": 1.0, "budgets": (11.0, 21.0)}
-    profiles = {"quick": {}, "full": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
+    profiles = {"quick": {}, "full": {"datasets": ALL,
                                       "repetitions": 16, "n_test": 2000},
-                "paper": {"datasets": ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49"),
+                "paper": {"datasets": ALL,
                           "repetitions": 30, "n_test": 2000}}
     defects = (
         Defect("AdaBoostRS_AC whose loop runs while k < B", {"a": D + "ACLoopWhileUnderBudget"}),

@@ -310,3 +310,23 @@ class DeterministicHides(AdaBoostDeterministic):
 
     def examined(self, row):
         return super().examined(row)[:1]
+
+
+# ------------------------------------------------------------------------------ training (Algorithm 1)
+class RSUnitAlpha(AdaBoostRS):
+    """AdaBoostRS trained as usual, then every α set to 1 (the samplers draw its stumps uniformly)."""
+
+    def fit(self, X, y, sample_weight=None):
+        super().fit(X, y, sample_weight)
+        self.alphas_ = np.ones_like(self.alphas_)
+        self.perfect_ = False
+        self.vote_weights_ = self._normalised(self.alphas_)
+        return self
+
+
+class RSBudgetOneLess(AdaBoostRS):
+    """AdaBoostRS that reads its budget as B − 1."""
+
+    def predict(self, X, budget=None, costs=None, random_state=None):
+        return super().predict(X, budget=None if budget is None else budget - 1, costs=costs,
+                               random_state=random_state)

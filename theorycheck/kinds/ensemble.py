@@ -95,6 +95,7 @@ __all__ = [
     "ac_vote_law",
     "certified_below_exp",
     "data_errors",
+    "data_split",
     "feature_costs",
     "fitted",
     "int_seed",
@@ -105,7 +106,7 @@ __all__ = [
 ]
 
 #: the datasets of theorycheck.datasets (kept here so that the rules need not import the loaders)
-DATASET_NAMES = ("mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic")
+DATASET_NAMES = ("mnist35", "ocr17", "ocr49", "breast_cancer", "digits49", "synthetic", "census", "splice")
 
 #: an ensemble that samples from its vote (Algorithms 2–3), constructed as Ensemble(n_estimators=T)
 SAMPLED_ENSEMBLE = Contract(SampledEnsemble, init=("n_estimators",), call=("budget", "costs", "random_state"))
@@ -230,6 +231,13 @@ def _split(name: str, n_train: int, n_test: int, split_seed: int):
             "stand_in": bool(getattr(data, "stand_in", False)), "n_train": int(n_train), "n_test": int(n_test),
             "n_features": int(X.shape[1])}
     return X[train], y[train], X[test], y[test], info
+
+
+def data_split(name: str, n_train: int, n_test: int, split_seed: int):
+    """(X_train, y_train, X_test, y_test, info): the fixed split of dataset ``name`` that :func:`fitted`
+    trains and tests on (disjoint rows, a permutation seeded by ``split_seed``; at most half of a small
+    data set to train on). Cached per process."""
+    return _split(name, n_train, n_test, split_seed)
 
 
 _FITTED: dict[Any, Any] = {}
