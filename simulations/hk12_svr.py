@@ -25,7 +25,12 @@ from theorycheck import estimators as est
 from theorycheck import stats
 from theorycheck.algorithms import AESVR
 from theorycheck.algorithms.aesvr import insensitive_loss, smoothed_loss, smoothed_loss_derivative
-from theorycheck.bounds.hk12_svr import GENEST_QUERIES, THM44_EXPONENT, lemma41_second_moment_bound
+from theorycheck.bounds.hk12_svr import (
+    GENEST_QUERIES,
+    THM44_EXPONENT,
+    lemma41_second_moment_bound,
+    thm44_queries_bound,
+)
 from theorycheck.claims import Defect, Erratum, Hypothesis, register
 from theorycheck.kinds.exact import dot
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling, RateWithBudget
@@ -286,6 +291,7 @@ class Thm4_4(RateWithBudget):
         Defect("GenEst threshold log₂N (budget)", {"learner": D + "AESVRSmallThreshold"}),
         Defect("eq. (7) with a sign error (ascent)", {"learner": D + "AESVRSignError"}),
         Defect("GenEst reads one extra attribute per example in expectation", {"learner": D + "AESVRExtraRead"}),
+        Defect("the learner that never moves (returns w₁)", {"learner": D + "AESVRNeverMoves"}),
     )
     power = ("The budget part is compared with its exact value, so a mean above it by more than the interval's "
              "half-width (≈ 0.05 here) FAILs: one extra attribute per example is caught. The accuracy part "
@@ -395,7 +401,8 @@ class Thm4_4(RateWithBudget):
                                                                 for m, v in g) + f" (ε = {p['eps']:g}).",
                 f"Exact expected queries per example: k + 2·E[GenEst queries at B′ = 2B/ε] = "
                 f"{p['k'] + 2 * float(est.genest_expected_queries(2 * p['B'] / p['eps'])):.6g}, capped at "
-                f"{p['cap']}: {self.budget(p):.6g} (what is decided); Theorem 4.4's bound k + 6 = {p['k'] + 6}.",
+                f"{p['cap']}: {self.budget(p):.6g} (what is decided); Theorem 4.4's bound k + 6 = "
+                f"{thm44_queries_bound(p['k']):g}.",
                 "Per B/ε at m = m0·d/k (reported): " + ", ".join(
                     f"B/ε = {r:g}: smoothed excess {v['value'].mean():.3g}, implied constant "
                     f"{v['value'].mean() * math.sqrt(p['k'] * v['m'].iloc[0] / p['d']):.3g}, plain excess "

@@ -209,3 +209,12 @@ class AESVRExtraRead(AESVR):
         self.coef_, self.intercept_, self.eta_, self.n_features_in_ = wbar, 0.0, float(eta), d
         self.n_attributes_seen_, self.queries_per_example_ = int(total), per
         return self
+
+
+class AESVRNeverMoves(AESVR):
+    """The trivial learner: runs Algorithm 4 (same reads) but returns its start w₁."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.coef_ = np.full(self.coef_.shape[0], 1e-3 * self.B / math.sqrt(self.coef_.shape[0]))
+        return self
