@@ -234,7 +234,8 @@ class Thm4_4(RateWithBudget):
         "Claim 4.2 (0 ≤ L^ε − L ≤ ε/√π, our derivation) turns an ε-accurate smoothed solution into a 2ε-accurate "
         "one. The distribution is uniform on `points` fixed examples in d dimensions whose labels follow a signal "
         "of norm 0.95B along 𝟏/√d (|y| ≤ B, ‖x‖ ≤ 1/1.05), so that the learner that never moves is far from "
-        "accurate. Decided, at B/ε = 2 (ε = `eps` < B): (i) the rate: the mean smoothed excess falls with m at "
+        "accurate. Decided, at B/ε = 2 (ε = `eps` < B): (o) on every run w̄ lies in the ball; (i) the rate: the "
+        "mean smoothed excess falls with m at "
         "slope ≤ −1/2 (d, k of the base; bootstrap slope test, asymptotic level); (ii) the accuracy conclusion "
         "at the stated m, with its growth in d and k: for each cell (d, k) of cells_d × cells_k (paired), "
         "accuracy_runs runs at m = m0·d/k must have mean δ-insensitive excess ≤ ε (the theorem's ε, not the "
@@ -333,12 +334,16 @@ class Thm4_4(RateWithBudget):
         plain = float(np.mean(insensitive_loss(X @ w - y, p["insensitive"]))) - inst["min_plain"]
         counted = task["path"] == M_PATH  # the budget is decided on the rate path (one k, one ε)
         q = np.minimum(np.asarray(model.queries_per_example_, dtype=np.float64), p["cap"])
-        return {"value": max(smooth, 1e-300), "plain_excess": max(plain, 0.0), "eps": eps, "d": d, "k": k,
+        # w̄ lies in the ball (line 14 averages projected iterates), where the excess is in [0, upper]; a subject
+        # that leaves the ball FAILs (decide), so clipping its excess to the range changes no verdict
+        return {"value": max(smooth, 1e-300), "plain_excess": min(max(plain, 0.0), inst["upper"]), "eps": eps,
+                "d": d, "k": k,
                 "trivial": smoothed_risk(X, y, w1, eps, p["insensitive"]) - inst["min_smooth"],
                 "trivial_plain": float(np.mean(insensitive_loss(X @ w1 - y, p["insensitive"]))) - inst["min_plain"],
                 "upper": inst["upper"], "queries_n": len(q) if counted else 0,
                 "queries_mean": float(q.mean()) if counted else 0.0,
                 "queries_var": float(q.var(ddof=1)) if counted else 0.0, "norm": float(np.linalg.norm(w)),
+                "in_ball": bool(np.linalg.norm(w) <= p["B"] * (1 + 1e-9)),
                 "hypotheses": [Hypothesis("‖x‖₂ ≤ 1, |y| ≤ B", inst["data_ok"])]}
 
     def decide(self, p, table):
@@ -360,7 +365,10 @@ class Thm4_4(RateWithBudget):
                 + "\n".join(lines))
         if vacuous:
             text += "\nVacuous: on some cell the trivial learner's excess is ≤ ε + resolution."
-        verdict = stats.combine([ev.verdict, *verdicts])
+        ball = stats.decide_always(int((~table["in_ball"].astype(bool)).sum()), len(table),
+                                   "‖w̄‖₂ ≤ B (Algorithm 4 returns an average of projected iterates)", "relative 1e-9")
+        text += f"\nOutput in the ball: {ball.verdict}. {ball.reason}."
+        verdict = stats.combine([ev.verdict, *verdicts, ball.verdict])
         return dataclasses.replace(ev, verdict=verdict, decision=ev.decision + text, vacuous=ev.vacuous or vacuous)
 
     def errata_evidence(self, p, table, fits):
