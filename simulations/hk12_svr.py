@@ -310,10 +310,10 @@ class Thm4_4(RateWithBudget):
                 (BE_PATH, [{"x": float(r), "m": top, "eps": p["B"] / r} for r in p["B_over_eps"]], None)]
 
     def tasks(self, p):
-        cells = [{"path": ACCURACY, "level": i, "x": d / k, "m": p["m0"] * d // k, "d": d, "k": k, "repetition": r}
-                 for i, (d, k) in enumerate(zip(p["cells_d"], p["cells_k"], strict=True))
-                 for r in range(p["accuracy_runs"])]
-        return super().tasks(p) + cells
+        rate = super().tasks(p)  # paths() first: it validates the cells
+        return rate + [{"path": ACCURACY, "level": i, "x": d / k, "m": p["m0"] * d // k, "d": d, "k": k,
+                        "repetition": r} for i, (d, k) in enumerate(zip(p["cells_d"], p["cells_k"], strict=True))
+                       for r in range(p["accuracy_runs"])]
 
     def budget(self, p):
         N, nu = est.genest_threshold(2 * p["B"] / p["eps"])

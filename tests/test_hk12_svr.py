@@ -278,3 +278,9 @@ def test_aesvr_passes_sklearn_checks():
 
     results = check_estimator(AESVR(), on_fail=None)
     assert not [r["check_name"] for r in results if r["status"] == "failed"]
+
+
+@pytest.mark.parametrize("cells_k", [(1,), (1, 9)])
+def test_thm44_rejects_unpaired_cells_before_any_run(run_claim, cells_k):
+    with pytest.raises(ParameterError, match="cells_d and cells_k"):
+        run_claim("hk12.thm4.4", cells_k=cells_k)
