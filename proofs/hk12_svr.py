@@ -245,3 +245,22 @@ ERRATUM_SECOND = Erratum(
     "convergent on |t| ≤ 1), E φ̂² = 2Σ 2ⁿ/n⁴ = ∞. The claim computes E φ̂² exactly on this instance, e.g. for the "
     "first 40 Taylor terms of ρ′ = erf at B = 2, θ = 4: 9.0·10²¹, above the proof's final bound "
     "(4B)^{2ν}·2(f′₊(1))² = 1.5·10¹⁵.")
+
+
+def capped_example_queries(N: int, nu: int, k: int, cap: int) -> Fraction:
+    """E[min(k + q₊ + q₋, cap)] exactly for AESVR's per-example count (w ≠ 0): q₊, q₋ are two independent
+    GenEst counts (n up to ν₀, n·N beyond, Pr[n] = 2^-(n+1)). Each count is non-decreasing in n, so for a
+    fixed first n every later second n past the one where the sum reaches cap contributes cap (mass
+    2^-n, as in :func:`capped_expected_queries`), and likewise for the first n."""
+    def q(n):
+        return n if n <= nu else n * N
+
+    out, n1 = Fraction(0), 0
+    while k + q(n1) < cap:
+        inner, n2 = Fraction(0), 0
+        while k + q(n1) + q(n2) < cap:
+            inner += Fraction(k + q(n1) + q(n2), 2 ** (n2 + 1))
+            n2 += 1
+        out += (inner + Fraction(cap, 2**n2)) / 2 ** (n1 + 1)
+        n1 += 1
+    return out + Fraction(cap, 2**n1)

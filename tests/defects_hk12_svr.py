@@ -11,7 +11,8 @@ from scipy.special import erf
 
 from theorycheck import estimators as est
 from theorycheck.algorithms import AESVR
-from theorycheck.rng import as_kernel_state, next_uniform, next_weighted_index
+from theorycheck.bounds.hk12_svr import aesvr_eta
+from theorycheck.rng import as_kernel_state, next_index, next_uniform, next_weighted_index
 
 # ---------------------------------------------------------------------- Claim 4.2
 
@@ -151,3 +152,69 @@ class AESVRSignError(AESVR):
     """AESVR with eq. (7)'s coefficients negated: it estimates −f_ε′ and climbs the risk."""
 
     _coefficients = staticmethod(lambda n_terms: -est.taylor_rho_prime(n_terms))
+
+
+@njit(cache=True)
+def _genest_read_at_zero(w, x, y, coef, N, nu, state):
+    """Procedure 3 whose first branch reads one attribute even when n = 0 (a loop run at least once); the
+    read is not used, so the estimate is unchanged and E[queries] grows by Pr[n = 0] = 1/2."""
+    e, q = _planted_kernel(w, x, y, coef, N, nu, state, 0)
+    if q == 0:
+        cumulative = np.cumsum(w * w)
+        if cumulative[-1] > 0.0:
+            next_weighted_index(state, cumulative)
+            q = 1
+    return e, q
+
+
+@njit(cache=True)
+def _aesvr_extra_kernel(X, y, k, eta, B, delta, eps, w1, coef, N, nu, state, per_example):
+    """Algorithm 4 as in theorycheck.algorithms.aesvr, with :func:`_genest_read_at_zero` as GenEst."""
+    m, d = X.shape
+    w = w1.copy()
+    acc = np.zeros(d)
+    idx = np.empty(k, dtype=np.int64)
+    total = 0
+    for t in range(m):
+        acc += w
+        for r in range(k):
+            idx[r] = next_index(state, d)
+        xp = X[t] / eps
+        e_plus, q_plus = _genest_read_at_zero(w, xp, (y[t] + delta) / eps, coef, N, nu, state)
+        e_minus, q_minus = _genest_read_at_zero(w, xp, (y[t] - delta) / eps, coef, N, nu, state)
+        phi = 0.5 * (e_plus + e_minus)
+        per_example[t] = k + q_plus + q_minus
+        total += per_example[t]
+        for r in range(k):
+            w[idx[r]] -= eta * phi * (d / k) * X[t, idx[r]]
+        norm = math.sqrt(np.sum(w * w))
+        if norm > B:
+            w *= B / norm
+    return acc / m, total
+
+
+class AESVRExtraRead(AESVR):
+    """AESVR whose GenEst reads one unused attribute when n = 0: one extra attribute per example in
+    expectation (two calls, each with Pr[n = 0] = 1/2), the same iterates' law otherwise."""
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        m, d = X.shape
+        eta = aesvr_eta(d, self.k, m, self.B) if self.eta is None else self.eta
+        N, nu = est.genest_threshold(2.0 * self.B / self.eps)
+        per = np.zeros(m, dtype=np.int64)
+        wbar, total = _aesvr_extra_kernel(X, y, self.k, eta, self.B, self.delta, self.eps,
+                                          np.full(d, 1e-3 * self.B / math.sqrt(d)), est.taylor_rho_prime(self.n_terms),
+                                          N, nu, as_kernel_state(self.random_state), per)
+        self.coef_, self.intercept_, self.eta_, self.n_features_in_ = wbar, 0.0, float(eta), d
+        self.n_attributes_seen_, self.queries_per_example_ = int(total), per
+        return self
+
+
+class AESVRNeverMoves(AESVR):
+    """The trivial learner: runs Algorithm 4 (same reads) but returns its start w₁."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.coef_ = np.full(self.coef_.shape[0], 1e-3 * self.B / math.sqrt(self.coef_.shape[0]))
+        return self

@@ -11,7 +11,7 @@ from scipy.special import erf
 from sklearn.base import clone
 from sklearn.svm import LinearSVR
 
-from proofs.hk12_svr import capped_expected_queries, literal_expected_queries
+from proofs.hk12_svr import capped_example_queries, capped_expected_queries, literal_expected_queries
 from simulations.hk12_svr import smoothed_risk, svr_instance
 from theorycheck import estimators as est
 from theorycheck.algorithms import AESVR
@@ -224,8 +224,35 @@ def test_exact_optimum_beats_linear_svr():
     risk = float(np.mean(insensitive_loss(X_ @ svr.coef_ - y_, 0.1)))
     assert inst["min_plain"] <= risk + 1e-12
     assert risk - inst["min_plain"] < 1e-2  # LinearSVR's C-regularised dual solution is near the LP optimum
-    assert inst["lp_in_ball"]
     assert inst["min_smooth"] <= smoothed_risk(X_, y_, np.zeros(4), 1.0, 0.1)
+
+
+def test_instance_bounds_every_excess_in_the_ball_and_is_not_vacuous():
+    rng = np.random.default_rng(5)
+    for d in (4, 8, 16):
+        X_, y_, inst = svr_instance(d, 48, 1.0, 0.05, 0.5, 0.1)
+        assert inst["data_ok"]
+        for _ in range(200):
+            w = rng.normal(size=d)
+            w *= rng.uniform() ** (1 / d) / np.linalg.norm(w)
+            excess = float(np.mean(insensitive_loss(X_ @ w - y_, 0.1))) - inst["min_plain"]
+            assert -1e-9 <= excess <= inst["upper"]
+        start = np.full(d, 1e-3 / math.sqrt(d))
+        assert float(np.mean(insensitive_loss(X_ @ start - y_, 0.1))) - inst["min_plain"] > 0.5 + 0.1
+
+
+@pytest.mark.parametrize(("B", "k", "cap"), [(2.0, 1, 256), (4.0, 2, 256), (4.0, 1, 40), (16.0, 3, 2000)])
+def test_capped_example_queries_matches_the_double_sum(B, k, cap):
+    N, nu = est.genest_threshold(B)
+    q = [n if n <= nu else n * N for n in range(70)]
+    literal = sum(min(k + q[a] + q[b], cap) / 2.0 ** (a + b + 2) for a in range(70) for b in range(70))
+    assert float(capped_example_queries(N, nu, k, cap)) == pytest.approx(literal, rel=1e-12)
+
+
+def test_capped_example_queries_tends_to_the_uncapped_expectation():
+    N, nu = est.genest_threshold(4.0)
+    exact = 1 + 2 * est.genest_expected_queries(4.0)
+    assert exact - float(capped_example_queries(N, nu, 1, 100_000)) < 1e-9
 
 
 # ---------------------------------------------------------------------- the claims
@@ -251,3 +278,9 @@ def test_aesvr_passes_sklearn_checks():
 
     results = check_estimator(AESVR(), on_fail=None)
     assert not [r["check_name"] for r in results if r["status"] == "failed"]
+
+
+@pytest.mark.parametrize("cells_k", [(1,), (1, 9)])
+def test_thm44_rejects_unpaired_cells_before_any_run(run_claim, cells_k):
+    with pytest.raises(ParameterError, match="cells_d and cells_k"):
+        run_claim("hk12.thm4.4", cells_k=cells_k)
