@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from theorycheck import stats
 from theorycheck.algorithms import DDAELR, DDAERR, GAELR, GAERR, TwoPhaseDDAELR, TwoPhaseDDAERR
 from theorycheck.bounds.hk12 import thm31_eta, thm31_excess_risk, thm34_excess_risk
 from theorycheck.bounds.ks15 import (
@@ -36,12 +37,15 @@ from theorycheck.bounds.ks15 import (
     thm45_bound_always,
     thm45_bound_whp,
 )
-from theorycheck.claims import Defect, Hypothesis, register
+from theorycheck.claims import Defect, Hypothesis, Measurement, register
 from theorycheck.estimators import gaerr_conditional_second_moment
 from theorycheck.generators.registry import design_names, ridge_design
-from theorycheck.kinds.bound import RiskBound
+from theorycheck.kinds.bound import RiskBound, excess_range
+from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, excess_and_range
+from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract
+from theorycheck.rng import kernel_state
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _DEFECTS = "tests.defects_ks15:"
@@ -214,9 +218,145 @@ class Theorem31(ExpectedInequality):
         return {"estimate": estimate if np.isfinite(estimate) else math.inf, "update": update}
 
 
+# ------------------------------------------------------------------------- DD against uniform sampling
+_PAIRED = {"paired_d": Integer(2), "paired_m": Integer(1), "paired_noise": Number(0.0, 1.0),
+           "paired_tail": Number(0.0, 1.0), "paired_repetitions": Integer(0), "margin": Positive()}
+
+
+class _AgainstUniform:
+    """Part (d) of Theorems 3.3 and 4.4: the subject against the same theorem's learner with uniform q.
+
+    On the registry's 'spiked' design (one attribute carries all but ``paired_tail`` of E‖x‖², label noise
+    ``paired_noise``) at d = ``paired_d``, m = ``paired_m``, each of ``paired_repetitions`` runs draws one sample
+    and fits on it the subject (the theorem's η and the design's second moments) and the reference: the library's
+    DD learner told that every second moment is equal, i.e. q uniform (AERR's or AELR's draws), with the same η
+    and the same algorithm seed (common random numbers). The paired effect is D = (reference's excess risk) −
+    (subject's), decided as a superiority with margin ε = ``margin`` × the theorem's bound on that instance, by
+    the sign-test interval of the median of D (:func:`theorycheck.stats.decide_sequential`, one look). A
+    subject that samples uniformly is the reference draw for draw: D = 0 on every run, TIED, FAIL."""
+
+    uniform_learner: type
+    setting: str
+
+    def _paired_on(self, p) -> bool:
+        return p["paired_repetitions"] > 0
+
+    def _paired_label(self, p) -> str:
+        return (f"spiked d={p['paired_d']} m={p['paired_m']} noise={p['paired_noise']:g} "
+                f"tail={p['paired_tail']:g} (DD against uniform q)")
+
+    def mean_share(self, p):
+        return 1.0 / (1 + self._rate_on(p) + self._events_on(p) + self._paired_on(p))
+
+    def _paired_delta(self, p) -> float:
+        return float(p["delta"]) * (1.0 - self.mean_share(p)) / (self._rate_on(p) + self._events_on(p) + 1)
+
+    def more_tasks(self, p):
+        out = super().more_tasks(p)
+        if self._paired_on(p):
+            fixed = {"d": p["paired_d"], "m": p["paired_m"], "noise": p["paired_noise"], "tail": p["paired_tail"]}
+            out += self.batches("paired", self._paired_label(p), p["paired_repetitions"], name="spiked", fixed=fixed)
+        return out
+
+    def uniform_bound(self, p, d, k, m, eta) -> float:
+        raise NotImplementedError
+
+    def batch_rows(self, p, task, subjects, seed):
+        if task["part"] != "paired":
+            return super().batch_rows(p, task, subjects, seed)
+        q = {**p, **task["fixed"]}
+        B, m, k = float(q["B"]), int(q["m"]), int(q["k"])
+        design = subjects["design"](q, task["name"])
+        q.update(self.design_quantities(q, design))
+        moments = (np.asarray(design.second_moment, dtype=np.float64),
+                   np.asarray(design.cross_moment, dtype=np.float64), float(design.y_second_moment))
+        d = moments[1].shape[0]
+        optimum = constrained_optimum(moments, B, norm=self.norm, half=True)
+        top = excess_range(self.norm, moments, B, optimum[0])
+        eta, bound = self.eta(q, d, k, m), self.bound(q, d, k, m)
+        params = self.learner_params(q, design)
+        ord_ = 2 if self.norm == "l2" else 1
+
+        def excess(model):
+            w = np.asarray(model.coef_, dtype=np.float64).ravel()
+            size = float(np.linalg.norm(w, ord=ord_))
+            value = float(excess_risk(w, moments, B, norm=self.norm, half=True, optimum=optimum))
+            inside = size <= B * (1.0 + 1e-9)
+            return (min(max(value, 0.0), top) if inside else value), size, inside
+
+        rows, x_max, y_max, over = [], 0.0, 0.0, []
+        for r, child in enumerate(seed.spawn(task["reps"])):
+            data_seq, algo_seq = child.spawn(2)
+            X, y = design.sample(m, kernel_state(data_seq))
+            size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
+            x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
+            own = int(algo_seq.generate_state(1)[0])
+            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params).fit(X, y)
+            reference = self.uniform_learner(k=k, B=B, eta=eta, random_state=own, second_moments=np.ones(d)).fit(X, y)
+            value, size, inside = excess(model)
+            ref_value, _, _ = excess(reference)
+            seen = getattr(model, "n_attributes_seen_", None)
+            if seen is None or int(seen) > (k + 1) * m:
+                over = [f"read {seen} > (k+1)·m = {(k + 1) * m} attributes"]
+            reported = getattr(model, "eta_", None)
+            rows.append({"part": "paired", "design": task["design"], "variant": task["design"], "copy": 0, "d": d,
+                         "k": k, "m": m, "B": B, "run": task["first"] + r, "value": value, "reference": ref_value,
+                         "difference": ref_value - value, "upper": top, "bound": bound,
+                         "uniform bound": self.uniform_bound(q, d, k, m, eta), "in_ball": bool(inside),
+                         "norm_w": size, "attributes": -1 if seen is None else int(seen), "eta": eta,
+                         "eta_reported": math.nan if reported is None else float(reported)})
+        x_name = "‖x‖₂" if self.norm == "l2" else "‖x‖∞"
+        hyps = [Hypothesis(f"{x_name} ≤ 1 on every example drawn (part d)", x_max <= 1.0 + 1e-12,
+                           f"max {x_name} = {x_max:.15g}"),
+                Hypothesis("|y| ≤ B on every example drawn (part d)", y_max <= B * (1.0 + 1e-12),
+                           f"max |y| = {y_max:.15g}"),
+                Hypothesis("the design declares the theorem's hypotheses (part d)",
+                           bool(design.satisfies(self.norm, B))),
+                Hypothesis("the learner reads at most k + 1 attributes per example (part d)", not over,
+                           "; ".join(over))]
+        return Measurement(rows, hyps)
+
+    def _paired_decision(self, p, table, delta, excluded=frozenset()):
+        rows = table[table["part"] == "paired"].sort_values("run")
+        label = rows["design"].iloc[0]
+        first = rows.iloc[0]
+        bound = float(first["bound"])
+        margin = float(p["margin"]) * bound
+        what = (f"{label}: the subject's excess risk is below that of the same learner with uniform q, at the "
+                f"theorem's η (paired, D = uniform − subject)")
+        if label in excluded:
+            return None, None, f"- (d) {label}: not tested (w̄ left the ball)."
+        res = stats.decide_sequential(rows["difference"].to_numpy(dtype=float), stats.SUPERIOR, margin, delta,
+                                      (len(rows),), statistic="median")
+        record = finding_record(what, res, stats.SUPERIOR, margin, True,
+                                paper="§3.1 and §4.1: sampling by the second moments improves on uniform sampling")
+        ub = float(first["uniform bound"])
+        line = (f"- (d) {label}: {res.outcome} ({res.verdict}). {res.reason} (ε = {p['margin']:g} × the bound "
+                f"{bound:.4g}). Means over {len(rows)} paired runs: subject {rows['value'].mean():.4g} "
+                f"({rows['value'].mean() / bound:.3g} × the bound), uniform q {rows['reference'].mean():.4g} "
+                f"({rows['reference'].mean() / bound:.3g} × the bound); the proof's bound for uniform q at this η: "
+                + (f"{ub:.4g}." if math.isfinite(ub) else "none (η exceeds 1/(2G) for uniform q's G)."))
+        return res.verdict, record, line
+
+    def more_parts(self, p, table, delta, excluded):
+        if not self._paired_on(p):
+            return super().more_parts(p, table, delta, excluded)
+        mine = self._paired_delta(p)
+        parts, notes = super().more_parts(p, table, max(delta - mine, 0.0), excluded)
+        verdict, _, line = self._paired_decision(p, table, mine, excluded)
+        return [*parts, (verdict, line)], notes
+
+    def decide(self, p, table):
+        evidence = super().decide(p, table)
+        if self._paired_on(p):
+            _, record, _ = self._paired_decision(p, table, self._paired_delta(p))
+            evidence.findings = [record] if record else []
+        return evidence
+
+
 # ---------------------------------------------------------------------------------------- Theorem 3.3
 @register
-class Theorem33(RiskBound):
+class Theorem33(_AgainstUniform, RiskBound):
     id = "ks15.thm3.3"
     title = "DDAERR: expected excess risk ≤ (4B²/√m)·√(‖E x²‖_{1/2}/k + 1) over the L2 ball"
     reference = "Theorem 3.3"
@@ -241,15 +381,19 @@ class Theorem33(RiskBound):
                  "design": DESIGN}
     design_grid = _GRID
     carry = ("d", "k", "m", "hk12 bound", "ratio to hk12")
-    parameters = {"alphas": _ALPHAS}
+    parameters = {"alphas": _ALPHAS, **_PAIRED}
+    uniform_learner = DDAERR
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "delta": 1e-3, "resolution": 0.1, "m_grid": (2000, 4000, 8000),
-            "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0}
+            "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0, "paired_noise": 0.1, "paired_tail": 1e-3,
+            "margin": 0.1}
     profiles = {
         "quick": {"designs": ("decaying_bounded", "boundary"), "alphas": (-2.0, -3.0), "d": 8, "k": 1, "m": 3000,
-                  "repetitions": 200, "rate_designs": ("boundary",), "rate_repetitions": 0},
+                  "repetitions": 200, "rate_designs": ("boundary",), "rate_repetitions": 0, "paired_d": 500,
+                  "paired_m": 2000, "paired_repetitions": 30},
         "full": {"designs": ("decaying_bounded", "boundary", "correlated_signed"), "alphas": (-1.0, -2.0, -3.0),
                  "d": 20, "k": 2, "m": 7500, "repetitions": 800, "rate_designs": ("boundary",),
-                 "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20},
+                 "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20, "paired_d": 1000, "paired_m": 4000,
+                 "paired_repetitions": 60},
     }
     defects = (
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillDDAERR"},
@@ -284,6 +428,9 @@ class Theorem33(RiskBound):
 
     def bound_for_eta(self, p, d, k, m, eta):
         return thm31_bound(p["B"], eta, m, lemma32_bound(p["B"], k, half_norm(p["second_moments"])))
+
+    def uniform_bound(self, p, d, k, m, eta):
+        return thm31_bound(p["B"], eta, m, lemma32_bound(p["B"], k, d * float(p["second_moments"].sum())))
 
     def start(self, p, d):
         return np.full(d, 1e-3 * p["B"] / math.sqrt(d))
@@ -517,7 +664,7 @@ class Theorem41(RiskBound):
 
 # ---------------------------------------------------------------------------------------- Theorem 4.4
 @register
-class Theorem44(RiskBound):
+class Theorem44(_AgainstUniform, RiskBound):
     id = "ks15.thm4.4"
     title = "DDAELR: expected excess risk ≤ 4B²√(5 log(2d)(‖E x²‖₁ + k)/(km)) over the L1 ball"
     reference = "Theorem 4.4"
@@ -540,15 +687,16 @@ class Theorem44(RiskBound):
                  "design": DESIGN}
     design_grid = _GRID
     carry = ("d", "k", "m", "hk12 bound", "ratio to hk12")
-    parameters = {"alphas": _ALPHAS}
+    parameters = {"alphas": _ALPHAS, **_PAIRED}
+    uniform_learner = DDAELR
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "m_grid": (2000, 4000, 8000),
             "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0, "rate_repetitions": 0,
-            "rate_designs": ("label_bound",)}
+            "rate_designs": ("label_bound",), "paired_noise": 0.1, "paired_tail": 0.01, "margin": 0.1}
     profiles = {
         "quick": {"designs": ("decaying_bounded", "label_bound"), "alphas": (-2.0,), "d": 4, "k": 2, "m": 25000,
-                  "repetitions": 400},
+                  "repetitions": 400, "paired_d": 500, "paired_m": 2000, "paired_repetitions": 30},
         "full": {"designs": ("decaying_bounded", "label_bound"), "alphas": (-1.0, -2.0, -3.0), "d": 8, "k": 4,
-                 "m": 40000, "repetitions": 600},
+                 "m": 40000, "repetitions": 600, "paired_d": 1000, "paired_m": 4000, "paired_repetitions": 60},
     }
     defects = (
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillDDAELR"}, overrides=_A_ONLY),
@@ -582,6 +730,9 @@ class Theorem44(RiskBound):
     def bound_for_eta(self, p, d, k, m, eta):
         s = p["second_moments"]
         return thm41_bound(p["B"], eta, m, d, lemma42_bound(p["B"], k, float(s.sum())))
+
+    def uniform_bound(self, p, d, k, m, eta):
+        return thm41_bound(p["B"], eta, m, d, lemma42_bound(p["B"], k, d * float(p["second_moments"].max())))
 
     def start(self, p, d):
         return np.zeros(d)
