@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 from simulations.ks15 import sampling_rule
-from tests.defects_ks15 import MismatchedWeightsGAERR, UnnormalisedInnerGAERR
+from tests.defects_ks15 import MismatchedWeightsGAERR, UniformQDDAELR, UniformQDDAERR, UnnormalisedInnerGAERR
 from theorycheck import stats
-from theorycheck.algorithms import GAERR, TwoPhaseDDAERR
+from theorycheck.algorithms import DDAELR, DDAERR, GAERR, TwoPhaseDDAERR
 from theorycheck.bounds.ks15 import half_norm, phase1_epsilon, thm34_bound_always, thm34_sandwich
 from theorycheck.claims import discover
 from theorycheck.estimators import gaerr_conditional_second_moment, gaerr_gradient_estimate_distribution
-from theorycheck.generators.registry import ridge_design
+from theorycheck.generators.registry import lasso_design, ridge_design
 from theorycheck.kinds.bound import excess_range
 from theorycheck.kinds.pathwise import Path
 from theorycheck.population import constrained_optimum, excess_risk
@@ -259,3 +259,42 @@ def test_sandwich_part_alone_fails_without_smoothing(run_claim):
 def test_parameters_are_validated(claim_id, overrides):
     with pytest.raises(ParameterError):
         _claim(claim_id).params_for("quick", {k: str(v) for k, v in overrides.items()})
+
+
+# ------------------------------------------------------------------------------ part (d): DD against uniform q
+@pytest.mark.parametrize(("learner", "defect"), [(DDAERR, UniformQDDAERR), (DDAELR, UniformQDDAELR)])
+def test_part_d_reference_is_the_uniform_learner_draw_for_draw(learner, defect):
+    """The reference (the DD learner told that every moment is equal) is the uniform-q defect draw for draw, and
+    the DD learner on unequal moments is not."""
+    setting = ridge_design if learner is DDAERR else lasso_design
+    design = setting({"d": 30, "B": 1.0, "noise": 0.1, "tail": 1e-3}, "spiked")
+    X, y = design.sample(400, kernel_state(np.random.SeedSequence(3)))
+    s = np.diag(design.second_moment)
+    kw = {"k": 1, "B": 1.0, "eta": 0.01, "random_state": 11}
+    reference = learner(second_moments=np.ones(30), **kw).fit(X, y)
+    np.testing.assert_array_equal(defect(second_moments=s, **kw).fit(X, y).coef_, reference.coef_)
+    assert not np.array_equal(learner(second_moments=s, **kw).fit(X, y).coef_, reference.coef_)
+
+
+@pytest.mark.parametrize("claim_id", ["ks15.thm3.3", "ks15.thm4.4"])
+@pytest.mark.parametrize("overrides", [{}, {"rate_repetitions": "4", "rate_designs": "boundary"}])
+def test_part_d_takes_its_share_of_delta(claim_id, overrides):
+    claim = _claim(claim_id)
+    if claim_id == "ks15.thm4.4" and overrides:
+        overrides = {**overrides, "rate_designs": "label_bound"}
+    p = claim.params_for("quick", overrides)
+    parts = 1 + claim._rate_on(p) + claim._events_on(p) + claim._paired_on(p)
+    assert claim.mean_share(p) == pytest.approx(1 / parts)
+    assert claim._paired_delta(p) == pytest.approx(p["delta"] / parts)
+
+
+@pytest.mark.parametrize("claim_id", ["ks15.thm3.3", "ks15.thm4.4"])
+def test_part_d_reproduces_for_the_dd_learner(run_claim, claim_id):
+    record = run_claim(claim_id, repetitions=2, designs="label_bound" if claim_id == "ks15.thm4.4" else "boundary")
+    (finding,) = record["findings"]
+    assert finding["outcome"] == "REPRODUCED" and finding["low"] > 0, record["decision"]
+    claim, p = _claim(claim_id), record["params"]
+    q = {**p, "d": p["paired_d"], "noise": p["paired_noise"], "tail": p["paired_tail"]}
+    q.update(claim.design_quantities(q, claim.subjects["design"](q, "spiked")))
+    bound = claim.bound(q, p["paired_d"], p["k"], p["paired_m"])
+    assert finding["margin"] == pytest.approx(p["margin"] * bound, rel=1e-12)
