@@ -201,7 +201,8 @@ def test_no_profile_is_vacuous_by_construction(claim_id, profile):
         optimum = constrained_optimum(design, p["B"], norm=claim.norm, half=True)
         top = excess_range(claim.norm, design.moments, p["B"], optimum[0])
         trivial = excess_risk(claim.start(q, d), design, p["B"], norm=claim.norm, half=True, optimum=optimum)
-        rows += [(v["label"], form, bound, trivial, top) for form, bound in claim.bounds(q, d, p["k"], p["m"]).items()]
+        forms = claim.bounds(q, d, q["k"], q["m"]).items()  # a variant may fix its own k and m
+        rows += [(v["label"], form, bound, trivial, top) for form, bound in forms]
     each = p["delta"] * claim.mean_share(p) / len(rows)
     for label, form, bound, trivial, top in rows:
         _, dec, _ = stats.decide_mean_at_most(np.full(p["repetitions"], trivial), top, bound, each,
@@ -298,3 +299,20 @@ def test_part_d_reproduces_for_the_dd_learner(run_claim, claim_id):
     q.update(claim.design_quantities(q, claim.subjects["design"](q, "spiked")))
     bound = claim.bound(q, p["paired_d"], p["k"], p["paired_m"])
     assert finding["margin"] == pytest.approx(p["margin"] * bound, rel=1e-12)
+
+
+@pytest.mark.parametrize(("claim_id", "profile"), [("ks15.thm3.4", "quick"), ("ks15.thm3.4", "full"),
+                                                   ("ks15.thm4.5", "full")])
+def test_spiked_variant_is_where_the_moment_bound_decides(claim_id, profile):
+    """The 'spiked' variant runs at its own (d, k, m₁, m), and there the w.p. ≥ 1 − δ form is the smaller one."""
+    claim = _claim(claim_id)
+    p = claim.params_for(profile)
+    (v,) = [v for v in claim.variants(p) if v["design"] == "spiked"]
+    q = {**p, **v["fixed"]}
+    design = claim.subjects["design"](q, "spiked")
+    q.update(claim.design_quantities(q, design))
+    d = design.cross_moment.shape[0]
+    assert (d, q["k"], q["m1"], q["m"]) == (p["spiked_d"], p["spiked_k"], p["spiked_m1"], p["spiked_m"])
+    assert claim.whp(q, d, q["k"], q["m"]) < claim.always(q, d, q["k"], q["m"])
+    events = [t for t in claim.tasks(p) if t["part"] == "event" and t.get("name") == "spiked"]
+    assert all(t["m"] == p["spiked_m1"] + p["event_m2"] for t in events)
