@@ -37,7 +37,7 @@ from theorycheck.bounds.ks15 import (
     thm45_bound_always,
     thm45_bound_whp,
 )
-from theorycheck.claims import Defect, Hypothesis, Measurement, register
+from theorycheck.claims import Defect, Hypothesis, Measurement, SubjectFailure, register
 from theorycheck.estimators import gaerr_conditional_second_moment
 from theorycheck.generators.registry import design_names, ridge_design
 from theorycheck.kinds.bound import RiskBound, excess_range
@@ -279,6 +279,8 @@ class _AgainstUniform:
 
         def excess(model):
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
+            if w.shape != (d,) or not np.all(np.isfinite(w)):
+                raise SubjectFailure(f"the learner's w̄ (coef_) has shape {w.shape} or non-finite values (part d)")
             size = float(np.linalg.norm(w, ord=ord_))
             value = float(excess_risk(w, moments, B, norm=self.norm, half=True, optimum=optimum))
             inside = size <= B * (1.0 + 1e-9)
