@@ -219,6 +219,15 @@ class Theorem31(ExpectedInequality):
 
 
 # ------------------------------------------------------------------------- DD against uniform sampling
+def _check_tail(name: str, tail: float, d: int, norm: str) -> None:
+    """The spiked design's tail: 0 < tail < 1 (Ridge: x_1 keeps 1 − tail) or ≤ d − 1 (Lasso: each small
+    attribute stays within ±1)."""
+    top = 1.0 if norm == "l2" else float(d - 1)
+    if not (0.0 < tail < top or (norm == "l1" and tail == top)):
+        raise ParameterError(f"{name} must lie in (0, {'1)' if norm == 'l2' else f'{top:g}]'} for the spiked design, "
+                             f"got {tail:g}")
+
+
 _PAIRED = {"paired_d": Integer(2), "paired_m": Integer(1), "paired_noise": Number(0.0, 1.0),
            "paired_tail": Number(0.0, 1.0), "paired_repetitions": Integer(0), "margin": Positive()}
 
@@ -240,6 +249,10 @@ class _AgainstUniform:
 
     def _paired_on(self, p) -> bool:
         return p["paired_repetitions"] > 0
+
+    def check_params(self, p):
+        super().check_params(p)
+        _check_tail("paired_tail", p["paired_tail"], p["paired_d"], self.norm)
 
     def _paired_label(self, p) -> str:
         return (f"spiked d={p['paired_d']} m={p['paired_m']} noise={p['paired_noise']:g} "
@@ -513,6 +526,8 @@ class _TwoPhase(RiskBound):
             raise ParameterError(f"spiked_m1 must satisfy 1 ≤ spiked_m1 < spiked_m: {p['spiked_m1']}, {p['spiked_m']}")
         if "spiked" in p["designs"] and p["spiked_k"] > p["spiked_d"]:
             raise ParameterError(f"spiked_k = {p['spiked_k']} exceeds spiked_d = {p['spiked_d']}")
+        if "spiked" in p["designs"]:
+            _check_tail("tail", p["tail"], p["spiked_d"], self.norm)
 
     def variants(self, p):
         """The registry's designs at the claim's (d, k, m₁, m), and 'spiked' at its own (spiked_d, spiked_k,

@@ -256,7 +256,9 @@ def test_sandwich_part_alone_fails_without_smoothing(run_claim):
 
 @pytest.mark.parametrize(("claim_id", "overrides"), [
     ("ks15.thm3.4", {"m1": 20000}), ("ks15.thm4.5", {"m1": 60000}), ("ks15.thm4.4", {"m": 1}),
-    ("ks15.thm3.1", {"q_rules": "nonsense"}), ("ks15.thm3.3", {"alphas": "0.5"})])
+    ("ks15.thm3.1", {"q_rules": "nonsense"}), ("ks15.thm3.3", {"alphas": "0.5"}),
+    ("ks15.thm3.3", {"paired_tail": "1"}), ("ks15.thm4.4", {"paired_tail": "0"}), ("ks15.thm3.4", {"tail": "1"}),
+    ("ks15.thm3.4", {"spiked_m1": "49000"}), ("ks15.thm4.5", {"designs": "spiked", "spiked_k": "5"})])
 def test_parameters_are_validated(claim_id, overrides):
     with pytest.raises(ParameterError):
         _claim(claim_id).params_for("quick", {k: str(v) for k, v in overrides.items()})
