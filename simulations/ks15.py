@@ -409,19 +409,20 @@ class Theorem33(_AgainstUniform, RiskBound):
                  "design": DESIGN}
     design_grid = _GRID
     carry = ("d", "k", "m", "hk12 bound", "ratio to hk12")
-    parameters = {"alphas": _ALPHAS, **_PAIRED}
+    parameters = {"alphas": _ALPHAS, **_PAIRED, "spiked_d": Integer(2), "spiked_m": Integer(1),
+                  "spiked_noise": Number(0.0, 1.0), "tail": Positive()}
     uniform_learner = DDAERR
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "delta": 1e-3, "resolution": 0.1, "m_grid": (2000, 4000, 8000),
             "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0, "paired_noise": 0.1, "paired_tail": 1e-3,
-            "margin": 0.1}
+            "margin": 0.1, "spiked_d": 4000, "spiked_m": 2000, "spiked_noise": 0.1, "tail": 1e-4}
     profiles = {
         "quick": {"designs": ("decaying_bounded", "boundary"), "alphas": (-2.0, -3.0), "d": 8, "k": 1, "m": 3000,
                   "repetitions": 200, "rate_designs": ("boundary",), "rate_repetitions": 0, "paired_d": 500,
                   "paired_m": 2000, "paired_repetitions": 30},
-        "full": {"designs": ("decaying_bounded", "boundary", "correlated_signed"), "alphas": (-1.0, -2.0, -3.0),
-                 "d": 20, "k": 2, "m": 7500, "repetitions": 800, "rate_designs": ("boundary",),
-                 "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20, "paired_d": 1000, "paired_m": 4000,
-                 "paired_repetitions": 60},
+        "full": {"designs": ("decaying_bounded", "boundary", "correlated_signed", "spiked"),
+                 "alphas": (-1.0, -2.0, -3.0), "d": 20, "k": 2, "m": 7500, "repetitions": 800,
+                 "rate_designs": ("boundary",), "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20,
+                 "paired_d": 1000, "paired_m": 4000, "paired_repetitions": 60},
     }
     defects = (
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillDDAERR"},
@@ -454,6 +455,23 @@ class Theorem33(_AgainstUniform, RiskBound):
         "smaller η, or a q that is poor but still far from uniform. The bound is loose (observed/bound near 0.02), so "
         "a suboptimal but unbiased q, a mismatched importance weight (a preconditioner) or a step off by a constant "
         "go unseen; they are declared as not caught.")
+
+    def check_params(self, p):
+        super().check_params(p)
+        if "spiked" in p["designs"]:
+            _check_tail("tail", p["tail"], p["spiked_d"], self.norm)
+            if p["k"] > p["spiked_d"]:
+                raise ParameterError(f"k = {p['k']} exceeds spiked_d = {p['spiked_d']}")
+
+    def variants(self, p):
+        """The registry's designs at the claim's (d, m), and 'spiked' at its own (spiked_d, spiked_m, spiked_noise,
+        tail): the instance where the bound itself lies below uniform sampling's excess risk."""
+        out = [v for v in super().variants(p) if v["design"] != "spiked"]
+        if "spiked" in p["designs"]:
+            fixed = {"d": p["spiked_d"], "m": p["spiked_m"], "noise": p["spiked_noise"], "tail": p["tail"]}
+            out.append({"label": f"spiked d={p['spiked_d']} m={p['spiked_m']} noise={p['spiked_noise']:g} "
+                                 f"tail={p['tail']:g}", "design": "spiked", "fixed": fixed})
+        return out
 
     def design_quantities(self, p, design):
         return {"second_moments": _s(design)}
