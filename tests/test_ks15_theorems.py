@@ -185,8 +185,8 @@ def test_design_grid_and_variants():
     assert {t["fixed"]["alpha"] for t in tasks if t["name"] == "decaying_bounded"} == {-1.0, -2.0}
 
 
-@pytest.mark.parametrize("claim_id", RISK)
-@pytest.mark.parametrize("profile", ["quick", "full"])
+@pytest.mark.parametrize(("claim_id", "profile"), [(c, p) for c in RISK for p in ("quick", "full")]
+                         + [pytest.param("ks15.thm3.3", "paper", marks=pytest.mark.slow)])  # 'spiked' at d = 4000
 def test_no_profile_is_vacuous_by_construction(claim_id, profile):
     """On every design and form of the profile, the same test the claim runs must FAIL the trivial
     learner's exact value (a point mass, as many runs as the profile has)."""
