@@ -137,6 +137,28 @@ class UnnormalisedInnerGAERR(_Literal, GAERR):
     _normalise = False
 
 
+class UniformQDDAERR(DDAERR):
+    """DDAERR whose q is uniform (AERR's draws) whatever the second moments; η as given. The defect that removes
+    ks15's idea from Theorem 3.3's learner."""
+
+    _weights = staticmethod(np.ones_like)
+
+
+class UniformQDDAELR(DDAELR):
+    """DDAELR whose q is uniform (AELR's draws) whatever the second moments; η as given (Theorem 4.4's idea
+    removed)."""
+
+    _weights = staticmethod(np.ones_like)
+
+
+class OwnStepAERR(UniformQDDAERR):
+    """Plain AERR: uniform q and hk12 Theorem 3.1's own η = √(k/(2dm)), whatever η and moments it is given."""
+
+    def fit(self, X, y):
+        m, d = np.shape(X)
+        return _with(self, super().fit, X, y, eta=math.sqrt(self.k / (2.0 * d * m)))
+
+
 class LassoQDDAERR(DDAERR):
     """DDAERR with the Lasso's q ∝ s (still unbiased: weights 1/q for that q)."""
 

@@ -409,3 +409,38 @@ def test_registry():
         other = build_design(setting, "decaying", {**p, "alpha": -2.0, "w_seed": 3})
         assert other.alpha == -2.0 and other.params["w_seed"] == 3
         assert not printed.satisfies(NORM[setting], 1.0) and bounded.satisfies(NORM[setting], 1.0)
+
+
+# ------------------------------------------------------------------------------ the spiked design (ks15 part d)
+@pytest.mark.parametrize("setting", ["ridge", "lasso"])
+def test_spiked_law_by_enumeration(setting):
+    """Every sign pattern of (x_1..x_d, ξ) has probability 2^−(d+1): the exact moments, the bounds and the ks15
+    norms of the registered 'spiked' design, written from its definition."""
+    d, B, noise, tail = 4, 1.3, 0.2, 0.03
+    design = build_design(setting, "spiked", {"d": d, "B": B, "noise": noise, "tail": tail})
+    lead = math.sqrt(1 - tail) if setting == "ridge" else 1.0
+    scale = np.array([lead] + [math.sqrt(tail / (d - 1))] * (d - 1))
+    atoms = np.array(list(itertools.product((-1.0, 1.0), repeat=d + 1)))
+    X = atoms[:, :d] * scale
+    y = B * (1 - noise) * X[:, 0] + noise * B * atoms[:, d]
+    np.testing.assert_allclose(design.second_moment, X.T @ X / len(X), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(design.cross_moment, X.T @ y / len(X), rtol=1e-12, atol=1e-15)
+    assert math.isclose(design.y_second_moment, float(y @ y) / len(X), rel_tol=1e-12)
+    assert np.abs(y).max() <= B * (1 + REL) and design.satisfies(NORM[setting], B)
+    size = np.sqrt((X * X).sum(1)) if setting == "ridge" else np.abs(X).max(1)
+    assert np.all(np.abs(size - 1.0) <= REL)
+    s = np.diag(design.second_moment)
+    if setting == "ridge":
+        assert math.isclose(float(np.sqrt(s).sum() ** 2), (lead + math.sqrt((d - 1) * tail)) ** 2, rel_tol=1e-12)
+    else:
+        assert math.isclose(float(s.sum()), 1 + tail, rel_tol=1e-12)
+    w_opt, _ = constrained_optimum(design, B, norm=NORM[setting], half=True)
+    np.testing.assert_allclose(w_opt, [B * (1 - noise)] + [0.0] * (d - 1), atol=1e-12)
+    Xs, _ = design.sample(50, _state(7))
+    assert set(np.unique(np.abs(Xs[:, 0]))) == {lead} and np.all(np.isin(np.abs(Xs[:, 1:]), scale[1:]))
+
+
+@pytest.mark.parametrize(("setting", "tail"), [("ridge", 1.0), ("ridge", 0.0), ("lasso", 4.0), ("lasso", -0.1)])
+def test_spiked_rejects_a_tail_outside_its_range(setting, tail):
+    with pytest.raises(ParameterError, match="tail"):
+        build_design(setting, "spiked", {"d": 4, "B": 1.0, "noise": 0.0, "tail": tail})

@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 from simulations.ks15 import sampling_rule
-from tests.defects_ks15 import MismatchedWeightsGAERR, UnnormalisedInnerGAERR
+from tests.defects_ks15 import MismatchedWeightsGAERR, UniformQDDAELR, UniformQDDAERR, UnnormalisedInnerGAERR
 from theorycheck import stats
-from theorycheck.algorithms import GAERR, TwoPhaseDDAERR
+from theorycheck.algorithms import DDAELR, DDAERR, GAERR, TwoPhaseDDAERR
 from theorycheck.bounds.ks15 import half_norm, phase1_epsilon, thm34_bound_always, thm34_sandwich
 from theorycheck.claims import discover
 from theorycheck.estimators import gaerr_conditional_second_moment, gaerr_gradient_estimate_distribution
-from theorycheck.generators.registry import ridge_design
+from theorycheck.generators.registry import lasso_design, ridge_design
 from theorycheck.kinds.bound import excess_range
 from theorycheck.kinds.pathwise import Path
 from theorycheck.population import constrained_optimum, excess_risk
@@ -185,8 +185,8 @@ def test_design_grid_and_variants():
     assert {t["fixed"]["alpha"] for t in tasks if t["name"] == "decaying_bounded"} == {-1.0, -2.0}
 
 
-@pytest.mark.parametrize("claim_id", RISK)
-@pytest.mark.parametrize("profile", ["quick", "full"])
+@pytest.mark.parametrize(("claim_id", "profile"), [(c, p) for c in RISK for p in ("quick", "full")]
+                         + [pytest.param("ks15.thm3.3", "paper", marks=pytest.mark.slow)])  # 'spiked' at d = 4000
 def test_no_profile_is_vacuous_by_construction(claim_id, profile):
     """On every design and form of the profile, the same test the claim runs must FAIL the trivial
     learner's exact value (a point mass, as many runs as the profile has)."""
@@ -201,7 +201,8 @@ def test_no_profile_is_vacuous_by_construction(claim_id, profile):
         optimum = constrained_optimum(design, p["B"], norm=claim.norm, half=True)
         top = excess_range(claim.norm, design.moments, p["B"], optimum[0])
         trivial = excess_risk(claim.start(q, d), design, p["B"], norm=claim.norm, half=True, optimum=optimum)
-        rows += [(v["label"], form, bound, trivial, top) for form, bound in claim.bounds(q, d, p["k"], p["m"]).items()]
+        forms = claim.bounds(q, d, q["k"], q["m"]).items()  # a variant may fix its own k and m
+        rows += [(v["label"], form, bound, trivial, top) for form, bound in forms]
     each = p["delta"] * claim.mean_share(p) / len(rows)
     for label, form, bound, trivial, top in rows:
         _, dec, _ = stats.decide_mean_at_most(np.full(p["repetitions"], trivial), top, bound, each,
@@ -255,7 +256,65 @@ def test_sandwich_part_alone_fails_without_smoothing(run_claim):
 
 @pytest.mark.parametrize(("claim_id", "overrides"), [
     ("ks15.thm3.4", {"m1": 20000}), ("ks15.thm4.5", {"m1": 60000}), ("ks15.thm4.4", {"m": 1}),
-    ("ks15.thm3.1", {"q_rules": "nonsense"}), ("ks15.thm3.3", {"alphas": "0.5"})])
+    ("ks15.thm3.1", {"q_rules": "nonsense"}), ("ks15.thm3.3", {"alphas": "0.5"}),
+    ("ks15.thm3.3", {"paired_tail": "1"}), ("ks15.thm4.4", {"paired_tail": "0"}), ("ks15.thm3.4", {"tail": "1"}),
+    ("ks15.thm3.4", {"spiked_m1": "49000"}), ("ks15.thm4.5", {"designs": "spiked", "spiked_k": "5"})])
 def test_parameters_are_validated(claim_id, overrides):
     with pytest.raises(ParameterError):
         _claim(claim_id).params_for("quick", {k: str(v) for k, v in overrides.items()})
+
+
+# ------------------------------------------------------------------------------ part (d): DD against uniform q
+@pytest.mark.parametrize(("learner", "defect"), [(DDAERR, UniformQDDAERR), (DDAELR, UniformQDDAELR)])
+def test_part_d_reference_is_the_uniform_learner_draw_for_draw(learner, defect):
+    """The reference (the DD learner told that every moment is equal) is the uniform-q defect draw for draw, and
+    the DD learner on unequal moments is not."""
+    setting = ridge_design if learner is DDAERR else lasso_design
+    design = setting({"d": 30, "B": 1.0, "noise": 0.1, "tail": 1e-3}, "spiked")
+    X, y = design.sample(400, kernel_state(np.random.SeedSequence(3)))
+    s = np.diag(design.second_moment)
+    kw = {"k": 1, "B": 1.0, "eta": 0.01, "random_state": 11}
+    reference = learner(second_moments=np.ones(30), **kw).fit(X, y)
+    np.testing.assert_array_equal(defect(second_moments=s, **kw).fit(X, y).coef_, reference.coef_)
+    assert not np.array_equal(learner(second_moments=s, **kw).fit(X, y).coef_, reference.coef_)
+
+
+@pytest.mark.parametrize("claim_id", ["ks15.thm3.3", "ks15.thm4.4"])
+@pytest.mark.parametrize("overrides", [{}, {"rate_repetitions": "4", "rate_designs": "boundary"}])
+def test_part_d_takes_its_share_of_delta(claim_id, overrides):
+    claim = _claim(claim_id)
+    if claim_id == "ks15.thm4.4" and overrides:
+        overrides = {**overrides, "rate_designs": "label_bound"}
+    p = claim.params_for("quick", overrides)
+    parts = 1 + claim._rate_on(p) + claim._events_on(p) + claim._paired_on(p)
+    assert claim.mean_share(p) == pytest.approx(1 / parts)
+    assert claim._paired_delta(p) == pytest.approx(p["delta"] / parts)
+
+
+@pytest.mark.parametrize("claim_id", ["ks15.thm3.3", "ks15.thm4.4"])
+def test_part_d_reproduces_for_the_dd_learner(run_claim, claim_id):
+    record = run_claim(claim_id, repetitions=2, designs="label_bound" if claim_id == "ks15.thm4.4" else "boundary")
+    (finding,) = record["findings"]
+    assert finding["outcome"] == "REPRODUCED" and finding["low"] > 0, record["decision"]
+    claim, p = _claim(claim_id), record["params"]
+    q = {**p, "d": p["paired_d"], "noise": p["paired_noise"], "tail": p["paired_tail"]}
+    q.update(claim.design_quantities(q, claim.subjects["design"](q, "spiked")))
+    bound = claim.bound(q, p["paired_d"], p["k"], p["paired_m"])
+    assert finding["margin"] == pytest.approx(p["margin"] * bound, rel=1e-12)
+
+
+@pytest.mark.parametrize(("claim_id", "profile"), [("ks15.thm3.4", "quick"), ("ks15.thm3.4", "full"),
+                                                   ("ks15.thm4.5", "full")])
+def test_spiked_variant_is_where_the_moment_bound_decides(claim_id, profile):
+    """The 'spiked' variant runs at its own (d, k, m₁, m), and there the w.p. ≥ 1 − δ form is the smaller one."""
+    claim = _claim(claim_id)
+    p = claim.params_for(profile)
+    (v,) = [v for v in claim.variants(p) if v["design"] == "spiked"]
+    q = {**p, **v["fixed"]}
+    design = claim.subjects["design"](q, "spiked")
+    q.update(claim.design_quantities(q, design))
+    d = design.cross_moment.shape[0]
+    assert (d, q["k"], q["m1"], q["m"]) == (p["spiked_d"], p["spiked_k"], p["spiked_m1"], p["spiked_m"])
+    assert claim.whp(q, d, q["k"], q["m"]) < claim.always(q, d, q["k"], q["m"])
+    events = [t for t in claim.tasks(p) if t["part"] == "event" and t.get("name") == "spiked"]
+    assert all(t["m"] == p["spiked_m1"] + p["event_m2"] for t in events)

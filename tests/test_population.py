@@ -360,3 +360,35 @@ def test_parameter_errors():
         risk(np.zeros((2, 3, 3)), good)
     with pytest.raises(ParameterError, match="w must be numeric"):
         risk(["a", "b", "c"], good)
+
+
+@pytest.mark.parametrize("norm", ["l2", "l1"])
+@pytest.mark.parametrize("B", [0.05, 0.5, 20.0])
+def test_diagonal_covariance_takes_its_own_decomposition(norm, B):
+    """A diagonal Σ (with a zero variance) skips the eigen-solver: its optimum is the general path's, which the same
+    problem in rotated coordinates (Σ' = RΣRᵀ, c' = Rc, rotation-invariant for L2) or with an off-diagonal entry of
+    10⁻³⁰⁰ (numerically the same problem, through eigh, for L1) takes; and kinds.bound.excess_range's λ_max is the
+    largest diagonal entry."""
+    from theorycheck.kinds.bound import excess_range
+
+    rng = np.random.default_rng(5)
+    d = 7
+    sigma = np.diag(rng.random(d))
+    sigma[3, 3] = 0.0
+    c = rng.standard_normal(d)
+    c[3] = 0.0
+    w, value = constrained_optimum((sigma, c, 4.0), B, norm=norm)
+    if norm == "l2":
+        R, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        w_ref, ref = constrained_optimum((R @ sigma @ R.T, R @ c, 4.0), B, norm=norm)
+        np.testing.assert_allclose(R @ w, w_ref, atol=1e-12)
+    else:
+        nudged = sigma.copy()
+        nudged[0, 1] = nudged[1, 0] = 1e-300
+        w_ref, ref = constrained_optimum((nudged, c, 4.0), B, norm=norm)
+        np.testing.assert_allclose(w, w_ref, atol=1e-10)
+    assert value == pytest.approx(ref, rel=1e-12, abs=1e-14)
+    top = excess_range("l2", (sigma, c, 4.0), B, w)
+    reach = B + float(np.linalg.norm(w))
+    expected = float(np.linalg.norm(sigma @ w - c)) * reach + 0.5 * float(np.linalg.eigvalsh(sigma)[-1]) * reach**2
+    assert top == pytest.approx(min(expected, 2 * B * B), rel=1e-12)

@@ -204,7 +204,8 @@ def test_streaming_support_names_every_registered_design():
     assert set(support) == {f"{s}/{n}" for s in ("ridge", "lasso") for n in design_names(s)}
     streaming = {name for name, how in support.items() if how == "O(k)"}
     assert streaming == {"ridge/boundary", "lasso/boundary", "lasso/sparse", "lasso/sparse_signed",
-                         "lasso/sparse-uniform", "lasso/label_bound", "lasso/decaying_bounded"}
+                         "lasso/sparse-uniform", "lasso/label_bound", "lasso/decaying_bounded", "ridge/spiked",
+                         "lasso/spiked"}
     assert all("dense" in how for name, how in support.items() if name not in streaming)
 
 

@@ -233,3 +233,22 @@ register_design("lasso", "decaying", "ks15 §5.1 as printed: x_i ~ Bernoulli(i^a
 register_design("lasso", "decaying_bounded", "ks15 §5.1's attributes x_i ~ Bernoulli(i^alpha), w* = B(1 − noise)·"
                 "(1, −½, ¼)/1.75 on the first three attributes, noisy labels: ‖x‖∞ ≤ 1 and |y| ≤ B")(
     functools.partial(_decaying_bounded, "lasso"))
+
+
+# ------------------------------------------------------------------------------ ks15: one dominant attribute
+# Where distribution-dependent sampling gains most (streaming.spiked_stream): x_1 = ±a carries all but `tail` of
+# E‖x‖², the other d − 1 attributes share `tail`; y = B(1 − noise)·x_1 + noise·B·ξ. New key: tail (default 10⁻³).
+from .streaming import spiked_stream  # noqa: E402
+
+
+def _spiked(setting, p):
+    return spiked_stream(1, p["d"], setting=setting, B=p["B"], noise=p["noise"], tail=p.get("tail", 1e-3),
+                         random_state=0)
+
+
+register_design("ridge", "spiked", "independent signs, x_1 = ±√(1 − tail), the others ±√(tail/(d − 1)) (‖x‖₂ = 1), "
+                "y = B(1 − noise)·x_1 + noise: one attribute carries almost every second moment")(
+    functools.partial(_spiked, "ridge"))
+register_design("lasso", "spiked", "independent signs, x_1 = ±1, the others ±√(tail/(d − 1)) (‖x‖∞ = 1), "
+                "y = B(1 − noise)·x_1 + noise: one attribute carries almost every second moment")(
+    functools.partial(_spiked, "lasso"))

@@ -81,8 +81,8 @@ from ..rng import as_kernel_state, next_u64
 from ..validation import ParameterError, check_int, check_real
 from .decaying import _row_seed, _word, decaying_profile
 
-__all__ = ["StreamLabels", "StreamRows", "StreamingDesign", "decaying_stream", "hypercube_stream", "stream_design",
-           "streaming_support"]
+__all__ = ["StreamLabels", "StreamRows", "StreamingDesign", "decaying_stream", "hypercube_stream", "spiked_stream",
+           "stream_design", "streaming_support"]
 
 _U64 = np.uint64
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
@@ -620,6 +620,38 @@ def decaying_stream(n_samples, d, alpha=-1.0, *, setting="ridge", B=1.0, noise=0
                            count_reads=count_reads, log_reads=log_reads)
 
 
+def spiked_stream(n_samples, d, *, setting="ridge", B=1.0, noise=0.0, tail=1e-3, random_state=None,
+                  count_reads=False, log_reads=0) -> StreamingDesign:
+    """Independent signs with one dominant attribute: where ks15's distribution-dependent sampling gains most.
+
+    x_1 = ±a and x_i = ±b for i ≥ 2 (independent fair signs), y = B(1 − noise)·x_1 + noise·B·ξ. Ridge:
+    a² = 1 − tail and b² = tail/(d − 1), so ‖x‖₂ = 1 on every example; Lasso: a = 1 and b² = tail/(d − 1) (so
+    ‖x‖∞ = 1 while tail ≤ d − 1). Then |⟨w*, x⟩| ≤ B(1 − noise) and |y| ≤ B surely, E[xxᵀ] = diag(s) with
+    s = (a², b², ..., b²), and w* = B(1 − noise)·e_1 lies inside both balls, so it is the constrained optimum;
+    the trivial learner's ½-loss excess risk is ½a²B²(1 − noise)².
+
+    The second moments the ks15 bounds depend on: Ridge ‖s‖_{1/2} = (a + √((d − 1)·tail))², against
+    Σ s_i/q_i = d·Σs = d for uniform q (Theorem 3.3 against hk12 Theorem 3.1); Lasso ‖s‖₁ = 1 + tail, against
+    max_i s_i/q_i = d for uniform q (Theorem 4.4 against hk12 Theorem 3.4). A uniform draw reads x_1 with
+    probability 1/d, a draw from q ∝ √s (or ∝ s) with probability a/(a + √((d − 1)·tail)) (or 1/(1 + tail)).
+    A label costs O(1).
+    """
+    n_samples, d, B, noise = _common(n_samples, d, B, noise)
+    if d < 2:
+        raise ParameterError(f"the spiked design needs d ≥ 2 (one dominant attribute and the others), got d = {d}")
+    if setting not in ("ridge", "lasso"):
+        raise ParameterError(f"setting must be 'ridge' or 'lasso', got {setting!r}")
+    top = 1.0 if setting == "ridge" else float(d - 1)
+    tail = check_real("tail", tail, low=0.0, high=top, strict_low=True, strict_high=setting == "ridge")
+    lead = math.sqrt(1.0 - tail) if setting == "ridge" else 1.0
+    scale = np.full(d, math.sqrt(tail / (d - 1)))
+    scale[0] = lead
+    params = {"d": d, "setting": setting, "B": B, "noise": noise, "tail": tail}
+    return StreamingDesign(n_samples, d, kind="two_point", p=0.5, hi=scale, lo=-scale, support=[0],
+                           weights=[B * (1.0 - noise)], noise=noise * B, random_state=random_state,
+                           name=f"spiked_{setting}", params=params, count_reads=count_reads, log_reads=log_reads)
+
+
 def _dense_sign(setting, p, n, random_state, opts, w):
     d, B, noise = p["d"], p["B"], p["noise"]
     c = 1.0 / math.sqrt(d) if setting == "ridge" else 1.0
@@ -675,6 +707,9 @@ for _name, _kw in (("sparse", {}), ("sparse_signed", {"signs": "alternating"}), 
                                                                                   {"x_dist": "uniform"})):
     _register("lasso", _name, lambda p, n, r, opts, kw=_kw: hypercube_stream(
         n, p["d"], s=p["s"], B=p["B"], noise=p["noise"], scale=1.0, random_state=r, **opts, **kw))
+for _setting in ("ridge", "lasso"):
+    _register(_setting, "spiked", lambda p, n, r, opts, st=_setting: spiked_stream(
+        n, p["d"], setting=st, B=p["B"], noise=p["noise"], tail=p.get("tail", 1e-3), random_state=r, **opts))
 _register("lasso", "label_bound", lambda p, n, r, opts: hypercube_stream(n, p["d"], s=1, B=p["B"], noise=0.0,
                                                                         scale=1.0, random_state=r, **opts))
 
