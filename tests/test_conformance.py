@@ -199,6 +199,13 @@ def test_the_python_api_returns_results_with_html():
     assert "<b>PASS</b>" in result._repr_html_()
 
 
+def test_the_python_api_writes_the_report_where_it_keeps_the_folder(tmp_path):
+    import theorycheck
+
+    theorycheck.verify("cbss11.lemma7", out=tmp_path)
+    assert (tmp_path / "index.html").exists() and (tmp_path / "cbss11.lemma7.html").exists()
+
+
 def test_a_users_pytest_file_runs_with_the_plugin(pytester):
     pytester.makepyfile(userlearners=inspect.getsource(mine))
     pytester.makepyfile(test_user="""

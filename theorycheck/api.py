@@ -64,7 +64,7 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
     """Run the claims ``ids`` (ids or shell globs; all when None) and return their results.
 
     ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``), ``params``
-    overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder (a temporary one
+    overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder, HTML pages included (a temporary one
     otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects
     raise :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
     are found once the module that declares them is imported (or named by an installed package's
@@ -95,6 +95,10 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
         folder = Path(out) if out is not None else Path(tmp)
         records = run_claims(select(patterns), profile=profile, seed=seed, overrides=overrides, subjects=subjects,
                              jobs=jobs, out=folder, progress=False)
+        if out is not None:  # a kept folder gets its report, as `theorycheck verify --out` writes it
+            from .report import render
+
+            render(folder, all_pages=False)
         return [_result(folder, r) for r in records]
 
 

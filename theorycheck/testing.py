@@ -25,6 +25,7 @@ def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: in
     """Fail unless ``learner`` conforms to ``algorithm`` (see :mod:`theorycheck.conformance`).
     A check that ran and is INCONCLUSIVE fails too; one the learner cannot take (NOT RUN) is left out
     unless ``require=("estimator", ...)`` names it."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
     result = api.conform(algorithm, learner, profile=profile, seed=seed, claims=claims, **options)
     if result.verdict != "PASS":
         raise AssertionError(result.text())
@@ -33,6 +34,7 @@ def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: in
 def assert_verifies(ids, *, profile: str = "quick", seed: int = 0, params: dict | None = None,
                     **subjects: Any) -> None:
     """Fail unless every claim in ``ids`` is PASS with the given subjects (``learner=MyAERR``)."""
+    __tracebackhide__ = True
     results = api.verify(ids, profile=profile, seed=seed, params=params, subjects=subjects or None)
     failed = [r for r in results if r.verdict != "PASS"]
     if failed:
