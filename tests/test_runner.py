@@ -216,7 +216,7 @@ def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
 def test_the_cache_keeps_the_run_just_used_and_the_three_most_recent_others(tmp_path):
     import os
 
-    from theorycheck.runner import CACHE_KEPT_PER_CLAIM, _prune_cache
+    from theorycheck.runner import CACHE_KEPT_PER_CLAIM, prune_cache
 
     claim = tmp_path / ".cache" / "cbss11.lemma7"
     runs = [claim / f"{i:020d}" for i in range(7)]
@@ -224,7 +224,7 @@ def test_the_cache_keeps_the_run_just_used_and_the_three_most_recent_others(tmp_
         (run).mkdir(parents=True)
         (run / "task-0.json").write_text("{}")
         os.utime(run, (1_000_000 - age * 1000, 1_000_000 - age * 1000))  # runs[0] the newest
-    _prune_cache(runs[-1])  # the oldest is the one this run used
+    prune_cache(runs[-1])  # the oldest is the one this run used
     kept = sorted(p.name for p in claim.iterdir())
     assert len(kept) == CACHE_KEPT_PER_CLAIM
     assert kept == sorted([runs[-1].name, *(r.name for r in runs[:CACHE_KEPT_PER_CLAIM - 1])])
@@ -241,16 +241,3 @@ def test_clean_removes_the_cache_and_keeps_the_report(tmp_path, capsys):
     assert not (tmp_path / ".cache").exists() and (tmp_path / "index.html").exists()
     assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]) == 0  # recomputed
 
-
-def test_every_claim_has_a_shipped_cost_per_task_for_the_first_runs_progress_bar():
-    """theorycheck/costs.json weights the progress bar of a run with no history of its own (so its
-    ETA means something from the first minute); benchmarks/costs.py refreshes it from a run."""
-    from theorycheck.claims import built_in, discover
-    from theorycheck.runner import _COSTS
-
-    costs = json.loads(_COSTS.read_text(encoding="utf-8"))
-    claims = {cid for cid, claim in discover().items() if built_in(claim)}
-    wanted = {f"{cid}|{profile}" for cid in claims for profile in ("quick", "full")}
-    assert not wanted - set(costs), sorted(wanted - set(costs))
-    assert all(isinstance(v, float | int) and v > 0 for v in costs.values())
-    assert {key.split("|")[0] for key in costs} <= claims, "entries of claims that no longer exist"

@@ -416,7 +416,7 @@ def run_claims(
     wall = time.perf_counter() - start
     _write_timings(out, history, plans, stored, profile)
     for plan in plans:
-        _prune_cache(plan.cache_dir)
+        prune_cache(plan.cache_dir)
     for i in range(len(plans)):
         finish(i, final=True)
     records = [finished[i] for i in range(len(plans))]
@@ -506,13 +506,13 @@ def _read_timings(out: Path) -> dict[str, list[float]]:
 
 #: CPU seconds per task of every built-in claim on the quick and full profiles, measured on the
 #: reference machine (2 cores) and refreshed with ``python benchmarks/costs.py REPORTS``
-_COSTS = Path(__file__).with_name("costs.json")
+COSTS_FILE = Path(__file__).with_name("costs.json")
 
 
 @functools.cache
 def _shipped_costs() -> dict[str, float]:
     try:
-        data = json.loads(_COSTS.read_text(encoding="utf-8"))
+        data = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {k: float(v) for k, v in data.items() if isinstance(v, int | float) and v > 0} if isinstance(data, dict) \
@@ -546,7 +546,7 @@ def _write_timings(out: Path, history, plans, stored, profile: str) -> None:
 CACHE_KEPT_PER_CLAIM = 4
 
 
-def _prune_cache(used: Path) -> None:
+def prune_cache(used: Path) -> None:
     """Mark ``used`` as just used and delete its claim's cached runs beyond CACHE_KEPT_PER_CLAIM."""
     if not used.is_dir():
         return
