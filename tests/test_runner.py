@@ -241,3 +241,15 @@ def test_clean_removes_the_cache_and_keeps_the_report(tmp_path, capsys):
     assert not (tmp_path / ".cache").exists() and (tmp_path / "index.html").exists()
     assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]) == 0  # recomputed
 
+
+def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_method():
+    from theorycheck.runner import headline
+
+    decision = ("The method: each finding is REPRODUCED, TIED, REVERSED or UNDECIDED (INCONCLUSIVE).\n"
+                "- budget 10: REPRODUCED. median 0.2 in [0.1, 0.3]\n"
+                "- budget 20: UNDECIDED. median 0.1 in [-0.1, 0.3]; needs 40 runs\n")
+    assert headline(decision) == headline(decision, "PASS") == decision.splitlines()[0]
+    assert headline(decision, "INCONCLUSIVE").startswith("budget 20: UNDECIDED.")
+    assert headline(decision, "FAIL") == decision.splitlines()[0]  # no line says why: the first line
+    assert headline("No verdict: the instance is vacuous.\n- x: FAIL", "INCONCLUSIVE").startswith("No verdict")
+    assert len(headline(decision.replace("budget 20", "x" * 400), "INCONCLUSIVE")) <= 240

@@ -357,7 +357,7 @@ def _cmd_verify(args) -> int:
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
-            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'))} "
+            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'), r['verdict'])} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return exit_status(r["verdict"] for r in records)
 
@@ -393,8 +393,9 @@ def _run_defects(planted, records, args, overrides) -> None:
                               overrides={**overrides, **defect.overrides}, subjects=subjects, jobs=args.jobs,
                               out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler)
         runs.setdefault(claim.id, []).append({
-            "name": defect.name, "verdict": record["verdict"], "headline": headline(record.get("decision")),
-            "declared_caught": defect.caught, "profile": args.profile, "code_version": code_version()})
+            "name": defect.name, "verdict": record["verdict"],
+            "headline": headline(record.get("decision"), record["verdict"]), "declared_caught": defect.caught,
+            "profile": args.profile, "code_version": code_version()})
     for record in records:
         if record["id"] in runs:
             record["power_runs"] = runs[record["id"]]
@@ -499,7 +500,7 @@ def _undecided_lines(records: list[dict]) -> list[str]:
         shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
         entries += [_finding_lines(r["id"], f) for f in shown]
         if not shown and r["verdict"] == "INCONCLUSIVE":
-            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'))}"])
+            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'), 'INCONCLUSIVE')}"])
     if not entries:
         return []
     body: list[str] = []

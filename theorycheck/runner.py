@@ -749,7 +749,8 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
             "ratio", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
-        "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"))} for r in records],
+        "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"), r.get("verdict"))}
+                   for r in records],
         "wall_seconds": wall_seconds,
         "unfinished": unfinished,
         "profile": profile,
@@ -767,11 +768,28 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
     return summary
 
 
-def headline(decision) -> str:
-    """The first line of a decision, without list markers, at most 240 characters."""
+#: the words that say why a verdict is not PASS, as the decisions write them
+_REASONS = {stats.FAIL: ("FAIL", "TIED", "REVERSED", "DIFFERENT"),
+            stats.INCONCLUSIVE: ("No verdict", "INCONCLUSIVE", "UNDECIDED")}
+
+
+def headline(decision, verdict: str | None = None) -> str:
+    """One line of a decision, without list markers, at most 240 characters: the first line, or for
+    a FAIL or INCONCLUSIVE verdict the first later line that gives the reason (the first line of a
+    decision usually states the method), cut around the word that says it."""
     if not isinstance(decision, str):
         return ""
-    first = next((line.strip().lstrip("-• ").strip() for line in decision.splitlines() if line.strip()), "")
+    lines = [line.strip().lstrip("-• ").strip() for line in decision.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if first.startswith("No verdict"):
+        verdict = None
+    for line in lines[1:] if verdict in _REASONS else ():
+        found = [line.find(word) for word in _REASONS[verdict] if word in line]
+        if found:
+            start = max(0, min(found) - 120)
+            label = line.split(":", 1)[0] + ": … " if start and ":" in line[:min(40, start)] else "…" if start else ""
+            text = label + line[start:]
+            return text if len(text) <= 240 else text[:239] + "…"
     return first if len(first) <= 240 else first[:239] + "…"
 
 
