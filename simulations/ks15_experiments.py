@@ -36,7 +36,7 @@ from theorycheck.kinds.comparison import (
 )
 from theorycheck.kinds.learners import DESIGN_CONTRACT, design_for, optimum_for
 from theorycheck.population import excess_risk
-from theorycheck.protocols import BudgetedLearner, Contract
+from theorycheck.protocols import BudgetedLearner, Contract, Regressor
 from theorycheck.stats import SUPERIOR
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive
 
@@ -194,8 +194,8 @@ _FULL = {"repetitions": 100, "pilots": 4, "budgets": (10_000, 30_000, 100_000, 2
 def _contracts():
     return {"dd": Contract(BudgetedLearner, init=(*_SAMPLED, "second_moments", "improved_inner")),
             "two_phase": Contract(BudgetedLearner, init=(*_SAMPLED, "smoothing", "warm_start", "improved_inner")),
-            "uniform": Contract(BudgetedLearner, init=_SAMPLED), "full": Contract(BudgetedLearner, init=("B", "eta")),
-            "offline": Contract(BudgetedLearner, init=("alpha", "fit_intercept")), "design": DESIGN_CONTRACT}
+            "uniform": Contract(BudgetedLearner, init=_SAMPLED), "full": Contract(Regressor, init=("B", "eta")),
+            "offline": Contract(Regressor, init=("alpha", "fit_intercept")), "design": DESIGN_CONTRACT}
 
 
 @register

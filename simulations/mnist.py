@@ -99,6 +99,7 @@ class Cbss11Mnist(RealDataExperiment):
         "printed 0.93). Ridge < Lasso (printed 0.69) is the same fact as the printed Lasso entry, which we do not "
         "reproduce (non-reproduction 'lasso'), so it is reported with that entry on every profile, not decided.")
     subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
+    full_information = ("ridge", "lasso")
     contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
     parameters = {**RealDataExperiment.parameters, "k": Integer(2), "ridge_alpha": Grid(Positive(), distinct=1),
                   "lasso_alpha": Grid(Positive(), distinct=1), "aer_B": Grid(Positive(), distinct=1),
@@ -278,6 +279,7 @@ class Hk12Mnist(_Curves):
         "(full) or 30 then 60 (paper), the second look only while a deciding finding is undecided.")
     base = {**_Curves.base, "aerr_eta": (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0)}
     subjects = {"data": load_mnist_pair, "aelr": AELR, "aer": AER, "lasso": Lasso, "aerr": AERR, "ridge": Ridge}
+    full_information = ("lasso", "ridge")
     contenders = {"aelr": "AELR (k+1 = 4)", "aer4": "AER (k = 4)", "lasso": "offline Lasso",
                   "aerr": "AERR (k+1 = 56)", "aer56": "AER (k = 56)", "ridge": "offline Ridge"}
     subject_for = {"aer4": "aer", "aer56": "aer"}
@@ -395,6 +397,7 @@ class Ks15Mnist(_Curves):
     subjects = {"data": load_mnist_pair, "dd_ridge": DDAERR, "two_ridge": TwoPhaseDDAERR, "aerr": GAERR,
                 "online_ridge": OnlineGradientDescent, "ridge": Ridge, "dd_lasso": DDAELR, "two_lasso": TwoPhaseDDAELR,
                 "aelr": GAELR, "online_lasso": ExponentiatedGradient, "lasso": Lasso}
+    full_information = ("online_ridge", "ridge", "online_lasso", "lasso")
     contenders = {"dd_ridge": "DDAERR", "two_ridge": "Two-Phased DDAERR", "aerr": "AERR",
                   "online_ridge": "online Ridge", "ridge": "offline Ridge", "dd_lasso": "DDAELR",
                   "two_lasso": "Two-Phased DDAELR", "aelr": "AELR",

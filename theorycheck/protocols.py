@@ -35,6 +35,18 @@ class BudgetedLearner(Protocol):
 
 
 @runtime_checkable
+class Regressor(Protocol):
+    """A scikit-learn style regressor class that sees every attribute (the papers' full-information
+    comparators: offline Ridge and Lasso, online gradient descent, exponentiated gradient).
+
+    ``fit(X, y)`` must set ``coef_`` (the fitted w, shape (d,)); it is charged every attribute of
+    every row it fits on. The claim builds it with the keywords its contract lists.
+    """
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Any: ...
+
+
+@runtime_checkable
 class GradientEstimator(Protocol):
     """A randomized estimate of the gradient at one example:
     ``estimate(w, x, y, k, *, random_state) -> (g, attributes read)``."""

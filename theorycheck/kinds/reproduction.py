@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
-from ..protocols import BudgetedLearner, Contract, Function
+from ..protocols import BudgetedLearner, Contract, Function, Regressor
 from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
 from .comparison import finding_record
 
@@ -42,6 +42,7 @@ from .comparison import finding_record
 DATA_CONTRACT = Contract(Function, call=("source",))
 #: a contender: a regressor class whose ``fit(X, y)`` sets ``coef_``
 LEARNER_CONTRACT = Contract(BudgetedLearner)
+REGRESSOR_CONTRACT = Contract(Regressor)
 
 #: the 45 pairs of distinct digits, 'avb' with a < b (the tasks of cbss11 §7's table)
 PAIRS = tuple(f"{a}v{b}" for a in range(10) for b in range(a + 1, 10))
@@ -179,6 +180,8 @@ class RealDataExperiment(Reproduction):
     """
 
     contenders: dict[str, str] = {}
+    #: the contenders that see every attribute (their contract is a plain regressor's)
+    full_information: tuple[str, ...] = ()
     #: per metric, the value of the trivial learner (the zero predictor, the starting point of every
     #: learner here) on ±1 labels: squared error 1 and, a 0 prediction counting as wrong, error rate 1.
     #: A published point's window [value/F, value·F] that contains it is cut there, so a learner that
@@ -192,7 +195,8 @@ class RealDataExperiment(Reproduction):
         every other subject a scikit-learn style regressor class."""
         super().__init_subclass__(**kwargs)
         if "protocols" not in cls.__dict__:
-            cls.protocols = {name: DATA_CONTRACT if name == "data" else LEARNER_CONTRACT for name in cls.subjects}
+            cls.protocols = {name: DATA_CONTRACT if name == "data" else REGRESSOR_CONTRACT
+                             if name in cls.full_information else LEARNER_CONTRACT for name in cls.subjects}
     parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Number(0.0, None),
                   "max_repetitions": Integer(1),
                   "folds": Integer(2), "test_fraction": Number(0.01, 0.5), "prefixes": Grid(Integer(10), distinct=1),

@@ -50,7 +50,7 @@ def _num(value, digits: int = 4) -> str:
         return str(value)
     if isinstance(value, int):
         return str(value)
-    return f"{value:.{digits}g}"
+    return f"{value + 0.0:.{digits}g}"  # + 0.0 turns −0 into 0: "−0" reads as a sign that means something
 
 
 def duration(seconds) -> str:
