@@ -35,6 +35,7 @@ D = "tests.defects_lower_bounds_proofs:"
 @register
 class GoodRegressorKnowsJ(Exact):
     id = "cbss11.A.2"
+    ratio_at_least = True  # the ratio is the excess (in units of ε) at which the implication first fails
     title = "On P_j, w* = 2p·e_j with L(w*) = 1 − 4p², L(w) = ‖w‖² − 4p·w_j + 1, and an ε-good w reveals j"
     reference = "Appendix A.2 (proof of Theorem 1), on the distribution of Appendix A.1"
     statement = (
@@ -235,6 +236,7 @@ class GoodRegressorKnowsJ(Exact):
 @register
 class BanditAlgebra(Exact):
     id = "cbss11.A.5-A.6"
+    ratio_at_least = True  # the ratio is the chain of inequalities over the bound it must reach
     title = "From the bandit bound to k ≥ ½⌊d/(96ε)⌋: −ln(1 − q) ≤ 3q/2 on [0, ¼], solving for k, choosing T"
     reference = "Appendix A.4 eq. (13), A.5 eq. (14), A.6 (proof of Theorem 1)"
     statement = (

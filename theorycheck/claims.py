@@ -263,6 +263,9 @@ class Claim:
     defects: ClassVar[tuple[Defect, ...]] = ()
     #: what the claim can catch and what it cannot, in a sentence or two
     power: ClassVar[str] = ""
+    #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
+    #: an implication), so the tightness atlas draws it on the "≥" side of the line
+    ratio_at_least: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ declared API
     @property
@@ -334,6 +337,7 @@ class Claim:
             "non_reproductions": [dict(vars(n)) for n in self.non_reproductions],
             "defects": [{"name": d.name, "caught": d.caught, "why": d.why} for d in self.defects],
             "power": self.power,
+            "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
         }
 
 

@@ -746,7 +746,8 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
     tasks; ``headline`` the first line of its decision) and the run's wall time; during a run,
     ``unfinished`` counts the selected claims not decided yet."""
     keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds", "profile", "seed")
+            "ratio", "ratio_at_least", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds",
+            "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"), r.get("verdict"))}

@@ -43,6 +43,7 @@ RESULT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
     "trivial": (_NUMBER + _NONE, None),
     "delta": (_NUMBER + _NONE, None),
     "vacuous": (_BOOL, False),
+    "ratio_at_least": (_BOOL, False),
     "params": ((dict,), {}),
     "subjects": ((dict,), {}),
     "protocols": ((dict,), {}),
@@ -100,7 +101,7 @@ def _problem(data: Any, fields: dict[str, tuple[tuple[type, ...], Any]]) -> str 
 
 
 def _warn(path: Path, why: str, what: str) -> None:
-    print(f"theorycheck: warning: {path} is not a stored {what} ({why}); it is set aside", file=sys.stderr)
+    print(f"theorycheck: warning: the stored {what} {path} is damaged ({why}); it is set aside", file=sys.stderr)
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:

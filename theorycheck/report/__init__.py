@@ -188,7 +188,8 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) ->
             continue
         rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
-                     "lower": row.get("kind") == "lower-bound", "earlier": is_earlier})
+                     "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
+                     "earlier": is_earlier})
     return rows
 
 
