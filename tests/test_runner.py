@@ -253,3 +253,5 @@ def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_met
     assert headline(decision, "FAIL") == decision.splitlines()[0]  # no line says why: the first line
     assert headline("No verdict: the instance is vacuous.\n- x: FAIL", "INCONCLUSIVE").startswith("No verdict")
     assert len(headline(decision.replace("budget 20", "x" * 400), "INCONCLUSIVE")) <= 240
+    reported = "Method.\n- a (reported, not decided): REVERSED. x\n- b: TIED. median 0 in [0, 0]\n"
+    assert headline(reported, "FAIL").startswith("b: TIED")  # the finding that decides comes first

@@ -784,7 +784,9 @@ def headline(decision, verdict: str | None = None) -> str:
     first = lines[0] if lines else ""
     if first.startswith("No verdict"):
         verdict = None
-    for line in lines[1:] if verdict in _REASONS else ():
+    later = lines[1:] if verdict in _REASONS else []
+    # a finding that decides before one that is only reported
+    for line in [*(x for x in later if "reported" not in x), *(x for x in later if "reported" in x)]:
         found = [line.find(word) for word in _REASONS[verdict] if word in line]
         if found:
             start = max(0, min(found) - 120)
