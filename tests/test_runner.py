@@ -242,6 +242,20 @@ def test_clean_removes_the_cache_and_keeps_the_report(tmp_path, capsys):
     assert main(["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]) == 0  # recomputed
 
 
+def test_every_claim_has_a_shipped_cost_per_task_for_the_first_runs_progress_bar():
+    """theorycheck/costs.json weights the progress bar of a run with no history of its own (so its
+    ETA means something from the first minute); benchmarks/costs.py refreshes it from a run."""
+    from theorycheck.claims import built_in, discover
+    from theorycheck.runner import COSTS_FILE
+
+    costs = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
+    claims = {cid for cid, claim in discover().items() if built_in(claim)}
+    wanted = {f"{cid}|{profile}" for cid in claims for profile in ("quick", "full")}
+    assert not wanted - set(costs), sorted(wanted - set(costs))
+    assert all(isinstance(v, float | int) and v > 0 for v in costs.values())
+    assert {key.split("|")[0] for key in costs} <= claims, "entries of claims that no longer exist"
+
+
 def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_method():
     from theorycheck.runner import headline
 
