@@ -639,9 +639,6 @@ class Table6(BudgetTables):
         "less than its distance to the published τ (≈ 5 at B = 21 on census) passes."
     )
 
-    def tasks(self, p):
-        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
-
     def points(self, p):
         pts = []
         for name in p["datasets"]:
@@ -811,9 +808,6 @@ class Experiments(BudgetTables):
         "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
         "data are not the paper's."
     )
-
-    def tasks(self, p):
-        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
 
     def points(self, p):
         pts = []

@@ -576,6 +576,10 @@ class BudgetTables(Reproduction):
 
     parameters = {**Reproduction.parameters, "repetitions": Integer(2)}
 
+    def tasks(self, p):
+        """One task per data set (the claim's ``datasets`` parameter) and repetition."""
+        return [{"dataset": name, "repetition": r} for name in p["datasets"] for r in range(p["repetitions"])]
+
     def points(self, p) -> list[dict]:
         """The published points of this run (default: ``published``)."""
         return list(self.published)
