@@ -1,13 +1,18 @@
 """Every claim's declared planted defects, run on the quick profile: a defect declared as
 caught must turn the verdict to FAIL, one declared as not caught must not (its reason is on the
 claim's page). This is the one parametrised test of every kind's defect table, so the power
-section of each page states what this test establishes."""
+section of each page states what this test establishes.
+
+A claim whose reference run already FAILs on quick through a TIED finding about the paper
+(tests.conftest.TIED_ON_QUICK) would make "the defect FAILs" vacuous; there a caught defect must
+also move a decided finding against the paper that the reference run, on the same seed and
+settings, does not have."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import run_one
+from tests.conftest import TIED_ON_QUICK, run_one
 from theorycheck.claims import discover
 
 CASES = [pytest.param(claim.id, defect, id=f"{claim.id}:{defect.name}")
@@ -24,6 +29,16 @@ def test_planted_defect(claim_id, defect, tmp_path):
     record = run_one(claim_id, tmp_path, subjects=defect.subjects, **defect.overrides)
     if defect.caught:
         assert record["verdict"] == "FAIL", (defect.name, record["verdict"], record["decision"][:2000])
+        if claim_id in TIED_ON_QUICK:
+            reference = run_one(claim_id, tmp_path / "reference", **defect.overrides)
+            new = _against(record) - _against(reference)
+            assert new, (defect.name, "no finding against the paper beyond the reference run's", _against(reference))
     else:
         assert record["verdict"] != "FAIL", (defect.name, record["decision"][:2000])
         assert defect.why, f"{claim_id}: a defect that is not caught must say why"
+
+
+def _against(record) -> set[tuple[str, str]]:
+    """The decided findings of a run whose outcome goes against the paper (TIED, REVERSED, DIFFERENT)."""
+    return {(f["finding"], f["outcome"]) for f in record["findings"]
+            if f["decides"] and f["outcome"] not in ("REPRODUCED", "UNDECIDED")}
