@@ -203,8 +203,12 @@ class Evidence:
     errata: dict[str, str] = field(default_factory=dict)
     #: the trivial learner's value beside the bound, for claims about learners
     trivial: float | None = None
-    #: True when the trivial learner also meets the bound: such an instance is never PASS
+    #: True when the check could not have failed on this instance (the trivial learner also meets the
+    #: bound, or the statistic is constant): such an instance is never PASS
     vacuous: bool = False
+    #: why the instance is vacuous, as a clause ("the statistic is constant on design X");
+    #: empty means the trivial learner also meets the bound
+    vacuous_reason: str = ""
     #: a comparison's findings, one dict each: ``finding``, ``relation``, ``margin``, ``estimate``,
     #: ``low``, ``high``, ``outcome`` (stats.OUTCOMES), ``decides``, ``runs``, ``cap``, ``needs``
     findings: list[dict[str, Any]] = field(default_factory=list)

@@ -62,6 +62,13 @@ class _Parser(argparse.ArgumentParser):
         raise ParameterError(message)
 
 
+def _vacuous_why(record) -> str:
+    """Why a result is vacuous, in a few words, for one line of output."""
+    if record.get("vacuous_reason"):
+        return "the statistic is constant" if "constant" in record["vacuous_reason"] else "see its page"
+    return "the trivial learner meets the bound too"
+
+
 def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
     result: dict[str, str] = {}
     for item in items:
@@ -342,7 +349,7 @@ def _cmd_verify(args) -> int:
     else:
         for r in records:
             ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
-            vacuous = "  vacuous (the trivial learner meets the bound too)" if r.get("vacuous") else ""
+            vacuous = (f"  vacuous ({_vacuous_why(r)})" if r.get("vacuous") else "")
             print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:8.2f}s CPU{ratio}{vacuous}")
         if summary.get("wall_seconds") is not None:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
@@ -596,7 +603,7 @@ def _cmd_show(args) -> int:
     if last is None:
         print(f"Last verdict: none stored in {args.out}/")
     else:
-        vacuous = " (vacuous: the trivial learner meets the bound too)" if last.get("vacuous") else ""
+        vacuous = f" (vacuous: {_vacuous_why(last)})" if last.get("vacuous") else ""
         print(f"Last verdict: {last['verdict']}{vacuous} (profile {last['profile']}, seed {last['seed']}, "
               f"{last.get('seconds', 0):.2f}s)")
         for name, used in (last.get("replaced") or {}).items():

@@ -650,6 +650,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "ratio": None,
         "trivial": None,
         "vacuous": False,
+        "vacuous_reason": "",
         "errata_evidence": {},
         "findings": [],
         "delta": None,
@@ -687,8 +688,9 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
     verdict, decision = evidence.verdict, evidence.decision
     if evidence.vacuous and verdict == stats.PASS:
         verdict = stats.INCONCLUSIVE
-        decision = (f"No verdict: the instance is vacuous, because the trivial learner (which returns its "
-                    f"starting point) also meets the bound, so the check could not have failed here. "
+        reason = evidence.vacuous_reason or ("the trivial learner (which returns its starting point) also meets "
+                                             "the bound, so the check could not have failed here")
+        decision = (f"No verdict: the instance is vacuous, because {reason}. "
                     f"For the record, the test alone said: {decision}")
     broken = [h for h in hyps if not h.met]
     if broken:
@@ -709,6 +711,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         errata_evidence=dict(evidence.errata),
         trivial=_finite_or_none(evidence.trivial),
         vacuous=bool(evidence.vacuous),
+        vacuous_reason=evidence.vacuous_reason if evidence.vacuous else "",
         findings=[{k: _finite_or_none(v) if isinstance(v, float) else v for k, v in f.items()}
                   for f in evidence.findings],
         hypothesis_checks=[asdict(h) for h in hyps],
@@ -746,8 +749,8 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
     tasks; ``headline`` the first line of its decision) and the run's wall time; during a run,
     ``unfinished`` counts the selected claims not decided yet."""
     keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "ratio_at_least", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds",
-            "profile", "seed")
+            "ratio", "ratio_at_least", "trivial", "vacuous", "vacuous_reason", "delta", "params", "subjects",
+            "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"), r.get("verdict"))}
