@@ -62,6 +62,17 @@ class SubjectFailure(Exception):
     reason is this message, and runs no more tasks of that claim."""
 
 
+class Unfinished(NotImplementedError):
+    """Raised by a hook that is not written yet, e.g. ``raise Unfinished("bound(p)", "return the right-hand
+    side at the parameters p")`` (the skeletons of ``theorycheck new`` do). The runner makes the claim ERROR
+    with one line naming what to write, and no traceback; a hook a kind requires and a claim does not define
+    (the kind's own ``raise NotImplementedError``) is reported the same way."""
+
+    def __init__(self, hook: str, what: str = "") -> None:
+        self.hook, self.what = hook, what
+        super().__init__(f"{hook}: {what}" if what else hook)
+
+
 @dataclass(frozen=True)
 class Hypothesis:
     """One hypothesis of a theorem, checked on the instance actually built."""

@@ -38,6 +38,17 @@ CONFORM_EXIT_CODES = """exit status:
   3  nothing failed, but some check is INCONCLUSIVE (or required and not run, or none ran): conformance is
      not shown, nor refuted"""
 
+NEW_HELP = """Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a
+subject, a planted defect, and the claim with every hook of its kind in place) and DIR/test_<paper>_<item>.py.
+Until its places marked Unfinished(...) are filled in, verifying it ends in ERROR with one line naming the
+next one to write. Refuses an existing file, a malformed id, a built-in paper's key and an unknown kind
+(exit status 2).
+
+example:
+  theorycheck new frequency mypaper.lemma1
+  theorycheck verify mypaper.lemma1 --claims mypaper_lemma1      # ERROR: Not finished: fill in subject(X) ...
+  pytest test_mypaper_lemma1.py                                   # fails the same way until filled in"""
+
 #: lines of the summary's list of undecided findings before "… and N more"
 SUMMARY_FINDING_LINES = 15
 #: lines of the summary's list of errata before "… and N more"
@@ -143,7 +154,7 @@ def _build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
                      epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
-                     + "\nlist, report, show, errata and clean exit 0, or 2 on bad usage.", formatter_class=raw)
+                     + "\nlist, report, show, errata, clean and new exit 0, or 2 on bad usage.", formatter_class=raw)
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
@@ -216,6 +227,14 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", default="reports",
                    help="folder for conform-<ALGORITHM>.json and .html and the claims' report")
+
+    p = sub.add_parser("new", help="write the skeleton of a claim of your own and its test",
+                       formatter_class=raw, description=NEW_HELP)
+    p.add_argument("kind", metavar="KIND", help="the kind of the claim: exact, frequency or rate")
+    p.add_argument("id", metavar="ID", help="the claim's id, <paper>.<item> with a paper key of your own")
+    p.add_argument("--package", default=".", metavar="DIR",
+                   help="the folder to write into (default: the current one); a package's claims module is named "
+                        "with its dotted path")
 
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish, and the published "
                                       "numbers they do not reproduce")
@@ -363,8 +382,12 @@ def _cmd_verify(args) -> int:
                   + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
+            decision = r.get("decision") or ""
+            if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the whole line, it says what
+                print(f"theorycheck: {r['id']}: {decision}", file=sys.stderr)
+                continue
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
-            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'), r['verdict'])} "
+            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(decision, r['verdict'])} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return exit_status(r["verdict"] for r in records)
 
@@ -716,6 +739,15 @@ def _cmd_errata(args) -> int:
     return EXIT_OK
 
 
+def _cmd_new(args) -> int:
+    from .scaffold import new_claim
+
+    path, test, module = new_claim(args.kind, args.id, args.package)
+    print(f"wrote {path} and {test}\nnext: theorycheck verify {args.id} --claims {module}   "
+          f"(names the next place to fill in)")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets \xb7, not a crash
         if hasattr(stream, "reconfigure"):
@@ -728,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
             load_claims(args.claims)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
                     "clean": _cmd_clean,
-                    "errata": _cmd_errata, "conform": _cmd_conform}
+                    "errata": _cmd_errata, "conform": _cmd_conform, "new": _cmd_new}
         return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
