@@ -282,28 +282,35 @@ def claim_listing(claims_modules=()) -> dict:
     Finding the claims imports every claim module, and with them scipy, pandas and the learners
     (over a second), which a listing does not need: the listing is kept in the user's cache folder
     ($XDG_CACHE_HOME or ~/.cache, then theorycheck/), under a key made of the path, size and
-    modification time of every source file, so any edit makes a new one. An unreadable or
-    unwritable cache only costs the import. Claims from outside the tree (``--claims`` modules and
-    installed packages' entry points) are listed without the cache."""
+    modification time of every source file, so any edit makes a new one; the installed packages'
+    ``theorycheck.claims`` entry points and their packages' files are part of the key. An unreadable or
+    unwritable cache only costs the import. ``--claims`` modules are listed without the cache."""
     import hashlib
     from importlib.metadata import entry_points
     from importlib.util import find_spec
 
     from . import CLAIMS_ENTRY_POINTS
 
-    if claims_modules or entry_points(group=CLAIMS_ENTRY_POINTS):
+    if claims_modules:
         from .claims import PAPERS, load_claims, select
 
         load_claims(claims_modules)
         return {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
 
     digest = hashlib.sha256(sys.version.encode())
-    for package in ("theorycheck", "proofs", "simulations"):
-        spec = find_spec(package)
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(root).rglob("*.py")):
-                stat = path.stat()
-                digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    points = sorted(f"{p.name}={p.value}" for p in entry_points(group=CLAIMS_ENTRY_POINTS))
+    digest.update("|".join(points).encode())
+    packages = ["theorycheck", "proofs", "simulations", *(p.partition("=")[2].split(".")[0] for p in points)]
+    for package in dict.fromkeys(packages):
+        try:
+            spec = find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        roots = [] if spec is None else list(spec.submodule_search_locations or [])
+        files = [Path(spec.origin)] if spec is not None and not roots and spec.origin else []
+        for path in files + [p for root in roots for p in sorted(Path(root).rglob("*.py"))]:
+            stat = path.stat()
+            digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "theorycheck"
     path = folder / f"listing-{digest.hexdigest()[:20]}.json"
     try:
@@ -312,7 +319,8 @@ def claim_listing(claims_modules=()) -> dict:
         pass
     from .claims import PAPERS, select
 
-    listing = {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
+    described = [c.describe() for c in select(None)]  # first: finding the claims declares their papers
+    listing = {"papers": list(PAPERS), "claims": described}
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as fh:
@@ -575,6 +583,7 @@ def _cmd_show(args) -> int:
     (claim,) = select([args.id])
     d = claim.describe()
     print(f"{d['id']}  [{d['kind']}]  {d['reference']}: {d['title']}")
+    print(_wrap(f"{d['reference']} of {d['citation']}."))
     print(_wrap(d["statement"]))
     if d["interpretation"]:
         print("Interpretation:")
@@ -686,9 +695,10 @@ def _cmd_conform(args) -> int:
 
 
 def _cmd_errata(args) -> int:
-    from .claims import PAPERS
+    from .claims import PAPERS, discover
     from .errata import gather
 
+    discover()  # installed packages' claims declare their papers
     if args.paper is not None and args.paper not in PAPERS:
         raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(PAPERS)}")
     items = gather(args.out, paper=args.paper)

@@ -149,12 +149,12 @@ class OGDRegret(ViolationFrequency):
     statement = ("On a closed convex set of diameter D, with convex losses whose gradients have norm at most G, "
                  "greedy projection with steps 1/√t has regret at most D²√T/2 + (√T − ½)G² after T rounds, "
                  "against every fixed point of the set and for every sequence of losses.")
-    hypotheses = ("‖g_t‖₂ ≤ G for every round", "the feasible set is the ball of radius R (diameter D = 2R)")
-    interpretation = ("Linear losses ⟨g_t, x⟩ on the ball of radius R, so the best fixed point in hindsight is "
-                      "−R·Σg_t/‖Σg_t‖ and the regret Σ⟨g_t, x_t⟩ + R‖Σg_t‖ is exact. The bound holds for every "
-                      "sequence, so its violation probability is 0 (delta_lemma = 0): one violation is a certain "
-                      "FAIL, and PASS needs the Clopper–Pearson upper end for none in `repetitions` runs to be "
-                      "below the resolution.")
+    hypotheses = ("‖g_t‖₂ ≤ G for every round",)
+    interpretation = ("Linear losses ⟨g_t, x⟩ on the ball of radius R (diameter D = 2R), so the best fixed "
+                      "point in hindsight is −R·Σg_t/‖Σg_t‖ and the regret Σ⟨g_t, x_t⟩ + R‖Σg_t‖ is exact. The "
+                      "bound holds for every sequence, so its violation probability is 0 (delta_lemma = 0): one "
+                      "violation is a certain FAIL, and PASS needs the Clopper–Pearson upper end for none in "
+                      "`repetitions` runs to be below the resolution.")
     subjects = {"learner": online_gradient_descent, "design": loss_sequences}
     protocols = {"learner": Contract(Function, call=("gradients", "radius")),
                  "design": Contract(Function, call=("params", "name"))}
