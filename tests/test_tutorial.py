@@ -94,3 +94,15 @@ def test_a_design_with_a_constant_statistic_is_vacuous(tmp_path):
     alone = theorycheck_cli(tmp_path, "verify", "hoeffding63.thm2-iw", "--set", "designs=matched", "--out", "d",
                             "--quiet", "--subject", "estimate=tutorial_claims.defects:unweighted_mean")
     assert alone.returncode == 3 and "1 INCONCLUSIVE" in alone.stdout, alone.stdout + alone.stderr
+
+
+def test_a_constant_deviation_above_the_bound_still_fails():
+    """Vacuity never hides a violation: an estimator that always answers 1 is off by 0.5 on 'matched' in every
+    repetition, a violation with probability one."""
+    def always_one(values, weights):
+        return 1.0
+
+    (result,) = theorycheck.verify("hoeffding63.thm2-iw", subjects={"estimate": always_one},
+                                   params={"designs": ("matched",)})
+    assert result.verdict == "FAIL" and result.record["vacuous"], result.decision
+    assert "the deviation is constant on matched (deviation 0.5 in all 300 repetitions)" in result.decision
