@@ -125,3 +125,24 @@ def test_new_has_an_example_in_its_help(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["new", "--help"])
     assert exit_.value.code == 0 and "theorycheck new frequency mypaper.lemma1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("budget = None", "norm = 'l1' checks |y| ≤ B, and B is not a parameter; a claim outside that setting sets "
+                      "norm = None"),
+    ("norm = None", "the attribute budget 'k' is not a parameter; a claim without an attribute budget sets "
+                    "budget = None"),
+])
+def test_a_frequency_claim_outside_the_papers_setting_is_told_what_to_declare(tmp_path, line, message):
+    (tmp_path / "half.py").write_text(
+        "import theorycheck\nfrom theorycheck.claims import register\n"
+        "from theorycheck.kinds.frequency import ViolationFrequency\n"
+        "theorycheck.declare_paper('half', 'Doe (2027), Half')\n"
+        "@register\nclass Half(ViolationFrequency):\n"
+        f"    id, title, reference, statement = 'half.x', 't', 'r', 's'\n    {line}\n"
+        "    base = {'designs': ('a',), 'delta_lemma': 0.1, 'delta': 0.01, 'resolution': 0.0}\n"
+        "    profiles = {'quick': {'m': 3, 'repetitions': 2}, 'full': {'m': 3, 'repetitions': 2}}\n",
+        encoding="utf-8")
+    run = theorycheck(tmp_path, "verify", "half.x", "--claims", "half", "--out", "r", "--quiet")
+    assert run.returncode == 2 and message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert not (tmp_path / "r").exists()

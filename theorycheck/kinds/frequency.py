@@ -161,6 +161,12 @@ class ViolationFrequency(Claim):
 
     # ------------------------------------------------------------------ machinery
     def check_params(self, p):
+        if self.budget is not None and self.budget not in p:
+            raise ParameterError(f"the attribute budget {self.budget!r} is not a parameter; a claim without an "
+                                 "attribute budget sets budget = None")
+        if self.norm is not None and "B" not in p:
+            raise ParameterError(f"norm = {self.norm!r} checks |y| ≤ B, and B is not a parameter; a claim outside "
+                                 "that setting sets norm = None")
         if p[self.target] + p["resolution"] >= 1.0:
             raise ParameterError(f"{self.target} + resolution must be below 1")
 
