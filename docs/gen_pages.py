@@ -179,12 +179,51 @@ def results(report: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the tutorial's commands (docs/tutorial.md), run at every build: (file, folder it runs in, arguments,
+#: exit statuses accepted); `new` writes the skeleton that `unfinished` then runs
+TUTORIAL = (
+    ("list", "list", ["list", "--claims", "tutorial_claims.claims", "--paper", "zinkevich03"], (0,)),
+    ("verify", "verify", ["verify", "hoeffding63.*", "zinkevich03.*", "--claims", "tutorial_claims.claims",
+                          "--power", "--quiet"], (0,)),
+    ("defect", "defect", ["verify", "zinkevich03.thm1", "--claims", "tutorial_claims.claims", "--quiet",
+                          "--subject", "learner=tutorial_claims.defects:constant_step"], (1,)),
+    ("vacuous", "vacuous", ["verify", "hoeffding63.thm2-iw", "--claims", "tutorial_claims.claims", "--set",
+                            "designs=matched,shifted", "--quiet"], (3,)),
+    ("new", "mine", ["new", "frequency", "mypaper.lemma1"], (0,)),
+    ("unfinished", "mine", ["verify", "mypaper.lemma1", "--claims", "mypaper_lemma1", "--quiet"], (1,)),
+)
+
+
+def tutorial() -> dict[str, str]:
+    """Run the tutorial's commands against tests/tutorial_claims (found through PYTHONPATH, so the package
+    need not be installed), each in a fresh folder, and return what the page shows of each: the command
+    line, its output and its exit status."""
+    import shlex
+    import tempfile
+
+    pages = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "tutorial_claims"), str(ROOT)]),
+               "XDG_CACHE_HOME": tmp}
+        for name, where, args, statuses in TUTORIAL:
+            cwd = Path(tmp) / where
+            cwd.mkdir(exist_ok=True)
+            done = subprocess.run([sys.executable, "-m", "theorycheck", *args], capture_output=True, text=True,
+                                  env=env, cwd=cwd)
+            if done.returncode not in statuses:
+                raise RuntimeError(f"tutorial: theorycheck {shlex.join(args)} exited {done.returncode}: {done.stderr}")
+            output = (done.stdout + done.stderr).rstrip().replace(str(cwd) + os.sep, "")
+            pages[f"tutorial-{name}.txt"] = (f"$ theorycheck {shlex.join(args)}\n{output}\n"
+                                             f"(exit status {done.returncode})\n")
+    return pages
+
+
 def main(folder: Path) -> None:
-    """Write `catalogue.md`, `errata.md` and `results.md` into ``folder``."""
+    """Write `catalogue.md`, `errata.md`, `results.md` and the tutorial's outputs into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     report = Path(os.environ.get("THEORYCHECK_DOCS_REPORT", ROOT / "reports"))
     for name, page in (("catalogue.md", catalogue(_json("list"))), ("errata.md", errata(_json("errata"))),
-                       ("results.md", results(report))):
+                       ("results.md", results(report)), *tutorial().items()):
         path = folder / name
         if not path.exists() or path.read_text(encoding="utf-8") != page:  # unchanged pages keep Sphinx's cache
             path.write_text(page, encoding="utf-8")

@@ -62,6 +62,17 @@ class SubjectFailure(Exception):
     reason is this message, and runs no more tasks of that claim."""
 
 
+class Unfinished(NotImplementedError):
+    """Raised by a hook that is not written yet, e.g. ``raise Unfinished("bound(p)", "return the right-hand
+    side at the parameters p")`` (the skeletons of ``theorycheck new`` do). The runner makes the claim ERROR
+    with one line naming what to write, and no traceback; a hook a kind requires and a claim does not define
+    (the kind's own ``raise NotImplementedError``) is reported the same way."""
+
+    def __init__(self, hook: str, what: str = "") -> None:
+        self.hook, self.what = hook, what
+        super().__init__(f"{hook}: {what}" if what else hook)
+
+
 @dataclass(frozen=True)
 class Hypothesis:
     """One hypothesis of a theorem, checked on the instance actually built."""
@@ -203,8 +214,12 @@ class Evidence:
     errata: dict[str, str] = field(default_factory=dict)
     #: the trivial learner's value beside the bound, for claims about learners
     trivial: float | None = None
-    #: True when the trivial learner also meets the bound: such an instance is never PASS
+    #: True when the check could not have failed on this instance (the trivial learner also meets the
+    #: bound, or the statistic is constant): such an instance is never PASS
     vacuous: bool = False
+    #: why the instance is vacuous, as a clause ("the statistic is constant on design X");
+    #: empty means the trivial learner also meets the bound
+    vacuous_reason: str = ""
     #: a comparison's findings, one dict each: ``finding``, ``relation``, ``margin``, ``estimate``,
     #: ``low``, ``high``, ``outcome`` (stats.OUTCOMES), ``decides``, ``runs``, ``cap``, ``needs``
     findings: list[dict[str, Any]] = field(default_factory=list)

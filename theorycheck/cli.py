@@ -38,6 +38,17 @@ CONFORM_EXIT_CODES = """exit status:
   3  nothing failed, but some check is INCONCLUSIVE (or required and not run, or none ran): conformance is
      not shown, nor refuted"""
 
+NEW_HELP = """Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a
+subject, a planted defect, and the claim with every hook of its kind in place) and DIR/test_<paper>_<item>.py.
+Until its places marked Unfinished(...) are filled in, verifying it ends in ERROR with one line naming the
+next one to write. Refuses an existing file, a malformed id, a built-in paper's key and an unknown kind
+(exit status 2).
+
+example:
+  theorycheck new frequency mypaper.lemma1
+  theorycheck verify mypaper.lemma1 --claims mypaper_lemma1      # ERROR: Not finished: fill in subject(X) ...
+  pytest test_mypaper_lemma1.py                                   # fails the same way until filled in"""
+
 #: lines of the summary's list of undecided findings before "… and N more"
 SUMMARY_FINDING_LINES = 15
 #: lines of the summary's list of errata before "… and N more"
@@ -60,6 +71,13 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ParameterError(message)
+
+
+def _vacuous_why(record) -> str:
+    """Why a result is vacuous, in a few words, for one line of output."""
+    if record.get("vacuous_reason"):
+        return "the statistic is constant" if "constant" in record["vacuous_reason"] else "see its page"
+    return "the trivial learner meets the bound too"
 
 
 def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
@@ -136,7 +154,7 @@ def _build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
                      epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
-                     + "\nlist, report, show, errata and clean exit 0, or 2 on bad usage.", formatter_class=raw)
+                     + "\nlist, report, show, errata, clean and new exit 0, or 2 on bad usage.", formatter_class=raw)
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
@@ -210,6 +228,14 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="reports",
                    help="folder for conform-<ALGORITHM>.json and .html and the claims' report")
 
+    p = sub.add_parser("new", help="write the skeleton of a claim of your own and its test",
+                       formatter_class=raw, description=NEW_HELP)
+    p.add_argument("kind", metavar="KIND", help="the kind of the claim: exact, frequency or rate")
+    p.add_argument("id", metavar="ID", help="the claim's id, <paper>.<item> with a paper key of your own")
+    p.add_argument("--package", default=".", metavar="DIR",
+                   help="the folder to write into (default: the current one); a package's claims module is named "
+                        "with its dotted path")
+
     p = sub.add_parser("errata", help="list the errata in the papers that the claims establish, and the published "
                                       "numbers they do not reproduce")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
@@ -256,28 +282,35 @@ def claim_listing(claims_modules=()) -> dict:
     Finding the claims imports every claim module, and with them scipy, pandas and the learners
     (over a second), which a listing does not need: the listing is kept in the user's cache folder
     ($XDG_CACHE_HOME or ~/.cache, then theorycheck/), under a key made of the path, size and
-    modification time of every source file, so any edit makes a new one. An unreadable or
-    unwritable cache only costs the import. Claims from outside the tree (``--claims`` modules and
-    installed packages' entry points) are listed without the cache."""
+    modification time of every source file, so any edit makes a new one; the installed packages'
+    ``theorycheck.claims`` entry points and their packages' files are part of the key. An unreadable or
+    unwritable cache only costs the import. ``--claims`` modules are listed without the cache."""
     import hashlib
     from importlib.metadata import entry_points
     from importlib.util import find_spec
 
     from . import CLAIMS_ENTRY_POINTS
 
-    if claims_modules or entry_points(group=CLAIMS_ENTRY_POINTS):
+    if claims_modules:
         from .claims import PAPERS, load_claims, select
 
         load_claims(claims_modules)
         return {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
 
     digest = hashlib.sha256(sys.version.encode())
-    for package in ("theorycheck", "proofs", "simulations"):
-        spec = find_spec(package)
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(root).rglob("*.py")):
-                stat = path.stat()
-                digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    points = sorted(f"{p.name}={p.value}" for p in entry_points(group=CLAIMS_ENTRY_POINTS))
+    digest.update("|".join(points).encode())
+    packages = ["theorycheck", "proofs", "simulations", *(p.partition("=")[2].split(".")[0] for p in points)]
+    for package in dict.fromkeys(packages):
+        try:
+            spec = find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        roots = [] if spec is None else list(spec.submodule_search_locations or [])
+        files = [Path(spec.origin)] if spec is not None and not roots and spec.origin else []
+        for path in files + [p for root in roots for p in sorted(Path(root).rglob("*.py"))]:
+            stat = path.stat()
+            digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "theorycheck"
     path = folder / f"listing-{digest.hexdigest()[:20]}.json"
     try:
@@ -286,7 +319,8 @@ def claim_listing(claims_modules=()) -> dict:
         pass
     from .claims import PAPERS, select
 
-    listing = {"papers": list(PAPERS), "claims": [c.describe() for c in select(None)]}
+    described = [c.describe() for c in select(None)]  # first: finding the claims declares their papers
+    listing = {"papers": list(PAPERS), "claims": described}
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False, encoding="utf-8") as fh:
@@ -342,7 +376,7 @@ def _cmd_verify(args) -> int:
     else:
         for r in records:
             ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
-            vacuous = "  vacuous (the trivial learner meets the bound too)" if r.get("vacuous") else ""
+            vacuous = (f"  vacuous ({_vacuous_why(r)})" if r.get("vacuous") else "")
             print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:8.2f}s CPU{ratio}{vacuous}")
         if summary.get("wall_seconds") is not None:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
@@ -356,8 +390,12 @@ def _cmd_verify(args) -> int:
                   + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
+            decision = r.get("decision") or ""
+            if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the whole line, it says what
+                print(f"theorycheck: {r['id']}: {decision}", file=sys.stderr)
+                continue
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
-            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(r.get('decision'), r['verdict'])} "
+            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(decision, r['verdict'])} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
     return exit_status(r["verdict"] for r in records)
 
@@ -545,6 +583,7 @@ def _cmd_show(args) -> int:
     (claim,) = select([args.id])
     d = claim.describe()
     print(f"{d['id']}  [{d['kind']}]  {d['reference']}: {d['title']}")
+    print(_wrap(f"{d['reference']} of {d['citation']}."))
     print(_wrap(d["statement"]))
     if d["interpretation"]:
         print("Interpretation:")
@@ -596,7 +635,7 @@ def _cmd_show(args) -> int:
     if last is None:
         print(f"Last verdict: none stored in {args.out}/")
     else:
-        vacuous = " (vacuous: the trivial learner meets the bound too)" if last.get("vacuous") else ""
+        vacuous = f" (vacuous: {_vacuous_why(last)})" if last.get("vacuous") else ""
         print(f"Last verdict: {last['verdict']}{vacuous} (profile {last['profile']}, seed {last['seed']}, "
               f"{last.get('seconds', 0):.2f}s)")
         for name, used in (last.get("replaced") or {}).items():
@@ -656,9 +695,10 @@ def _cmd_conform(args) -> int:
 
 
 def _cmd_errata(args) -> int:
-    from .claims import PAPERS
+    from .claims import PAPERS, discover
     from .errata import gather
 
+    discover()  # installed packages' claims declare their papers
     if args.paper is not None and args.paper not in PAPERS:
         raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(PAPERS)}")
     items = gather(args.out, paper=args.paper)
@@ -709,6 +749,15 @@ def _cmd_errata(args) -> int:
     return EXIT_OK
 
 
+def _cmd_new(args) -> int:
+    from .scaffold import new_claim
+
+    path, test, module = new_claim(args.kind, args.id, args.package)
+    print(f"wrote {path} and {test}\nnext: theorycheck verify {args.id} --claims {module}   "
+          f"(names the next place to fill in)")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets \xb7, not a crash
         if hasattr(stream, "reconfigure"):
@@ -721,7 +770,7 @@ def main(argv: list[str] | None = None) -> int:
             load_claims(args.claims)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
                     "clean": _cmd_clean,
-                    "errata": _cmd_errata, "conform": _cmd_conform}
+                    "errata": _cmd_errata, "conform": _cmd_conform, "new": _cmd_new}
         return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)

@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from . import stats
-from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, SubjectFailure, subject_name
+from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, SubjectFailure, Unfinished, subject_name
 from .protocols import check_subject
 from .validation import ParameterError
 
@@ -246,16 +246,45 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         return repetition, None, TaskError("failure", str(err), "")
     except Exception as err:
         trace = traceback.format_exc(limit=8)
+        missing = unwritten_hook(err, claim)
+        if missing is not None:
+            return repetition, None, TaskError("unfinished", missing, "")
         culprit = _culprit(err, subjects)
         if culprit is None:
             return repetition, None, TaskError("harness", f"{type(err).__name__}: {err}", trace)
         return repetition, None, TaskError("subject", f"{culprit} {_one_line(err)}", trace)
 
 
+def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
+    """What a claim has still to write, when ``err`` says so: an :class:`~theorycheck.claims.Unfinished`
+    raised anywhere (its message), or the bare NotImplementedError of a kind's required hook that the
+    claim does not override ("bound(p), a hook of ViolationFrequency"); None for any other exception."""
+    if isinstance(err, Unfinished):
+        return str(err)
+    if type(err) is not NotImplementedError or err.__traceback__ is None:
+        return None
+    tb = err.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    for cls in type(claim).__mro__:
+        if getattr(cls.__dict__.get(code.co_name), "__code__", None) is code:
+            args = inspect.signature(cls.__dict__[code.co_name]).parameters
+            shown = ", ".join(name for name in list(args)[1:])
+            return f"{code.co_name}({shown}), a hook {cls.__name__} requires"
+    return None
+
+
+def _not_finished(claim: Claim, what: str) -> str:
+    where = inspect.getsourcefile(type(claim)) or type(claim).__module__
+    return f"Not finished: fill in {what} (in {where}), then run the claim again."
+
+
 @dataclass(frozen=True)
 class TaskError:
     """Why a task produced no measurement: ``kind`` is "failure" (the subject's output broke the
-    theorem's conclusion), "subject" (the subject raised) or "harness" (the check itself raised)."""
+    theorem's conclusion), "subject" (the subject raised), "unfinished" (a hook is not written yet,
+    :func:`unwritten_hook`) or "harness" (the check itself raised)."""
 
     kind: str
     cause: str
@@ -650,6 +679,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "ratio": None,
         "trivial": None,
         "vacuous": False,
+        "vacuous_reason": "",
         "errata_evidence": {},
         "findings": [],
         "delta": None,
@@ -662,6 +692,9 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         decision = (f"The subject's output breaks the theorem's conclusion: {error.cause}\n"
                     "The claim's other tasks were not run: no measurement can undo this.")
         record.update(verdict=stats.FAIL, decision=decision, seconds=0.0)
+        return record
+    if error is not None and error.kind == "unfinished":
+        record.update(verdict=ERROR, decision=_not_finished(claim, error.cause), seconds=0.0)
         return record
     if error is not None and error.kind == "subject":
         decision = (f"The {error.cause}\nThe implementation under test failed, not the harness; the "
@@ -680,15 +713,20 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         evidence = claim.decide(plan.params, table)
         if not isinstance(evidence, Evidence):
             raise TypeError(f"{claim.id}.decide must return Evidence")
-    except Exception:
+    except Exception as err:
+        missing = unwritten_hook(err, claim)
+        if missing is not None:
+            record.update(verdict=ERROR, decision=_not_finished(claim, missing), seconds=0.0)
+            return record
         message = "Deciding raised an exception:\n" + traceback.format_exc(limit=8)
         record.update(verdict=ERROR, decision=message, seconds=0.0)
         return record
     verdict, decision = evidence.verdict, evidence.decision
     if evidence.vacuous and verdict == stats.PASS:
         verdict = stats.INCONCLUSIVE
-        decision = (f"No verdict: the instance is vacuous, because the trivial learner (which returns its "
-                    f"starting point) also meets the bound, so the check could not have failed here. "
+        reason = evidence.vacuous_reason or ("the trivial learner (which returns its starting point) also meets "
+                                             "the bound, so the check could not have failed here")
+        decision = (f"No verdict: the instance is vacuous, because {reason}. "
                     f"For the record, the test alone said: {decision}")
     broken = [h for h in hyps if not h.met]
     if broken:
@@ -709,6 +747,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         errata_evidence=dict(evidence.errata),
         trivial=_finite_or_none(evidence.trivial),
         vacuous=bool(evidence.vacuous),
+        vacuous_reason=evidence.vacuous_reason if evidence.vacuous else "",
         findings=[{k: _finite_or_none(v) if isinstance(v, float) else v for k, v in f.items()}
                   for f in evidence.findings],
         hypothesis_checks=[asdict(h) for h in hyps],
@@ -746,8 +785,8 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
     tasks; ``headline`` the first line of its decision) and the run's wall time; during a run,
     ``unfinished`` counts the selected claims not decided yet."""
     keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
-            "ratio", "ratio_at_least", "trivial", "vacuous", "delta", "params", "subjects", "replaced", "seconds",
-            "profile", "seed")
+            "ratio", "ratio_at_least", "trivial", "vacuous", "vacuous_reason", "delta", "params", "subjects",
+            "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
     summary = {
         "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"), r.get("verdict"))}

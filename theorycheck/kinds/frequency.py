@@ -35,14 +35,27 @@ Optional hooks and attributes:
   as printed, on the same sample and draws (evidence for an erratum, not in the verdict);
 * ``errata_evidence(p, table) -> dict`` (erratum key -> text) and ``notes(p, table) -> list``;
 * ``hypotheses_for(p, design, X, y)``: by default :meth:`Design.satisfies` for ``norm`` and B,
-  and the drawn sample's ‖x‖ and (when ``uses_labels``) |y|;
+  and the drawn sample's ‖x‖ and (when ``uses_labels``) |y|; none when ``norm`` is None;
 * ``target`` (the parameter that holds δ_claim, default "delta_lemma"), ``budget`` (the
-  budget parameter, "k"), ``norm`` ("l1": ‖x‖∞ ≤ 1, or "l2"), ``uses_labels``, ``ylabel``,
-  ``logy``.
+  budget parameter, "k": the hypothesis "at most k attributes read per example" is checked on the
+  count ``run`` returns; None for a claim without an attribute budget, whose ``run`` may return
+  None as the count), ``norm`` ("l1": ‖x‖∞ ≤ 1, "l2", or None for a claim outside the papers'
+  setting, which then declares no B), ``uses_labels``, ``ylabel``, ``logy``.
 
-Subjects: the claim's subject(s) and ``design``, a function (params, name) -> Design
-(:func:`theorycheck.generators.registry.lasso_design` by default). Parameters every frequency
-claim declares: ``designs``, ``m``, ``repetitions``, ``delta``, ``resolution`` and its target.
+Subjects: the claim's subject(s) and ``design``, a function (params, name) -> design. A design
+needs only ``sample(n, random_state) -> (X, y)`` (``random_state`` a kernel state, see
+:func:`theorycheck.rng.as_generator`); the moments and ``satisfies`` of
+:class:`theorycheck.protocols.Design` only where the claim's own hooks read them. The papers'
+claims use the registry's (:func:`theorycheck.generators.registry.lasso_design`), which read d, B,
+s, rho and noise from the parameters; a claim with designs of its own declares none of those.
+Parameters every frequency claim declares: ``designs``, ``m``, ``repetitions``, ``delta``,
+``resolution`` and its target.
+
+A design on which the deviation (both ends) takes one value in every repetition is *vacuous*: its
+repetitions are one observation repeated, not independent trials, so the Clopper–Pearson test
+would count evidence that is not there. The decision names such designs, ``Evidence.vacuous`` is
+set (with :attr:`Evidence.vacuous_reason`), and the runner turns a PASS into INCONCLUSIVE; a FAIL
+stands, since a deviation above the bound in every repetition is a violation with probability one.
 
 The figure shows, per design, the deviation's quantiles (tightness) beside the bound, and the
 (1 − δ_claim)-quantile with its distribution-free order-statistic interval at level δ/G: that
@@ -62,7 +75,7 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..validation import Integer, Number, ParameterError, Probability
 from .learners import budget_hypothesis, design_for, sample_hypotheses, streams
 
-__all__ = ["ViolationFrequency", "order_statistic_interval"]
+__all__ = ["ViolationFrequency", "constant", "order_statistic_interval"]
 
 _QUANTILES = (("median", 0.5), ("90%", 0.9), ("99%", 0.99), ("max", 1.0))
 
@@ -77,6 +90,12 @@ def _largest_count(n: int, delta: float, accept) -> int:
         else:
             high = mid
     return low
+
+
+def constant(values) -> bool:
+    """Whether every entry of ``values`` is the same number (all NaN counts as constant too)."""
+    values = np.asarray(values, dtype=np.float64)
+    return bool(np.all(values == values[0]) or np.all(np.isnan(values)))
 
 
 def order_statistic_interval(lower, upper, target: float, delta: float, resolution: float):
@@ -100,8 +119,8 @@ def order_statistic_interval(lower, upper, target: float, delta: float, resoluti
 class ViolationFrequency(Claim):
     kind = "frequency"
     target: str = "delta_lemma"
-    budget: str = "k"
-    norm: str = "l1"
+    budget: str | None = "k"
+    norm: str | None = "l1"
     uses_labels: bool = True
     conclusion: str = ""
     ylabel: str = "deviation"
@@ -136,10 +155,18 @@ class ViolationFrequency(Claim):
         return []
 
     def hypotheses_for(self, p, design, X, y) -> list[Hypothesis]:
+        if self.norm is None:
+            return []
         return sample_hypotheses(design, X, y, p["B"], norm=self.norm, labels=self.uses_labels)
 
     # ------------------------------------------------------------------ machinery
     def check_params(self, p):
+        if self.budget is not None and self.budget not in p:
+            raise ParameterError(f"the attribute budget {self.budget!r} is not a parameter; a claim without an "
+                                 "attribute budget sets budget = None")
+        if self.norm is not None and "B" not in p:
+            raise ParameterError(f"norm = {self.norm!r} checks |y| ≤ B, and B is not a parameter; a claim outside "
+                                 "that setting sets norm = None")
         if p[self.target] + p["resolution"] >= 1.0:
             raise ParameterError(f"{self.target} + resolution must be below 1")
 
@@ -165,7 +192,9 @@ class ViolationFrequency(Claim):
             row["trivial"] = float(t_low)
             row["trivial_violation"] = not t_low <= bound
         row.update(self.printed(p, X, y, own))
-        hyps = [*self.hypotheses_for(p, design, X, y), budget_hypothesis(n_read, p[self.budget], p["m"])]
+        hyps = list(self.hypotheses_for(p, design, X, y))
+        if self.budget is not None:
+            hyps.append(budget_hypothesis(n_read, p[self.budget], p["m"]))
         return Measurement([row], hyps)
 
     def decide(self, p, table):
@@ -173,7 +202,7 @@ class ViolationFrequency(Claim):
         level = p["delta"] / len(names)
         target, res = p[self.target], p["resolution"]
         bound = float(table["bound"].iloc[0])
-        verdicts, lines, hints, records, vacuous_on = [], [], [], [], []
+        verdicts, lines, hints, records, vacuous_on, constant_on = [], [], [], [], [], []
         for name in names:
             part = table[table["design"] == name]
             n = len(part)
@@ -194,6 +223,8 @@ class ViolationFrequency(Claim):
                                       f"repetitions, median {float(np.median(tv)):.4g} against {bound:.4g})")
                 trivial_q = {q: float(np.quantile(tv, q)) for _, q in _QUANTILES}
             dev = part["deviation"].to_numpy(dtype=np.float64)
+            if n > 1 and constant(dev) and constant(part["deviation_upper"].to_numpy(dtype=np.float64)):
+                constant_on.append(f"{name} (deviation {dev[0]:.6g} in all {n} repetitions)")
             for label, q in _QUANTILES:
                 value = float(np.quantile(dev, q))
                 records.append({"design": name, "quantile": label, "deviation": value, "bound": bound,
@@ -221,10 +252,17 @@ class ViolationFrequency(Claim):
             f"for the possible ones is ≤ {target:g} + resolution {res:g}." + (
                 f" The conclusion \"{self.conclusion}\" must hold on every run." if self.conclusion else "")
             + "\n" + "\n".join(lines))
-        vacuous = bool(vacuous_on)
-        if vacuous:
+        if vacuous_on:
             text += ("\nThe instance is vacuous on " + "; ".join(vacuous_on) + ": the trivial learner, which "
                      "returns its starting point, also meets the bound there, so the check could not have failed.")
+        reason = ""
+        if constant_on:
+            reason = ("the deviation is constant on " + "; ".join(constant_on) + ": those repetitions are one "
+                      "observation repeated, not independent trials, so they are no evidence about a probability")
+            text += f"\nThe instance is vacuous: {reason}."
+            if vacuous_on:
+                reason += "; and the trivial learner also meets the bound on " + "; ".join(vacuous_on)
+        vacuous = bool(vacuous_on or constant_on)
         dev_all = table["deviation"].to_numpy(dtype=np.float64)
         errata = self.errata_evidence(p, table)
         notes = [*self.notes(p, table),
@@ -243,7 +281,7 @@ class ViolationFrequency(Claim):
         return Evidence(
             verdict=verdict, observed=observed, theory=bound, ratio=observed / bound, delta=p["delta"],
             decision=text, summary=summary, notes=notes, errata=errata,
-            trivial=trivial, vacuous=vacuous,
+            trivial=trivial, vacuous=vacuous, vacuous_reason=reason,
             plot=Plot(x="quantile", y="deviation", low="low", high="high", theory="bound", hue="design",
                       kind="point", logy=self.logy, ylabel=self.ylabel, trivial="trivial" if trivial is not None
                       else None, theory_label=f"bound ({self.reference})",

@@ -38,8 +38,8 @@ _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
 _RECORD_DEFAULTS: dict[str, Any] = {
     "errata": [], "non_reproductions": [], "errata_evidence": {}, "defects": [], "power": "", "protocols": {},
-    "trivial": None, "vacuous": False, "ratio": None, "subjects": {}, "notes": [], "hypothesis_checks": [],
-    "hypotheses": [], "interpretation": "", "plot": None,
+    "trivial": None, "vacuous": False, "vacuous_reason": "", "ratio": None, "subjects": {}, "notes": [],
+    "hypothesis_checks": [], "hypotheses": [], "interpretation": "", "plot": None,
 }
 
 
