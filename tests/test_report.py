@@ -329,6 +329,18 @@ def test_an_inconclusive_cell_on_the_index_gives_the_reason_not_the_method(claim
     assert reason.startswith("x = 8: UNDECIDED.") and "The method" not in reason
 
 
+def test_no_trivial_over_bound_without_observed_over_bound(claim, tmp_path):
+    """A rate claim's theory is an exponent: the trivial learner's slope over it is no ratio to show."""
+    _, page = run_synthetic(claim, tmp_path)
+    assert "<th>trivial / bound</th>" in page and f'<td class="num">{2.0 / 1.0:g}</td>' in page
+    path = tmp_path / "results" / f"{claim.id}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "ratio": None}), encoding="utf-8")
+    render(tmp_path, registry={claim.id: claim})
+    page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+    cells = page.split("<th>trivial / bound</th>", 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<td class="num">([^<]*)</td>', cells)[3:5] == ["2", "—"]  # trivial learner, its ratio
+
+
 def test_full_information_comparators_have_a_regressor_contract():
     """scikit-learn's Ridge and Lasso, OGD and EG see every attribute: their contract says so, and a
     claim's page does not describe them as budgeted learners."""

@@ -182,8 +182,10 @@ def _errata(record: dict[str, Any], which: str = "errata") -> list[dict[str, Any
 
 
 def _trivial_ratio(row: dict[str, Any]) -> float | None:
+    """The trivial learner's value over the bound, beside observed/bound; None where the claim has no
+    such ratio (a rate's theory is an exponent, and a ratio of slopes means nothing)."""
     trivial, theory = row.get("trivial"), row.get("theory")
-    if trivial is None or theory is None or theory == 0:
+    if row.get("ratio") is None or trivial is None or theory is None or theory == 0:
         return None
     value = trivial / theory
     return value if math.isfinite(value) else None
