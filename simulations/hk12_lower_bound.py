@@ -17,7 +17,7 @@ from theorycheck.bounds.lower_bounds import (
 from theorycheck.claims import Defect, Hypothesis, register
 from theorycheck.generators.lower_bounds import sparse_rows
 from theorycheck.kinds.lower_bound import AttributesNeeded
-from theorycheck.protocols import BudgetedLearner, Contract, Function
+from theorycheck.protocols import BudgetedLearner, Contract, Function, Regressor
 from theorycheck.validation import Budget, Grid, Integer, Names, Positive
 
 _DEFECTS = "tests.defects_lower_bounds:"
@@ -53,7 +53,7 @@ class Theorem22(AttributesNeeded):
         "attribute of each example) is reported beside it. Subjects: `instance` (d=, eps=, seed=) → a design; "
         "`aerr`, `full`: learner classes.")
     subjects = {"instance": hk12_instance, "aerr": AERR, "full": OnlineGradientDescent}
-    protocols = {"instance": _INSTANCE, "aerr": _LEARNER, "full": Contract(BudgetedLearner, init=("B",))}
+    protocols = {"instance": _INSTANCE, "aerr": _LEARNER, "full": Contract(Regressor, init=("B",))}
     parameters = {**AttributesNeeded.parameters, "learners": Names("aerr", "full"), "k": Budget("d"),
                   "d": Integer(1), "eps": Positive(), "d_grid": Grid(Integer(1)), "eps_grid": Grid(Positive())}
     bound_label = "order d/ε² (constant 1: the text gives none)"

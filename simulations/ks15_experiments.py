@@ -305,7 +305,7 @@ class FewerAttributes(PairedComparison):
     labels = ("DDAERR, k ≈ ‖E x²‖_{1/2}", "online gradient descent")
     statistic = "median"
     protocols = {"a": Contract(BudgetedLearner, init=("k", "B", "second_moments", "random_state")),
-                 "b": Contract(BudgetedLearner, init=("B",)), "design": DESIGN_CONTRACT}
+                 "b": Contract(Regressor, init=("B",)), "design": DESIGN_CONTRACT}
     parameters = {**PairedComparison.parameters, "d": Integer(2), "B": Positive(), "noise": Number(0.0, 1.0),
                   "alphas": Grid(Number(None, 0.0), distinct=1), "rho_small": Number(0.0, 1.0), "epsilon": Positive(),
                   "m_min": Integer(1), "m_max": Integer(2)}

@@ -311,6 +311,70 @@ def test_help_documents_the_exit_statuses(capsys):
         assert all(f"\n  {code}  " in text for code in "0123"), argv
 
 
+def _subcommands():
+    from theorycheck.cli import build_parser
+
+    parser = build_parser()
+    (choices,) = [a for a in parser._actions if a.dest == "command"]
+    return parser, choices
+
+
+def test_every_subcommand_has_help_a_description_and_examples_that_parse(capsys):
+    """`theorycheck --help` lists every subcommand with a line of help; each subcommand's --help has a
+    description, help for every option and argument (report --out and show's id included), and an
+    examples section whose every command line the parser accepts."""
+    import shlex
+
+    parser, choices = _subcommands()
+    listed = {a.dest: a.help for a in choices._choices_actions}
+    assert set(listed) == set(choices.choices) == {"list", "verify", "clean", "report", "show", "conform", "errata",
+                                                             "new"}
+    for name, sub in choices.choices.items():
+        assert listed[name], name
+        assert sub.description and len(sub.description.split()) >= 8, name
+        for action in sub._actions:
+            assert action.help, (name, action.dest)
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        text = capsys.readouterr().out
+        examples = text.split("\nexamples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        commands = [line.strip() for line in examples if line.startswith("  theorycheck ")]
+        assert len(commands) >= 2 and len(commands) * 2 == len(examples), name  # each with what it does
+        for command in commands:
+            argv = shlex.split(command)[1:]
+            assert argv[0] == name and parser.parse_args(argv).command == name, command
+
+
+def test_the_defaults_are_one_statement_in_help_readme_api_and_nox(capsys):
+    """One set of defaults: quick profile, seed 0, one job, reports/; said in --help and in the README, and
+    what the parser, the Python API and the nox session do."""
+    import inspect
+    from pathlib import Path
+
+    import theorycheck
+    from theorycheck.cli import DEFAULTS
+
+    parser, choices = _subcommands()
+    for name in ("verify", "conform"):
+        args = parser.parse_args([name, *(["AERR", "--subject", "learner=m:A"] if name == "conform" else [])])
+        assert (args.profile, args.seed, args.jobs, args.out) == ("quick", 0, 1, "reports"), name
+    for name in ("clean", "report", "show", "errata"):
+        sub = choices.choices[name]
+        assert sub.get_default("out") == "reports", name
+    for api in (theorycheck.verify, theorycheck.conform):
+        params = inspect.signature(api).parameters
+        assert params["jobs"].default == 1 and params["profile"].default == "quick", api
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert " ".join(DEFAULTS.split()) in " ".join(capsys.readouterr().out.split())
+    root = Path(__file__).resolve().parents[1]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    assert ("The defaults are the same for every command and for the Python API: the quick profile, base seed 0 "
+            "and one job") in readme
+    nox = (root / "noxfile.py").read_text(encoding="utf-8")
+    assert '"verify", "--profile", "full", "--jobs", "-1"' in nox
+
+
 def _record(cid, verdict, findings=None, **extra):
     return {"id": cid, "verdict": verdict, "decision": f"{verdict} because of the test\nmore", "errata": [],
             "errata_evidence": {}, **({"findings": findings} if findings is not None else {}), **extra}

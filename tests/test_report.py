@@ -22,7 +22,7 @@ from theorycheck.protocols import Contract, Function
 from theorycheck.report import render, subject_spec
 from theorycheck.report.figures import render_atlas, render_svg
 from theorycheck.runner import run_claims
-from theorycheck.stats import PASS
+from theorycheck.stats import INCONCLUSIVE, PASS
 from theorycheck.validation import Flag, Options
 
 PLOT_KINDS = ("line", "point", "residual")
@@ -49,8 +49,8 @@ class Synthetic(Claim):
     hypotheses = ("x > 0",)
     subjects = {"learner": synthetic_learner}
     protocols = {"learner": Contract(Function, call=("x",))}
-    parameters = {"plot": Options("line", "point", "residual"), "vacuous": Flag()}
-    base = {"plot": "line", "vacuous": False}
+    parameters = {"plot": Options("line", "point", "residual"), "vacuous": Flag(), "undecided": Flag()}
+    base = {"plot": "line", "vacuous": False, "undecided": False}
     profiles = {"quick": {}, "full": {}}
     errata = (Erratum("constant", "Lemma 0, statement", "value(x) ≤ 2x", "value(x) ≤ x/2 (sharp)", "derivation",
                       "value(x) = x/4 on the whole grid, by construction"),)
@@ -70,8 +70,14 @@ class Synthetic(Claim):
         summary = table.assign(theory=table["x"], low=0.9 * table["value"], high=1.1 * table["value"],
                                trivial=0.8 * table["x"], edge=1.05 * table["x"])
         worst = float((table["value"] / table["x"]).max())
+        decision = "synthetic decision"
+        if params["undecided"]:  # a decision whose first line states the method and a later one the reason
+            decision = ("The method: every x is REPRODUCED, TIED or UNDECIDED (INCONCLUSIVE).\n"
+                        "- x = 1: REPRODUCED. value 0.25 in [0.2, 0.3]\n"
+                        "- x = 8: UNDECIDED. value 2 in [-1, 5]; needs 40 runs\n")
         return Evidence(
-            verdict=PASS, observed=worst, theory=1.0, ratio=worst, delta=1e-3, decision="synthetic decision",
+            verdict=INCONCLUSIVE if params["undecided"] else PASS, observed=worst, theory=1.0, ratio=worst,
+            delta=1e-3, decision=decision,
             summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}", "table": "0.3 here"},
             trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
             plot=Plot(x="x", y="value", theory="theory", low="low", high="high", hue="d", kind=params["plot"],
@@ -245,6 +251,112 @@ def test_residual_of_many_coordinates_marks_the_intervals_that_exclude_zero():
 def test_unknown_plot_kind_is_refused():
     with pytest.raises(ValueError, match="unknown plot kind"):
         render_svg(_frame(), {"x": "x", "y": "y", "kind": "pie"})
+
+
+def _texts(svg: str) -> list[str]:
+    """The texts an SVG shows (svg.fonttype "none" keeps them as text), each line of a wrapped
+    label its own element."""
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def _colours(svg: str) -> set[str]:
+    """The colours of the markers and lines an SVG draws, greys and black left out."""
+    found = set(re.findall(r"(?:fill|stroke): (#[0-9a-f]{6})", svg))
+    return {c for c in found if len({c[1:3], c[3:5], c[5:7]}) > 1}
+
+
+def test_a_line_figure_at_one_x_stands_its_series_side_by_side():
+    """A profile that runs one budget: twelve series at one x are twelve categories, each in its own colour,
+    named on the axis (no legend repeating them), with their intervals as bars."""
+    names = [f"α = {a} · {learner}" for a in (0, -1, -2) for learner in ("DD", "Two-phase", "uniform", "online")]
+    frame = pd.DataFrame({"budget": 1e5, "series": names, "mean": np.linspace(0.1, 0.9, 12)})
+    frame = frame.assign(low=frame["mean"] - 0.05, high=frame["mean"] + 0.05)
+    plot = {"x": "budget", "y": "mean", "low": "low", "high": "high", "hue": "series", "kind": "line", "logx": True,
+            "xlabel": "attributes", "band_label": "mean ± 1 sd"}
+    svg = render_svg(frame, plot)
+    assert all(name in " ".join(_texts(svg)) for name in names)
+    assert "all at attributes = 100000" in svg and ">series<" not in svg  # the categories name the series
+    assert len(_colours(svg)) >= 12 and "mean ± 1 sd" in svg
+    two = pd.concat([frame, frame.assign(budget=2e5)], ignore_index=True)
+    assert "all at" not in render_svg(two, plot)  # two budgets: a line figure as declared
+
+
+def test_rows_with_nothing_to_draw_make_no_category_and_no_legend_entry():
+    """A summary that joins rows of another kind (no observed value, no series) beside the plotted ones."""
+    plotted = pd.DataFrame({"d": [2, 2, 3, 3], "y": [1.0, 2.0, 1.5, 2.5], "t": 3.0,
+                            "series": ["p = 1", "p = 2", "p = 1", "p = 2"]})
+    other = pd.DataFrame({"d": [1, 1], "y": np.nan, "t": np.nan, "series": np.nan, "note": ["a", "b"]})
+    frame = pd.concat([other, plotted], ignore_index=True)
+    for kind in PLOT_KINDS:
+        svg = render_svg(frame, {"x": "d", "y": "y", "theory": "t", "hue": "series", "kind": kind})
+        assert "no series" not in svg and "p = 1" in svg, kind
+        if kind == "point":  # no empty category for d = 1
+            assert "1" not in _texts(svg) and "2" in _texts(svg)
+    assert render_svg(other, {"x": "d", "y": "y", "theory": "t", "hue": "series", "kind": "line"}) is None
+
+
+def test_a_summary_with_nothing_to_draw_says_so_instead_of_an_empty_figure(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path)
+    path = tmp_path / record["summary_file"]
+    frame = pd.read_csv(path)
+    frame[["value", "theory", "low", "high", "trivial", "edge"]] = np.nan
+    frame.to_csv(path, index=False)
+    render(tmp_path, registry={claim.id: claim})
+    page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+    assert '<div class="figure">' not in page and "No figure: no row of the summary table" in page
+
+
+def test_wide_tables_leave_out_empty_columns_and_scroll_sideways(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path)
+    path = tmp_path / record["summary_file"]
+    pd.read_csv(path).assign(never_filled=np.nan).to_csv(path, index=False)
+    render(tmp_path, registry={claim.id: claim})
+    page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+    table = page.split("<h2>Summary table</h2>", 1)[1].split("</table>", 1)[0]
+    assert "never_filled" not in table.split('<div class="scroll">', 1)[1] and "<th>value</th>" in table
+    assert "left out here (the CSV has them): never_filled" in table
+    css = re.search(r"\.scroll, \.wide \{([^}]*)\}", page).group(1)
+    assert "overflow-x: auto" in css
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert index.count('<div class="wide"><table>') >= 1
+
+
+def test_an_inconclusive_cell_on_the_index_gives_the_reason_not_the_method(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path, undecided="true")
+    assert record["verdict"] == INCONCLUSIVE
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    reason = re.search(r'<span class="reason">([^<]*)</span>', index).group(1)
+    assert reason.startswith("x = 8: UNDECIDED.") and "The method" not in reason
+
+
+def test_no_trivial_over_bound_without_observed_over_bound(claim, tmp_path):
+    """A rate claim's theory is an exponent: the trivial learner's slope over it is no ratio to show."""
+    _, page = run_synthetic(claim, tmp_path)
+    assert "<th>trivial / bound</th>" in page and f'<td class="num">{2.0 / 1.0:g}</td>' in page
+    path = tmp_path / "results" / f"{claim.id}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "ratio": None}), encoding="utf-8")
+    render(tmp_path, registry={claim.id: claim})
+    page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
+    cells = page.split("<th>trivial / bound</th>", 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<td class="num">([^<]*)</td>', cells)[3:5] == ["2", "—"]  # trivial learner, its ratio
+
+
+def test_full_information_comparators_have_a_regressor_contract():
+    """scikit-learn's Ridge and Lasso, OGD and EG see every attribute: their contract says so, and a
+    claim's page does not describe them as budgeted learners."""
+    from theorycheck.protocols import BudgetedLearner, Regressor
+
+    full = {"Ridge", "Lasso", "OnlineGradientDescent", "ExponentiatedGradient"}
+    seen = set()
+    for claim in claims_module.discover().values():
+        for name, subject in claim.subjects.items():
+            if getattr(subject, "__name__", None) in full:
+                seen.add(subject.__name__)
+                protocol = claim.protocols[name].protocol
+                assert protocol is Regressor and protocol is not BudgetedLearner, (claim.id, name)
+                text = claim.protocols[name].signature()
+                assert "sees every attribute" in text and "``" not in text and "'np.ndarray'" not in text
+    assert seen == full
 
 
 # ---------------------------------------------------------------------- the command line

@@ -38,16 +38,11 @@ CONFORM_EXIT_CODES = """exit status:
   3  nothing failed, but some check is INCONCLUSIVE (or required and not run, or none ran): conformance is
      not shown, nor refuted"""
 
-NEW_HELP = """Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a
-subject, a planted defect, and the claim with every hook of its kind in place) and DIR/test_<paper>_<item>.py.
-Until its places marked Unfinished(...) are filled in, verifying it ends in ERROR with one line naming the
-next one to write. Refuses an existing file, a malformed id, a built-in paper's key and an unknown kind
-(exit status 2).
-
-example:
-  theorycheck new frequency mypaper.lemma1
-  theorycheck verify mypaper.lemma1 --claims mypaper_lemma1      # ERROR: Not finished: fill in subject(X) ...
-  pytest test_mypaper_lemma1.py                                   # fails the same way until filled in"""
+NEW_DESCRIPTION = (
+    "Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a subject, a planted "
+    "defect, and the claim with every hook of its kind in place) and DIR/test_<paper>_<item>.py. Until its places "
+    "marked Unfinished(...) are filled in, verifying it ends in ERROR with one line naming the next one to write. "
+    "Refuses an existing file, a malformed id, a built-in paper's key and an unknown kind (exit status 2).")
 
 #: lines of the summary's list of undecided findings before "… and N more"
 SUMMARY_FINDING_LINES = 15
@@ -150,46 +145,108 @@ def _load_subject(spec: str):
     return obj
 
 
-def _build_parser() -> argparse.ArgumentParser:
+#: the defaults every command and the Python API share, stated once for --help (the README says the same)
+DEFAULTS = ("defaults, the same for every command and for theorycheck.verify and theorycheck.conform in Python: "
+            "the quick profile, base seed 0 and one job (--jobs -1 uses every core, --jobs N N of them; no result "
+            "depends on it); the commands keep their report in reports/. `nox -s verify` is the one preset that "
+            "differs: the full profile on every core.")
+
+#: examples shown under each subcommand's --help: (command, what it does)
+EXAMPLES = {
+    "list": (("theorycheck list", "every claim: id, kind, reference, title"),
+             ("theorycheck list --paper hk12", "the claims of one paper"),
+             ("theorycheck list --json", "the same as JSON, for scripts"),
+             ("theorycheck list --claims mypaper", "with the claims of your module mypaper.py")),
+    "verify": (("theorycheck verify hk12.thm3.1", "one claim, quick profile, one job; report in reports/"),
+               ("theorycheck verify 'cbss11.*' --jobs -1", "every claim of a paper (a shell glob), on every core"),
+               ("theorycheck verify cbss11.thm2 --set d=37 k=11", "your parameters"),
+               ("theorycheck verify hk12.thm3.1 --subject learner=mymodule:MyAERR", "the theorem, with your learner"),
+               ("theorycheck verify --profile full --jobs -1", "everything at paper scale, as `nox -s verify`"),
+               ("theorycheck verify hk12.thm3.1 --power", "also run each planted defect the claim declares")),
+    "clean": (("theorycheck clean", "delete reports/.cache and reports/.power; the report stays"),
+              ("theorycheck clean --out /tmp/run", "the same for another folder")),
+    "report": (("theorycheck report", "rewrite reports/index.html, errata.html and the claim pages"),
+               ("theorycheck report --out /tmp/run --claims mypaper", "another folder, with your module's claims")),
+    "show": (("theorycheck show hk12.thm3.1", "statement, hypotheses, contracts, parameters, power, last verdict"),
+             ("theorycheck show hk12.thm3.1 --out /tmp/run", "with the last verdict stored in another folder")),
+    "conform": (("theorycheck conform AERR --subject learner=mymodule:MyAERR", "your AERR, every check"),
+                ("theorycheck conform AERR --subject learner=mymodule:MyAERR --no-claims",
+                 "without the paper's claims (the slow check)"),
+                ("theorycheck conform AELR --subject learner=mymodule:MINE --jobs -1",
+                 "an instance with its own parameters, on every core")),
+    "new": (("theorycheck new frequency mypaper.lemma1", "write mypaper_lemma1.py and test_mypaper_lemma1.py here; "
+             "then `theorycheck verify mypaper.lemma1 --claims mypaper_lemma1` names the next place to fill in"),
+            ("theorycheck new exact mypaper.lemma2 --package src/mypaper",
+             "into a package folder; it prints the module name to pass to --claims")),
+    "errata": (("theorycheck errata", "every erratum and non-reproduction, with the evidence stored in reports/"),
+               ("theorycheck errata --paper reyzin11", "one paper's"),
+               ("theorycheck errata --json", "as JSON, each item with its type")),
+}
+
+
+def _epilog(command: str, *more: str) -> str:
+    """The examples of a subcommand (each command, then what it does), and ``more`` (exit statuses)."""
+    lines = ["examples:"]
+    for cmd, what in EXAMPLES[command]:
+        lines += [f"  {cmd}", f"      {what}"]
+    return "\n".join([*lines, *("\n" + m for m in more if m)])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the command line: every subcommand with its help, description, options and examples
+    (tests read them from it; `theorycheck COMMAND --help` prints them)."""
     raw = argparse.RawDescriptionHelpFormatter
-    parser = _Parser(prog="theorycheck", description="Executable checks of budgeted-learning theory.",
-                     epilog=EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
-                     + "\nlist, report, show, errata, clean and new exit 0, or 2 on bad usage.", formatter_class=raw)
+    parser = _Parser(prog="theorycheck", formatter_class=raw,
+                     description="Executable checks of budgeted-learning theory: the theorems, lemmas and experiments "
+                                 "of cbss11, hk12, ks15, reyzin11 and sk13 as claims with calibrated verdicts. "
+                                 "`theorycheck COMMAND --help` gives each command's options and examples.",
+                     epilog=textwrap.fill(DEFAULTS, 100) + "\n\n"
+                     + EXIT_CODES.replace("exit status:", "exit status of verify and conform:")
+                     + "\nlist, report, show, errata, clean and new exit 0, or 2 on bad usage.")
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"theorycheck {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+
+    def command(name, help, description, *more):
+        return sub.add_parser(name, help=help, description=textwrap.fill(description, 100),
+                              epilog=_epilog(name, *more), formatter_class=raw)
 
     claims_help = ("also the claims of this module (dotted name, found from the current folder too); "
                    "repeatable. Installed packages' claims (entry points in the group theorycheck.claims) "
                    "are always loaded")
+    out_help = "the report folder (default: reports)"
 
     def claims_option(p):
         p.add_argument("--claims", action="append", default=[], metavar="MODULE", help=claims_help)
 
-    p = sub.add_parser("list", help="list the claims")
+    p = command("list", "list the claims", "List the claims: id, kind of evidence, the paper's reference and a title.")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
     claims_option(p)
-    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per claim")
 
-    p = sub.add_parser("verify", help="run claims and write the report", epilog=EXIT_CODES, formatter_class=raw)
-    p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: all)")
+    p = command("verify", "run claims and write the report",
+                "Run the selected claims (all by default), decide each, and write the HTML report as they finish; "
+                "tasks already computed with the same parameters, code and seed are reused.",
+                textwrap.fill(DEFAULTS[0].upper() + DEFAULTS[1:], 100), EXIT_CODES)
+    p.add_argument("ids", nargs="*", metavar="ID-or-glob", help="claim ids or shell globs (default: every claim)")
     p.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
-                   help="quick (CI), full (the evidence) or paper (paper-scale sweeps; full where a claim has none)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+                   help="quick (default; seconds per claim, as CI runs it), full (the evidence, paper scale where "
+                        "affordable) or paper (paper-scale sweeps; full where a claim has none)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (default 0); every task's stream derives from it")
     p.add_argument("--set", dest="sets", action="extend", nargs="+", default=[], metavar="NAME=VALUE",
                    help="override a parameter of every selected claim that has it (repeatable)")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="NAME=MODULE:ATTR",
                    help="check your own implementation: replace subject NAME by MODULE:ATTR")
-    p.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; -1: every core)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the tasks on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
                         "needs pip install 'theorycheck[dask]'; results are those of a local run")
     p.add_argument("--scaling", action=argparse.BooleanOptionalAction, default=None,
                    help="time the learners' fit against d after the run and draw it on the index "
                         "(default: on for full and paper, off for quick; about 10 s)")
-    p.add_argument("--out", default="reports", help="output folder (default reports/)")
-    p.add_argument("--json", action="store_true", help="print summary.json to stdout")
+    p.add_argument("--out", default="reports", help=out_help)
+    p.add_argument("--json", action="store_true", help="print summary.json to stdout instead of the summary")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--power", action="store_true",
@@ -197,22 +254,33 @@ def _build_parser() -> argparse.ArgumentParser:
                         "show on its page what each defect's verdict was on this code version")
     claims_option(p)
 
-    p = sub.add_parser("clean", help="delete the cached tasks under --out (the report and results stay)")
-    p.add_argument("--out", default="reports", help="the output folder (default reports/)")
+    p = command("clean", "delete the cached tasks under --out (the report and results stay)",
+                "Delete the cached tasks (<out>/.cache) and planted-defect runs (<out>/.power) and say how much "
+                "was freed; the report and the stored results stay, and the next verify recomputes the tasks.")
+    p.add_argument("--out", default="reports", help=out_help)
 
-    p = sub.add_parser("report", help="re-render the report from stored results")
-    p.add_argument("--out", default="reports")
+    p = command("report", "re-render the report from stored results",
+                "Write index.html, errata.html and every claim page again from the results stored in the folder, "
+                "without running anything (after an upgrade of theorycheck, or to add --claims modules' pages).")
+    p.add_argument("--out", default="reports", help="the folder that holds the stored results, and where the "
+                                                    "pages are written (default: reports)")
     claims_option(p)
 
-    p = sub.add_parser("show", help="describe one claim, its subjects' contracts, power and last verdict")
-    p.add_argument("id")
-    p.add_argument("--out", default="reports", help="where to look for the last verdict")
+    p = command("show", "describe one claim, its subjects' contracts, power and last verdict",
+                "Describe one claim: statement, reference, hypotheses, each subject with the contract a replacement "
+                "must follow, parameters per profile, errata, planted defects and power, and the last verdict "
+                "stored in --out.")
+    p.add_argument("id", metavar="ID", help="one claim id, as `theorycheck list` prints it (e.g. hk12.thm3.1)")
+    p.add_argument("--out", default="reports", help="where to look for the last verdict (default: reports)")
     claims_option(p)
 
-    p = sub.add_parser("conform", help="check your implementation of an algorithm against the paper's",
-                       epilog=CONFORM_EXIT_CODES, formatter_class=raw)
-    p.add_argument("algorithm", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR or "
-                                     "TwoPhaseDDAELR")
+    p = command("conform", "check your implementation of an algorithm against the paper's",
+                "Check your implementation of one of the papers' algorithms step by step: the parameters it takes, "
+                "its estimator's exact law, its behaviour, an audit of the attributes it reads, and the paper's "
+                "claims with it in the algorithm's place. Writes conform-<ALGORITHM>.json and .html in --out.",
+                textwrap.fill(DEFAULTS[0].upper() + DEFAULTS[1:], 100), CONFORM_EXIT_CODES)
+    p.add_argument("algorithm", metavar="ALGORITHM", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, "
+                                                          "GAELR, DDAELR or TwoPhaseDDAELR")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
                    required=True, help="your learner: a class, or an instance (run with its own parameters)")
     p.add_argument("--require", default="", metavar="CHECK,...",
@@ -223,23 +291,25 @@ def _build_parser() -> argparse.ArgumentParser:
                         "full profile, and more runs for the other checks")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
-    p.add_argument("--jobs", type=int, default=-1, help="parallel workers of the claims (default -1: all cores)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel workers of the claims (default 1; -1: every core)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", default="reports",
-                   help="folder for conform-<ALGORITHM>.json and .html and the claims' report")
+                   help="folder for conform-<ALGORITHM>.json and .html and the claims' report (default: reports)")
 
-    p = sub.add_parser("new", help="write the skeleton of a claim of your own and its test",
-                       formatter_class=raw, description=NEW_HELP)
+    p = command("new", "write the skeleton of a claim of your own and its test", NEW_DESCRIPTION)
     p.add_argument("kind", metavar="KIND", help="the kind of the claim: exact, frequency or rate")
     p.add_argument("id", metavar="ID", help="the claim's id, <paper>.<item> with a paper key of your own")
     p.add_argument("--package", default=".", metavar="DIR",
                    help="the folder to write into (default: the current one); a package's claims module is named "
                         "with its dotted path")
 
-    p = sub.add_parser("errata", help="list the errata in the papers that the claims establish, and the published "
-                                      "numbers they do not reproduce")
+    p = command("errata", "list the errata in the papers that the claims establish, and the published numbers they "
+                          "do not reproduce",
+                "List the errata (statements of the papers shown false, each with how: a counterexample, a "
+                "derivation or a decisive run confirmed on a fresh seed) apart from the non-reproductions "
+                "(published numbers our runs do not reach), with the evidence of the last run stored in --out.")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
-    p.add_argument("--out", default="reports", help="where to look for the evidence of the last run")
+    p.add_argument("--out", default="reports", help="where to look for the evidence of the last run (default: reports)")
     claims_option(p)
     p.add_argument("--json", action="store_true", help="print a JSON list (each item's type: erratum or "
                                                          "non-reproduction)")
@@ -763,7 +833,7 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
-        args = _build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
         if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
             from .claims import load_claims
 

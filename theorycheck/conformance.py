@@ -343,7 +343,7 @@ def _defaults(cls) -> dict[str, Any]:
 
 def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
             k: int | None = None, B: float | None = None, eta: float | None = None, claims: bool = True, out=None,
-            jobs: int = -1, progress: bool = False, require: tuple[str, ...] | list[str] = ()) -> Conformance:
+            jobs: int = 1, progress: bool = False, require: tuple[str, ...] | list[str] = ()) -> Conformance:
     """Check ``learner`` (a class with the built-in's constructor keywords, or an instance) against ``algorithm``.
 
     A class is run with ``k``, ``B`` and ``eta`` (None: the algorithm's defaults, :attr:`Spec.k` (4 for AER,
@@ -354,10 +354,10 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     own defaults (a class's) or configuration (an instance's) with the paper's: the theorem's η and w₁.
     Each stochastic check runs at ``delta`` (so the whole run at ≤ 4·delta, by the union bound).
     ``claims=False`` skips the paper's claims (the slow part). ``out``: folder for the claims'
-    report (a temporary one when None). ``jobs``: parallel workers of the claims (−1, the default: all
-    cores); ``progress``: a progress bar of the claims on stderr. ``require``: names of checks (of
-    :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot take them; the others are listed as
-    not run and left out of the verdict."""
+    report (a temporary one when None). ``jobs``: parallel workers of the claims (1, the default, as
+    everywhere in theorycheck; −1: every core); ``progress``: a progress bar of the claims on stderr.
+    ``require``: names of checks (of :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot
+    take them; the others are listed as not run and left out of the verdict."""
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:

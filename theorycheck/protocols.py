@@ -159,7 +159,7 @@ class Contract:
         return problems
 
     def signature(self) -> str:
-        """One line for ``theorycheck show``."""
+        """The contract in plain text, for ``theorycheck show`` and the report."""
         parts = [self.protocol.__name__]
         if self.each:
             parts.append("(a tuple of them)")
@@ -169,12 +169,13 @@ class Contract:
         for member in _members(self.protocol):
             attr = getattr(self.protocol, member, None)
             if callable(attr):
-                sig = str(inspect.signature(attr)).replace("self, ", "").replace("(self)", "()")
+                # annotations are strings under postponed evaluation: shown without their quotes
+                sig = str(inspect.signature(attr)).replace("self, ", "").replace("(self)", "()").replace("'", "")
                 methods.append(("" if member == "__call__" else member) + sig)
             else:
                 methods.append(member)
-        text = " ".join(parts) + "; provides " + "; ".join(methods) + ". " + \
-            " ".join((self.protocol.__doc__ or "").split())
+        doc = " ".join((self.protocol.__doc__ or "").split()).replace("``", "")  # plain text, not reST
+        text = " ".join(parts) + "; provides " + "; ".join(methods) + ". " + doc
         return text + (f" Types: {self.types}" if self.types else "")
 
 

@@ -201,7 +201,7 @@ class PairedComparison(Claim):
         return Evidence(verdict=stats.combine(verdicts), observed=float(observed.min()) if len(observed) else None,
                         theory=0.0, delta=p["delta"], decision=text, summary=summary, findings=found,
                         plot=Plot(x="label", y="difference", low="low", high="high", theory="margin",
-                                  kind="point", ylabel=f"loss of {b} − loss of {a}",
+                                  kind="point", xlabel="setting", ylabel=f"loss of {b} − loss of {a}",
                                   band_label=("order-statistic interval of the median" if median
                                               else "empirical Bernstein interval") + " at the last look (decides)",
                                   theory_label="margin ε"))

@@ -159,7 +159,7 @@ class RealDataExperiment(Reproduction):
 
     When the data package is missing, every task reports it and the verdict is INCONCLUSIVE.
     The summary is one table: the comparison rows (paper, ours, ratio, interval, verdict, note),
-    then the learning curves (mean ± sd over splits per contender and prefix), which the figure
+    then the learning curves of the curve pair (mean ± sd over splits per contender and prefix), which the figure
     draws against attributes read. The notes name every contender and hyperparameter (of three or
     more values) whose cross-validated choice was the smallest or largest value of its grid, with
     the number of splits: a comparison with an under-tuned contender favours the other side.
@@ -242,7 +242,7 @@ class RealDataExperiment(Reproduction):
         Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
         hyps = [Hypothesis("‖x‖∞ ≤ 1 and labels in {−1, +1} (the papers' scaling)",
                            bool(np.abs(X).max() <= 1.0 and set(np.unique(y)) <= {-1.0, 1.0}),
-                           f"max |x| = {np.abs(X).max():g}; labels {sorted(set(np.unique(y)))}")]
+                           f"max |x| = {np.abs(X).max():g}; labels {{{', '.join(f'{v:g}' for v in np.unique(y))}}}")]
         sizes = sorted({min(m, len(ytr)) for m in p["prefixes"]}) if task["pair"] == p["curve_pair"] else [len(ytr)]
         rows = [{**task, "source": data.source, "examples": len(ytr), **row} for row in self.extra(p, task, Xtr, ytr)]
         for name, stream in zip(self.contenders, own, strict=True):
@@ -481,7 +481,7 @@ class RealDataExperiment(Reproduction):
         verdict = stats.INCONCLUSIVE if missing and not len(ran) else stats.combine(verdicts)
         if missing and len(ran):
             verdict = stats.combine([verdict, stats.INCONCLUSIVE])
-        summary = pd.concat([pd.DataFrame(records), self._curves(ran)], ignore_index=True)
+        summary = pd.concat([pd.DataFrame(records), self._curves(p, ran)], ignore_index=True)
         first, cap = p["repetitions"], max(p["repetitions"], p.get("max_repetitions", p["repetitions"]))
         design = (f"{first} random splits per pair" if cap == first else
                   f"group-sequential over the splits of {p['curve_pair']}: looks at "
@@ -566,23 +566,23 @@ class RealDataExperiment(Reproduction):
                            "may rest on this.")
         return out
 
-    def _curves(self, table) -> pd.DataFrame:
+    def _curves(self, p, table) -> pd.DataFrame:
+        """The learning curves of the curve pair (mean ± sd over splits per contender and prefix),
+        however many prefixes the profile runs (one prefix is drawn as points)."""
         if table.empty or "mse" not in table:
             return pd.DataFrame()
-        table = table[table["mse"].notna()]
+        table = table[table["mse"].notna() & (table["pair"] == p["curve_pair"])]
         rows = []
         for (pair, name, m), part in table.groupby(["pair", "algorithm", "examples"], sort=False):
             err = part["mse"].to_numpy(dtype=np.float64)
             err = err[np.isfinite(err)]
             mean = float(err.mean()) if len(err) else math.nan
-            sd = float(err.std(ddof=1)) if len(err) > 1 else 0.0
+            sd = float(err.std(ddof=1)) if len(err) > 1 else math.nan  # one split: no band to draw
             rows.append({"row": "curve", "series": f"{pair} · {self.contenders.get(name, name)}", "examples": int(m),
                          "attributes": float(part["attributes"].mean()), "mean": mean, "low_curve": mean - sd,
                          "high_curve": mean + sd, "clf_mean": float(part["clf"].mean()), "runs": len(part),
                          "tuned": str(part["tuned"].mode().iloc[0]) if len(part) else ""})
-        frame = pd.DataFrame(rows)
-        counts = frame.groupby("series")["examples"].transform("count")
-        return frame[counts > 1].reset_index(drop=True)
+        return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)

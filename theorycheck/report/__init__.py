@@ -94,6 +94,15 @@ def _html_table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.6g}", na_rep="—")
 
 
+def _without_empty(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The table without its columns that have no value in any row (a table that joins rows of
+    several kinds has many, and they push the others off the page), and a sentence naming them."""
+    empty = [c for c in frame.columns if frame[c].isna().all()] if len(frame) else []
+    note = (f"Columns with no value in any row, left out here (the CSV has them): {', '.join(map(str, empty))}."
+            if empty else "")
+    return frame.drop(columns=empty), note
+
+
 # ---------------------------------------------------------------------- pieces of a claim page
 def subject_spec(dotted: str) -> str | None:
     """``module:attribute`` for a subject named ``module.qualname`` (as a record stores it), so
@@ -173,8 +182,10 @@ def _errata(record: dict[str, Any], which: str = "errata") -> list[dict[str, Any
 
 
 def _trivial_ratio(row: dict[str, Any]) -> float | None:
+    """The trivial learner's value over the bound, beside observed/bound; None where the claim has no
+    such ratio (a rate's theory is an exponent, and a ratio of slopes means nothing)."""
     trivial, theory = row.get("trivial"), row.get("theory")
-    if trivial is None or theory is None or theory == 0:
+    if row.get("ratio") is None or trivial is None or theory is None or theory == 0:
         return None
     value = trivial / theory
     return value if math.isfinite(value) else None
@@ -286,26 +297,33 @@ def _table(out: Path, name: str | None) -> pd.DataFrame | None:
 
 def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> str:
     svg = summary_html = table_html = None
-    table_note = figure_error = ""
+    table_note = summary_note = figure_error = figure_note = ""
     frame = _table(out, r.get("summary_file"))
     if frame is not None:
-        summary_html = _html_table(frame)
         if r.get("plot"):
             try:
                 svg = render_svg(frame, r["plot"])
             except (KeyError, ValueError, TypeError) as err:  # a wrong declaration costs the figure, not the report
                 figure_error = f"The figure could not be drawn from the summary table: {type(err).__name__}: {err}"
+            else:
+                if svg is None:
+                    figure_note = (f"No figure: no row of the summary table has a finite value of "
+                                   f"{r['plot'].get('y')!r} (or of the theory or interval beside it) to draw.")
+        frame, summary_note = _without_empty(frame)
+        summary_html = _html_table(frame)
     frame = _table(out, r.get("table_file"))
     if frame is not None:
+        frame, empty_note = _without_empty(frame)
         if len(frame) > _TABLE_ROWS:
             table_note = f"First {_TABLE_ROWS} of {len(frame)} rows."
             frame = frame.head(_TABLE_ROWS)
         table_html = _html_table(frame)
+        table_note = " ".join(filter(None, [table_note, empty_note]))
     defaults = default_subjects(claim) if claim is not None else {}
     rerun, rerun_notes = rerun_command(r, defaults)
     return template.render(
         r=r, svg=svg, summary_html=summary_html, table_html=table_html, table_note=table_note, papers=PAPERS,
-        figure_error=figure_error,
+        figure_error=figure_error, figure_note=figure_note, summary_note=summary_note,
         rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
         defects=_defects(r, claim), builtin=str(r.get("module") or "proofs").split(".")[0] in ("proofs", "simulations"),
         errata=_errata(r), missed=_errata(r, "non_reproductions"),

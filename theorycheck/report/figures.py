@@ -12,6 +12,12 @@ One style per :class:`theorycheck.claims.Plot` kind:
   zig-zag through many coordinates), a zero line, and the intervals that exclude zero
   highlighted.
 
+A ``line`` figure whose rows all share one x value (a profile that runs a single budget) is
+drawn as a ``point`` figure with one category per series, so that its series stand side by side
+instead of on one vertical line. Rows with nothing to draw (no finite observed, theory,
+interval, resolution or trivial value) are left out, so they make no empty category and no
+legend entry; when no row is left :func:`render_svg` returns None.
+
 Two legends sit outside the axes, never over the data: the series (titled with the hue
 column, "d = 3") on the right, and what each line style means below. :func:`render_atlas`
 draws the tightness atlas of the index page.
@@ -36,6 +42,8 @@ from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
 _PALETTE = sns.color_palette("colorblind")
+#: colours for figures with more series than the colour-blind palette has (evenly spaced hues)
+_MANY = 20
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "p", "*")
 #: one dash pattern per series, so that theory lines of different series never look alike
 #: (none of them dotted: dotted is the resolution)
@@ -53,8 +61,18 @@ _VERDICT_STYLE = {  # marker, colour (the page's verdict colours)
 _AXES = (7.2, 3.9)  # inches of the plotting area; legends add to it
 
 
-def _style(j: int):
-    return _PALETTE[j % len(_PALETTE)], _MARKERS[j % len(_MARKERS)], _DASHES[j % len(_DASHES)]
+def _palette(n: int) -> list:
+    """n colours: the colour-blind palette up to its 10, then n evenly spaced hues (no colour reused
+    below _MANY series; each series also has its own marker up to 12)."""
+    if n <= len(_PALETTE):
+        return list(_PALETTE)
+    return list(sns.color_palette("husl", min(n, _MANY)))
+
+
+def _style(j: int, n: int = 0):
+    """Colour, marker and dash pattern of series j of n."""
+    colors = _palette(n)
+    return colors[j % len(colors)], _MARKERS[j % len(_MARKERS)], _DASHES[j % len(_DASHES)]
 
 
 def _theory_color(series, color):
@@ -170,7 +188,7 @@ def _draw_line(ax, summary: pd.DataFrame, plot: dict, series) -> list:
     own, shared, extra = _shared_lines(numeric, {**plot, "x": "_x"}, "_x", texts)
     drawn = set()
     for j, (_, group) in enumerate(numeric):
-        color, marker, dash = _style(j)
+        color, marker, dash = _style(j, len(numeric))
         xs = group["_x"].to_numpy(dtype=float)
         # a series that repeats an x is not a curve: markers only, no line through them
         line = "none" if group["_x"].duplicated().any() else "-"
@@ -183,7 +201,7 @@ def _draw_line(ax, summary: pd.DataFrame, plot: dict, series) -> list:
         low, high = _column(group, plot.get("low")), _column(group, plot.get("high"))
         if low is not None and high is not None:
             ok = np.isfinite(low) & np.isfinite(high)
-            if ok.any() and line != "none":
+            if ok.sum() > 1 and line != "none":
                 ax.fill_between(xs[ok], low[ok], high[ok], color=color, alpha=0.16, linewidth=0, zorder=1)
                 drawn.add("band")
             elif ok.any():
@@ -232,13 +250,14 @@ def _draw_point(ax, summary: pd.DataFrame, plot: dict, series) -> list:
     labels = list(dict.fromkeys(summary[x]))
     where = {v: i for i, v in enumerate(labels)}
     n = len(series)
-    step = min(0.7 / n, 0.22) if n > 1 else 0.0
-    half = max(step / 2, 0.1) if n > 1 else 0.3
+    dodge = n > 1 and plot.get("dodge", True)  # off when each series has categories of its own
+    step = min(0.7 / n, 0.22) if dodge else 0.0
+    half = max(step / 2, 0.1) if dodge else 0.3
     own, shared, extra = _shared_lines(series, plot, x, texts)
     capsize = 4 if n * len(labels) <= 12 else 0  # caps would be mistaken for the theory segments
     drawn = set()
     for j, (_, group) in enumerate(series):
-        color, marker, dash = _style(j)
+        color, marker, dash = _style(j, n)
         xs = np.array([where[v] for v in group[x]], dtype=float) + (j - (n - 1) / 2) * step
         ys = _column(group, y)
         low, high = _column(group, plot.get("low")), _column(group, plot.get("high"))
@@ -289,7 +308,7 @@ def _draw_residual(ax, summary: pd.DataFrame, plot: dict, series) -> list:
     drawn = {"zero"}
     excluded = 0
     for j, (_, group) in enumerate(series):
-        color, marker, _ = _style(j)
+        color, marker, _ = _style(j, n)
         if numeric:
             xs = pd.to_numeric(group[x], errors="coerce").to_numpy(dtype=float)
         else:
@@ -363,10 +382,14 @@ def _fit_lines(label: str, lines: int) -> str:
     """``label`` wrapped into at most ``lines`` lines, as narrow as that allows."""
     label = str(label)
     longest_word = max((len(word) for word in label.split()), default=1)
-    width = max(longest_word, math.ceil(len(label) / lines))  # words are never broken
-    while len(textwrap.wrap(label, width, break_long_words=False)) > lines:
+    # words are never broken, and a short label stays on one line
+    width = max(longest_word, math.ceil(len(label) / lines), min(len(label), 12))
+    def wrap(w):
+        return textwrap.wrap(label, w, break_long_words=False, break_on_hyphens=False)
+
+    while len(wrap(width)) > lines:
         width += 1
-    return "\n".join(textwrap.wrap(label, width, break_long_words=False)) or label
+    return "\n".join(wrap(width)) or label
 
 
 def _categorical_ticks(ax, labels) -> None:
@@ -431,7 +454,7 @@ def _new_figure(height: float = _AXES[1], width: float = _AXES[0]):
 def _legends(fig, ax, style_handles: list, hue: str | None, series) -> None:
     """The series legend right of the axes, the style legend below them: never over the data."""
     if hue is not None and len(series) > 1:
-        hue_handles = [Line2D([], [], color=_style(j)[0], marker=_style(j)[1], linestyle="-",
+        hue_handles = [Line2D([], [], color=_style(j, len(series))[0], marker=_style(j)[1], linestyle="-",
                               label=_wrap(_hue_label(hue, name), 28))
                        for j, (name, _) in enumerate(series)]
         ncol = 1 if len(hue_handles) <= 14 else 2
@@ -454,11 +477,36 @@ def _to_svg(fig) -> str:
     return inline_svg(buffer.getvalue())
 
 
-def render_svg(summary: pd.DataFrame, plot: dict) -> str:
-    """Draw ``plot`` (a :class:`theorycheck.claims.Plot` as a dict) over ``summary``."""
+def _drawable(summary: pd.DataFrame, plot: dict) -> pd.DataFrame:
+    """The rows that draw something: a finite value in the observed, theory, interval, trivial or
+    resolution column (rows of another part of the table, such as a reproduction's published
+    points beside its curves, draw nothing)."""
+    columns = [plot.get(key) for key in ("y", "theory", "low", "high", "trivial", "resolution")]
+    columns = [c for c in dict.fromkeys(columns) if c and c in summary]
+    if not columns:
+        return summary.iloc[0:0]
+    values = summary[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    return summary[np.isfinite(values).any(axis=1)]
+
+
+def _one_x(summary: pd.DataFrame, plot: dict, hue: str | None) -> tuple[pd.DataFrame, dict] | None:
+    """A line figure whose rows share one x value, as a point figure with one category per series
+    (so its series stand side by side, not on one vertical line), or None when x varies."""
+    xs = pd.to_numeric(summary[plot["x"]], errors="coerce").dropna()
+    if (plot.get("kind") or "line") != "line" or xs.nunique() != 1:
+        return None
+    at = f"{plot.get('xlabel') or plot['x']} = {float(xs.iloc[0]):g}"
+    names = [_hue_label(hue, v) for v in summary[hue]] if hue is not None else [at] * len(summary)
+    return (summary.assign(_category=names),
+            {**plot, "kind": "point", "x": "_category", "dodge": False,
+             "xlabel": f"{hue}, all at {at} (the only value of this run)" if hue is not None else ""})
+
+
+def render_svg(summary: pd.DataFrame, plot: dict) -> str | None:
+    """Draw ``plot`` (a :class:`theorycheck.claims.Plot` as a dict) over ``summary``; None when no
+    row of ``summary`` has anything to draw."""
     kind = plot.get("kind") or "line"
-    draw = {"line": _draw_line, "point": _draw_point, "residual": _draw_residual}.get(kind)
-    if draw is None:
+    if kind not in ("line", "point", "residual"):
         raise ValueError(f"unknown plot kind {kind!r}; expected line, point or residual")
     hue = plot.get("hue") if plot.get("hue") in summary else None
     # An interval end at ±∞ (a one-sided interval) has nothing to draw: the bar stops at the point
@@ -469,13 +517,21 @@ def render_svg(summary: pd.DataFrame, plot: dict) -> str:
         for column in ends:
             values = pd.to_numeric(summary[column], errors="coerce")
             summary[column] = values.where(np.isfinite(values))
+    summary = _drawable(summary, plot)
+    if summary.empty:
+        return None
+    legend_hue = hue
+    single = _one_x(summary, plot, hue)
+    if single is not None:
+        (summary, plot), kind, legend_hue = single, "point", None  # the categories name the series
+    draw = {"line": _draw_line, "point": _draw_point, "residual": _draw_residual}[kind]
     series = _series(summary, hue)
     fig, ax = _new_figure()
     style_handles = draw(ax, summary, plot, series)
-    ax.set_xlabel(plot.get("xlabel") or plot["x"])
+    ax.set_xlabel(plot["x"] if plot.get("xlabel") is None else plot["xlabel"])
     if plot.get("ylabel") or kind != "residual":
         ax.set_ylabel(plot.get("ylabel") or plot["y"])
-    _legends(fig, ax, style_handles, hue, series)
+    _legends(fig, ax, style_handles, legend_hue, series)
     return _to_svg(fig)
 
 
@@ -561,8 +617,9 @@ def render_scaling(rows: list[dict]) -> str | None:
     fig, ax = _new_figure(height=3.0, width=5.2)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    for j, (name, part) in enumerate(frame.groupby("learner", sort=False)):
-        color, marker, _ = _style(j)
+    learners = frame.groupby("learner", sort=False)
+    for j, (name, part) in enumerate(learners):
+        color, marker, _ = _style(j, len(learners))
         part = part.sort_values("d")
         ax.plot(part["d"], part["us_per_example"], color=color, marker=marker, label=name)
     ax.set_xlabel("d (attributes per example)")
