@@ -85,11 +85,11 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
     if isinstance(jobs, bool) or not isinstance(jobs, int):
         raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
     check_jobs(jobs)
+    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
     if out is not None:
         if not isinstance(out, str | Path):
             raise ParameterError(f"out must be a folder path; got {out!r}")
-        output_folder(str(out))
-    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
+        output_folder(out, select(patterns), option="out")
     overrides = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v) for k, v in (params or {}).items()}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(out) if out is not None else Path(tmp)

@@ -19,6 +19,7 @@ temporary name in the same folder and renamed into place.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import inspect
@@ -54,20 +55,38 @@ _LIBRARIES = ("numpy", "scipy", "numba", "pandas", "scikit-learn", "matplotlib",
 
 
 # ---------------------------------------------------------------------- atomic files
+#: the errors of a write that the disk refuses: full, over quota, read-only, file too large
+STORAGE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
+
+
+class NotWritten(OSError):
+    """A write under the output folder was refused by the disk (:data:`STORAGE_ERRNOS`) during a
+    run; its text says in one line which file, what the run had stored before it and what not."""
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP, dir=path.parent)
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half. A
+    write that the disk refuses (:data:`STORAGE_ERRNOS`) raises OSError naming ``path``."""
+    path = Path(path)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "wb" if isinstance(data, bytes) else "w"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP, dir=path.parent)
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.errno in STORAGE_ERRNOS:
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise
 
 
@@ -396,32 +415,54 @@ def run_claims(
         if on_finish is not None and not final:
             on_finish([finished[j] for j in sorted(finished)])
 
-    wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
     try:
-        # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
-        # the ones it has: run in rounds until no claim asks for more
-        while wanted:
-            pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
-            ran |= set(pending)
-            for i in sorted({i for i, _ in wanted}):
-                finish(i)
-            if pending and client is None and scheduler is not None:
-                client = _dask_client(scheduler)
-            _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
-            wanted = _extensions(plans, stored, errors)
-    finally:
-        bar.close()
-        if client is not None:
-            client.close()
-    wall = time.perf_counter() - start
-    _write_timings(out, history, plans, stored, profile)
-    for plan in plans:
-        prune_cache(plan.cache_dir)
-    for i in range(len(plans)):
-        finish(i, final=True)
-    records = [finished[i] for i in range(len(plans))]
-    write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
-    return records
+        wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
+        try:
+            # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
+            # the ones it has: run in rounds until no claim asks for more
+            while wanted:
+                pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
+                ran |= set(pending)
+                for i in sorted({i for i, _ in wanted}):
+                    finish(i)
+                if pending and client is None and scheduler is not None:
+                    client = _dask_client(scheduler)
+                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
+                wanted = _extensions(plans, stored, errors)
+        finally:
+            bar.close()
+            if client is not None:
+                client.close()
+        wall = time.perf_counter() - start
+        _write_timings(out, history, plans, stored, profile)
+        for plan in plans:
+            prune_cache(plan.cache_dir)
+        for i in range(len(plans)):
+            finish(i, final=True)
+        records = [finished[i] for i in range(len(plans))]
+        write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
+        return records
+    except OSError as err:  # the disk is full or read-only: say what was stored before it, and what was not
+        if err.errno not in STORAGE_ERRNOS:
+            raise
+        raise NotWritten(err.errno, _not_written(err, out, plans, finished)) from err
+
+
+def _not_written(err: OSError, out: Path, plans: list[Plan], finished: dict[int, dict]) -> str:
+    """One line: the file the disk refused, the claims whose results this run stored before it and
+    those it did not, and that the report is still the last complete one."""
+    def ids(indices):
+        names = [plans[i].claim.id for i in indices]
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    missing = [i for i in range(len(plans)) if i not in finished]
+    stored = (f"the results of {ids(sorted(finished))} were stored before it" if finished
+              else "no result was stored")
+    lost = f"those of {ids(missing)} were not" if missing else "the summary was not"
+    report = (f"the report in {out} is the last complete one" if (out / "index.html").exists()
+              else f"there is no report in {out} yet")
+    return (f"cannot write {err.filename}: {err.strerror}; the run stopped: {stored}, {lost}; {report}, and the "
+            "finished tasks are kept for the next run")
 
 
 def _from_cache(plans, key, stored, use_cache: bool) -> bool:
