@@ -655,13 +655,69 @@ def _execute(calls, jobs: int, skip, client=None):
                 yield i, _run_task(*args)
         return
     from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(delayed(_tagged)(i, args) for i, args in calls if wanted(i))
+    while calls:  # until every task has run: a worker that dies takes the pool with it, and a new one starts
+        done: set[tuple[int, int]] = set()
+        with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+            parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+            try:
+                for i, result in parallel(delayed(_tagged)(i, args, watch) for i, args in calls if wanted(i)):
+                    done.add((i, result[0]))
+                    yield i, result
+                return
+            except TerminatedWorkerError:
+                running = {tuple(map(int, p.name.split("-"))) for p in Path(watch).iterdir()}
+                if not running:  # no task was running: the pool itself broke
+                    raise
+                # each task that was running, alone in a fresh pool: the one whose worker dies again is the culprit
+                for i, args in calls:
+                    if (i, args[5]) in running:
+                        yield i, _alone(i, args, jobs, watch)
+        calls = [(i, args) for i, args in calls if (i, args[5]) not in done | running]
 
 
-def _tagged(i, args):
-    return i, _run_task(*args)
+def _tagged(i, args, watch: str | None = None):
+    """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there
+    marks the task as running and receives its Python stack if a fatal signal ends the worker."""
+    if watch is None:
+        return i, _run_task(*args)
+    import faulthandler
+
+    marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
+    with open(marker, "w", encoding="utf-8") as fh:
+        faulthandler.enable(file=fh)
+        try:
+            result = _run_task(*args)
+        finally:
+            faulthandler.enable() if enabled else faulthandler.disable()
+    marker.unlink()
+    return i, result
+
+
+def _alone(i, args, jobs: int, watch: str):
+    """Task ``args`` of claim ``i`` run alone in a fresh pool: its result, or when its worker dies again a
+    subject error naming how the worker ended (signal or exit status) and the stack it was in."""
+    import re
+
+    from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    claim, subjects = args[0], args[3]
+    try:
+        [(_, result)] = Parallel(n_jobs=jobs, batch_size=1)([delayed(_tagged)(i, args, watch)])
+        return result
+    except TerminatedWorkerError as err:
+        found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+        name, code = (found.group(1), int(found.group(2))) if found else ("?", 0)
+        how = (f"signal {name}" + (" (as the out-of-memory killer sends)" if name == "SIGKILL" else "")
+               if code < 0 else f"exit status {code} (an exit called inside the task)" if found else "an unknown cause")
+        marker = Path(watch) / f"{i}-{args[5]}"
+        stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
+    who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
+    return args[5], None, TaskError("subject", f"subject {who} killed the worker running task {args[5]}: {how}",
+                                    stack or "no Python stack: the process ended without a fatal-signal report")
 
 
 def _merge_hypotheses(payloads) -> list[Hypothesis]:
