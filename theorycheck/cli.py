@@ -543,8 +543,9 @@ def _cmd_clean(args) -> int:
 
 def _cmd_report(args) -> int:
     from . import report
+    from .validation import check_output_folder
 
-    _output_folder(args.out)
+    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results",))
     print(report.render(args.out))
     return EXIT_OK
 
