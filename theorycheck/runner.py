@@ -459,7 +459,7 @@ def _not_written(err: OSError, out: Path, plans: list[Plan], finished: dict[int,
     stored = (f"the results of {ids(sorted(finished))} were stored before it" if finished
               else "no result was stored")
     lost = f"those of {ids(missing)} were not" if missing else "the summary was not"
-    report = (f"the report in {out} is the last complete one" if (out / "index.html").exists()
+    report = (f"the report in {out} is whole and shows what was finished before it" if (out / "index.html").exists()
               else f"there is no report in {out} yet")
     return (f"cannot write {err.filename}: {err.strerror}; the run stopped: {stored}, {lost}; {report}, and the "
             "finished tasks are kept for the next run")
