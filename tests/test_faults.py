@@ -177,7 +177,7 @@ def test_a_disk_that_fills_during_a_run_leaves_the_last_report_and_says_what_was
     monkeypatch.setattr(os, "fsync", full)
     status = main([*argv, "--seed", "1"])
     monkeypatch.undo()
-    printed, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert status == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     refused = target.split("/")[-1].lstrip(".").removesuffix(".*")
     assert f"cannot write {out}" in err and refused in err and "No space left on device" in err, err
