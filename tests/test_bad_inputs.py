@@ -59,6 +59,13 @@ CASES = [
     (["verify", T31, "--subject", "learner=numpy:array"], "does not follow BudgetedLearner"),
     (["verify", T31, "--subject", "nosuch=theorycheck.algorithms:AERR"], "no selected claim has a subject"),
     (["verify", T31, "--subject", "learner="], "malformed --subject"),
+    # resources, and parameters that overflow what is derived from them
+    (["verify", T31, "--set", "repetitions=1000000000"], "tasks: their measurements need about"),
+    (["verify", "cbss11.thm2", "--set", "repetitions=1000000000"], "and this machine has"),
+    (["verify", "cbss11.thm3", "--set", "c=1e308"], "c·k = inf must not exceed d"),
+    (["verify", T31, "--scheduler", "nonsense"], "is not the address of a Dask scheduler"),
+    (["verify", T31, "--scheduler", "http://host:8786"], "is not the address of a Dask scheduler"),
+    (["verify", T31, "--scheduler", "tcp://host:99999"], "is not the address of a Dask scheduler"),
 ]
 
 
@@ -351,3 +358,49 @@ def test_a_terminal_that_cannot_encode_the_output_gets_ascii_spellings(tmp_path)
         text = done.stdout.decode("ascii")  # nothing but ASCII, and the common symbols spelt, not escaped
         assert not [ch for ch in "·…≤≥δε—−→‖" if ch.encode("ascii", "backslashreplace").decode() in text], text
     assert "δ ≤ 1 · é, ‖w‖₂".encode("ascii", "theorycheck-ascii") == b"delta <= 1 . e, ||w||2"
+
+
+# ------------------------------------------------------------------ resource guards
+def test_the_resource_guards_name_the_estimate_and_the_limit(tmp_path):
+    from theorycheck.runner import MAX_RUN_SECONDS, check_resources
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match=r"need about .* of memory and this machine has .* available"):
+        check_resources([("a.claim", 1e15, 0.0)], tmp_path)
+    cores = os.cpu_count() or 1
+    slow = MAX_RUN_SECONDS * cores * 2 / 1000  # seconds per task: 1000 tasks take twice the limit
+    with pytest.raises(ParameterError, match=r"1,000 tasks .* about 14 days on the .* past the limit of 7 days"):
+        check_resources([("a.claim", 1000, slow), ("b.claim", 0, 1.0)], tmp_path)
+    check_resources([("a.claim", 1000, slow / 4)], tmp_path)  # half the limit: accepted
+
+
+def test_force_runs_a_plan_the_guards_refuse(tmp_path, capsys, monkeypatch):
+    import theorycheck.runner as runner
+
+    monkeypatch.setattr(runner, "MAX_RUN_SECONDS", 1e-9)
+    argv = ["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "past the limit of" in err and "--force" in err and len(err.strip().splitlines()) == 1, err
+    assert not tmp_path.joinpath("results").exists()
+    assert main([*argv, "--force"]) == 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--jobs", "0"], "--jobs must be a positive number or -1"),
+    (["--jobs", "100000"], "exceeds the"),
+    (["--out", "FILE"], "is not a folder"),
+    (["--out", "FILE/sub"], "is not a folder"),
+    (["--seeds", "0"], "--seeds must be at least 1"),
+    (["no.such"], "no claim matches"),
+])
+def test_calibrate_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
+    from theorycheck.calibrate import main as calibrate
+
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    argv = [arg.replace("FILE", str(tmp_path / "a-file")) for arg in argv]
+    out = [] if "--out" in argv else ["--out", str(tmp_path / "sweep")]
+    status = calibrate([*argv, *out, *([] if argv[0] == "no.such" else ["cbss11.lemma7"])])
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]

@@ -176,6 +176,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print summary.json to stdout")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="run a plan that the resource guards refuse (more tasks, memory, disk or time than this "
+                        "machine holds, as estimated before any work)")
     p.add_argument("--power", action="store_true",
                    help="also run each claim once per planted defect it declares (same profile and seed) and "
                         "show on its page what each defect's verdict was on this code version")
@@ -311,6 +314,27 @@ def _check_jobs(jobs: int) -> None:
                              "(or -1 for all of them)")
 
 
+#: the address schemes of a Dask scheduler (distributed's comm backends)
+_SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def _check_scheduler(address: str) -> None:
+    """``--scheduler`` before any work: Dask installed, and an address SCHEME://HOST:PORT (or HOST:PORT)."""
+    from importlib.util import find_spec
+
+    scheme, sep, rest = address.strip().partition("://")
+    if not sep:
+        scheme, rest = "tcp", address.strip()
+    host, colon, port = rest.rpartition(":")
+    if (scheme not in _SCHEDULER_SCHEMES or not colon or not re.fullmatch(r"[\w.-]+|\[[0-9a-fA-F:.]+\]", host)
+            or not port.isdigit() or not 0 < int(port) < 65536):
+        raise ParameterError(f"--scheduler {address!r} is not the address of a Dask scheduler: expected "
+                             f"SCHEME://HOST:PORT with SCHEME one of {', '.join(_SCHEDULER_SCHEMES)} "
+                             "(e.g. tcp://10.0.0.5:8786)")
+    if find_spec("distributed") is None:
+        raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'")
+
+
 def _cmd_verify(args) -> int:
     from . import report
     from .claims import select
@@ -321,6 +345,8 @@ def _cmd_verify(args) -> int:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.scheduler is not None and args.jobs != 1:
         raise ParameterError("--jobs and --scheduler exclude each other: the cluster's workers run the tasks")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
@@ -330,7 +356,7 @@ def _cmd_verify(args) -> int:
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
-        scheduler=args.scheduler, on_finish=as_it_goes,
+        scheduler=args.scheduler, on_finish=as_it_goes, force=args.force,
     )
     if planted:
         _run_defects(planted, records, args, overrides)
@@ -401,7 +427,8 @@ def _run_defects(planted, records, args, overrides) -> None:
         folder = out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
         [record] = run_claims([claim], profile=args.profile, seed=args.seed,
                               overrides={**overrides, **defect.overrides}, subjects=subjects, jobs=args.jobs,
-                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler)
+                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler,
+                              force=args.force)
         runs.setdefault(claim.id, []).append({
             "name": defect.name, "verdict": record["verdict"],
             "headline": headline(record.get("decision"), record["verdict"]), "declared_caught": defect.caught,

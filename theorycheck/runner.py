@@ -326,8 +326,10 @@ def plan_claims(
     overrides: dict[str, str],
     subjects: dict[str, Any] | None,
     out: Path,
+    force: bool = False,
 ) -> list[Plan]:
-    """Resolve parameters and subjects; raise ParameterError before anything runs."""
+    """Resolve parameters and subjects, and check that the plan fits the machine (:func:`check_resources`,
+    unless ``force``); raise ParameterError before anything runs."""
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
     known = set().union(*(c.profile(profile) for c in claims)) if claims else set()
@@ -338,6 +340,7 @@ def plan_claims(
             f"known: {', '.join(sorted(known))}"
         )
     plans = []
+    history = _read_timings(out)
     for claim in claims:
         params = claim.params_for(profile, overrides)
         chosen = dict(claim.subjects)
@@ -345,11 +348,110 @@ def plan_claims(
             if name in chosen:
                 check_subject(claim.id, name, obj, claim.protocols.get(name))
                 chosen[name] = obj
+        estimate = _estimated_tasks(claim, profile, params)
+        if estimate is not None and not force:  # a plan grown by --set: refused before its tasks are built
+            check_resources([(claim.id, estimate, _mean_cost(history, claim, profile))], out)
         key = cache_key(claim, params, seed, chosen)
         plans.append(Plan(claim, params, chosen, claim.tasks(params), out / ".cache" / claim.id / key))
     if subjects and not any(name in p.claim.subjects for p in plans for name in subjects):
         raise ParameterError(f"no selected claim has a subject named {', '.join(sorted(subjects))}")
+    if not force:
+        check_resources([(p.claim.id, len(p.tasks), _mean_cost(history, p.claim, profile)) for p in plans], out)
     return plans
+
+
+#: bytes that one task's measurements take, in memory while the run holds them and on the disk in the cache
+#: (about 5 kB of JSON per task on the quick profile, doubled)
+TASK_BYTES = 10_000
+#: the longest run the guards let start without --force, in seconds of all the machine's cores
+MAX_RUN_SECONDS = 7 * 86400
+
+
+def check_resources(plan: list[tuple[str, float, float]], out: Path) -> None:
+    """Refuse (ParameterError) a plan, given as (claim id, number of tasks, CPU seconds per task), whose
+    measurements would not fit in the memory available or on the disk of ``out``, or whose CPU time
+    spread over every core would pass :data:`MAX_RUN_SECONDS`; each message names the estimate and the
+    limit. ``--force`` (``force=True``) skips it."""
+    tasks = sum(n for _, n, _ in plan)
+    seconds = sum(n * cost for _, n, cost in plan)
+    biggest = max(plan, key=lambda item: item[1] * max(item[2], 1e-9), default=("", 0, 0.0))[0]
+    what = f"the plan has {tasks:,.0f} tasks" + (f" (most of them {biggest}'s)" if len(plan) > 1 else "")
+    memory, disk = _available_memory(), _free_disk(out)
+    if memory is not None and tasks * TASK_BYTES > memory:
+        raise ParameterError(f"{what}: their measurements need about {_size(tasks * TASK_BYTES)} of memory and this "
+                             f"machine has {_size(memory)} available; lower the parameters, or pass --force")
+    if disk is not None and tasks * TASK_BYTES > disk:
+        raise ParameterError(f"{what}: their cache needs about {_size(tasks * TASK_BYTES)} and {out} has "
+                             f"{_size(disk)} free; lower the parameters, or pass --force")
+    cores = os.cpu_count() or 1
+    if seconds / cores > MAX_RUN_SECONDS:
+        raise ParameterError(f"{what}: about {seconds / cores / 86400:,.0f} days on the {cores} cores (from their "
+                             f"measured cost per task), past the limit of {MAX_RUN_SECONDS // 86400} days; lower the "
+                             "parameters, or pass --force")
+
+
+def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> float | None:
+    """How many tasks ``params`` plan, found without building them when an integer parameter was set to
+    more than twice its profile's value (``--set repetitions=1000000000``): the tasks are counted at the
+    profile's value and at twice it, and the count is extended linearly in each such parameter (exact
+    for repetitions and grids, which the task count grows with). None when no parameter was so raised
+    (or the count cannot be found this way): the tasks are then built and counted."""
+    def integer(value):
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    base = claim.profile(profile)
+    grown = {name: value for name, value in params.items()
+             if integer(value) and integer(base.get(name)) and value > 2 * base[name] > 0}
+    if not grown:
+        return None
+    start = {**params, **{name: base[name] for name in grown}}
+    try:
+        n0 = max(len(claim.tasks(start)), 1)
+        estimate = float(n0)
+        for name, value in grown.items():
+            n1 = len(claim.tasks({**start, name: 2 * base[name]}))
+            estimate *= max(1.0, (n0 + (n1 - n0) * (value - base[name]) / base[name]) / n0)
+    except Exception:  # a claim whose tasks() needs the other parameters to agree: count by building them
+        return None
+    return estimate
+
+
+def _mean_cost(history, claim: Claim, profile: str) -> float:
+    """CPU seconds per task of ``claim``: measured in an earlier run in this folder, else shipped, else 1."""
+    times = history.get(f"{claim.id}|{profile}")
+    if times:
+        return float(np.mean(times))
+    if profile == "paper" and "paper" not in claim.profiles:
+        profile = "full"
+    return _shipped_costs().get(f"{claim.id}|{profile}", 1.0)
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+
+def _free_disk(out: Path) -> int | None:
+    existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    try:
+        stat = os.statvfs(existing)
+    except (OSError, AttributeError):
+        return None
+    return stat.f_bavail * stat.f_frsize
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return ""
 
 
 def run_claims(
@@ -365,6 +467,7 @@ def run_claims(
     progress: bool = True,
     scheduler: str | None = None,
     on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
 
@@ -374,12 +477,15 @@ def run_claims(
     file. The workers must be able to import theorycheck and any replaced subject.
 
     ``on_finish``, if given, is called with the records finished so far (in the claims' order)
-    each time a claim is decided before the end of the run, e.g. to render its page at once."""
+    each time a claim is decided before the end of the run, e.g. to render its page at once.
+
+    ``force`` runs a plan that :func:`check_resources` refuses (more tasks, memory, disk or time than
+    the machine holds)."""
     out = Path(out)
     if out.exists():
         remove_orphans(out)
     plans = plan_claims(
-        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out
+        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out, force=force
     )
     stored: dict[tuple[int, int], dict] = {}
     client = None
