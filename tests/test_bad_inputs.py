@@ -62,7 +62,11 @@ CASES = [
     # resources, and parameters that overflow what is derived from them
     (["verify", T31, "--set", "repetitions=1000000000"], "tasks: their measurements need about"),
     (["verify", "cbss11.thm2", "--set", "repetitions=1000000000"], "and this machine has"),
-    (["verify", "cbss11.thm3", "--set", "c=1e308"], "c·k = inf must not exceed d"),
+    (["verify", "cbss11.thm3", "--set", "c=1e308"], "c must be at most 1e+100 in magnitude"),
+    (["verify", "cbss11.thm3", "--set", "c=1e99"], "c·k = 5e+99 must not exceed d"),
+    (["verify", "cbss11.lemma9", "--set", "B=1e308"], "B must be at most 1e+100 in magnitude"),
+    (["verify", "hk12.lemma3.5", "--set", "B=-1e308"], "B must be > 0"),
+    (["verify", "ks15.fewer-attributes", "--set", "d=1000000000000000000000"], "cannot be planned"),
     (["verify", T31, "--scheduler", "nonsense"], "is not the address of a Dask scheduler"),
     (["verify", T31, "--scheduler", "http://host:8786"], "is not the address of a Dask scheduler"),
     (["verify", T31, "--scheduler", "tcp://host:99999"], "is not the address of a Dask scheduler"),

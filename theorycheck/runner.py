@@ -342,7 +342,10 @@ def plan_claims(
     plans = []
     history = _read_timings(out)
     for claim in claims:
-        params = claim.params_for(profile, overrides)
+        try:
+            params = claim.params_for(profile, overrides)
+        except (OverflowError, MemoryError) as err:  # a value whose derived quantities leave the floats
+            raise _too_large(claim, overrides, err) from None
         chosen = dict(claim.subjects)
         for name, obj in (subjects or {}).items():
             if name in chosen:
@@ -352,12 +355,25 @@ def plan_claims(
         if estimate is not None and not force:  # a plan grown by --set: refused before its tasks are built
             check_resources([(claim.id, estimate, _mean_cost(history, claim, profile))], out)
         key = cache_key(claim, params, seed, chosen)
-        plans.append(Plan(claim, params, chosen, claim.tasks(params), out / ".cache" / claim.id / key))
+        try:
+            tasks = claim.tasks(params)
+        except (OverflowError, MemoryError, ValueError) as err:
+            if not overrides:
+                raise
+            raise _too_large(claim, overrides, err) from None
+        plans.append(Plan(claim, params, chosen, tasks, out / ".cache" / claim.id / key))
     if subjects and not any(name in p.claim.subjects for p in plans for name in subjects):
         raise ParameterError(f"no selected claim has a subject named {', '.join(sorted(subjects))}")
     if not force:
         check_resources([(p.claim.id, len(p.tasks), _mean_cost(history, p.claim, profile)) for p in plans], out)
     return plans
+
+
+def _too_large(claim: Claim, overrides: dict[str, str], err: Exception) -> ParameterError:
+    """The usage error of --set values that the claim's rules let through but its plan cannot hold."""
+    given = ", ".join(f"{name}={value}" for name, value in overrides.items())
+    return ParameterError(f"{claim.id}: {given} cannot be planned: a quantity derived from them is out of range "
+                          f"({_one_line(err)}); choose smaller values")
 
 
 #: bytes that one task's measurements take, in memory while the run holds them and on the disk in the cache
@@ -393,7 +409,7 @@ def check_resources(plan: list[tuple[str, float, float]], out: Path) -> None:
 def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> float | None:
     """How many tasks ``params`` plan, found without building them when an integer parameter was set to
     more than twice its profile's value (``--set repetitions=1000000000``): the tasks are counted at the
-    profile's value and at twice it, and the count is extended linearly in each such parameter (exact
+    profile's value v and at v + max(v, 64), and the count is extended linearly in each such parameter (exact
     for repetitions and grids, which the task count grows with). None when no parameter was so raised
     (or the count cannot be found this way): the tasks are then built and counted."""
     def integer(value):
@@ -401,7 +417,7 @@ def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> floa
 
     base = claim.profile(profile)
     grown = {name: value for name, value in params.items()
-             if integer(value) and integer(base.get(name)) and value > 2 * base[name] > 0}
+             if integer(value) and integer(base.get(name)) and base[name] >= 0 and value > 2 * max(base[name], 1)}
     if not grown:
         return None
     start = {**params, **{name: base[name] for name in grown}}
@@ -409,8 +425,9 @@ def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> floa
         n0 = max(len(claim.tasks(start)), 1)
         estimate = float(n0)
         for name, value in grown.items():
-            n1 = len(claim.tasks({**start, name: 2 * base[name]}))
-            estimate *= max(1.0, (n0 + (n1 - n0) * (value - base[name]) / base[name]) / n0)
+            step = max(base[name], 64)  # wider than a batch of repetitions, so a batched count grows too
+            n1 = len(claim.tasks({**start, name: base[name] + step}))
+            estimate *= max(1.0, (n0 + (n1 - n0) * (value - base[name]) / step) / n0)
     except Exception:  # a claim whose tasks() needs the other parameters to agree: count by building them
         return None
     return estimate

@@ -113,15 +113,25 @@ class Integer(Rule):
         return f"integer in [{lo}, {hi}]"
 
 
+#: the largest magnitude a Number rule without a bound of its own accepts: products of three such
+#: values (B³, B²·d...) stay finite in floating point, where 1e308 overflows at once
+LARGEST = 1e100
+
+
 class Number(Rule):
-    """A finite number in an interval; ``open`` names the open ends ("low", "high", "both")."""
+    """A finite number in an interval; ``open`` names the open ends ("low", "high", "both"). A missing
+    end is ±:data:`LARGEST`, so that the quantities derived from the value stay finite."""
 
     def __init__(self, low: float | None = None, high: float | None = None, *, open: str = "") -> None:
         self.low, self.high, self.open = low, high, open
 
     def check(self, name, value, params):
-        return check_real(name, value, low=self.low, high=self.high,
-                          strict_low=self.open in ("low", "both"), strict_high=self.open in ("high", "both"))
+        value = check_real(name, value, low=self.low, high=self.high,
+                           strict_low=self.open in ("low", "both"), strict_high=self.open in ("high", "both"))
+        if abs(value) > LARGEST:
+            raise ParameterError(f"{name} must be at most {LARGEST:g} in magnitude (the quantities derived from it "
+                                 f"would overflow), got {value:g}")
+        return value
 
     def describe(self):
         left = "(" if self.open in ("low", "both") else "["
