@@ -30,8 +30,11 @@ EXIT_PIPE = 128 + 13
 EXIT_CODES = """exit status:
   0  every verdict is PASS
   1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong
-  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter), before any work
-  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong"""
+  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter, an --out that cannot be
+     written, a plan past the machine's memory, disk or time without --force), before any work; or a disk that
+     filled during the run (the message names what was not written)
+  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong
+  141  standard output was closed (| head), as a shell reports SIGPIPE"""
 
 CONFORM_EXIT_CODES = """exit status:
   0  every check that ran is PASS (checks your learner cannot take are listed as NOT RUN and not counted,
