@@ -94,10 +94,10 @@ class Theorem3(LowerBound):
 
     def check_params(self, p):
         support = p["c"] * p["k"]
+        if support > p["d"]:  # first: a c so large that c·k is infinite has no integer part
+            raise ParameterError(f"c·k = {support:g} must not exceed d = {p['d']}")
         if abs(support - round(support)) > 1e-9:
             raise ParameterError(f"c·k must be an integer (the number of non-zero weights), got {support:g}")
-        if round(support) > p["d"]:
-            raise ParameterError(f"c·k = {round(support)} must not exceed d = {p['d']}")
 
     def bound(self, p):
         return thm3_k_active_risk(p["c"], p["k"])

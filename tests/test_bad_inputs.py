@@ -5,6 +5,7 @@ run, compared byte for byte and by modification time)."""
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -58,6 +59,17 @@ CASES = [
     (["verify", T31, "--subject", "learner=numpy:array"], "does not follow BudgetedLearner"),
     (["verify", T31, "--subject", "nosuch=theorycheck.algorithms:AERR"], "no selected claim has a subject"),
     (["verify", T31, "--subject", "learner="], "malformed --subject"),
+    # resources, and parameters that overflow what is derived from them
+    (["verify", T31, "--set", "repetitions=1000000000"], "tasks: their measurements need about"),
+    (["verify", "cbss11.thm2", "--set", "repetitions=1000000000"], "and this machine has"),
+    (["verify", "cbss11.thm3", "--set", "c=1e308"], "c must be at most 1e+100 in magnitude"),
+    (["verify", "cbss11.thm3", "--set", "c=1e99"], "c·k = 5e+99 must not exceed d"),
+    (["verify", "cbss11.lemma9", "--set", "B=1e308"], "B must be at most 1e+100 in magnitude"),
+    (["verify", "hk12.lemma3.5", "--set", "B=-1e308"], "B must be > 0"),
+    (["verify", "ks15.fewer-attributes", "--set", "d=1000000000000000000000"], "cannot be planned"),
+    (["verify", T31, "--scheduler", "nonsense"], "is not the address of a Dask scheduler"),
+    (["verify", T31, "--scheduler", "http://host:8786"], "is not the address of a Dask scheduler"),
+    (["verify", T31, "--scheduler", "tcp://host:99999"], "is not the address of a Dask scheduler"),
 ]
 
 
@@ -121,6 +133,8 @@ def test_a_subject_module_that_cannot_load_is_one_line(capsys, tmp_path, monkeyp
     ({"jobs": 0}, "--jobs must be a positive number or -1"),
     ({"out": 3.5}, "out must be a folder path"),
     ({"out": "FILE"}, "is not a folder"),
+    ({"out": "DANGLING"}, "is a symbolic link to"),
+    ({"out": "RESULTS-A-FILE"}, "results is a file where a folder is expected"),
 ])
 def test_the_python_api_rejects_bad_arguments_with_one_sentence(tmp_path, kwargs, message):
     import theorycheck
@@ -129,6 +143,10 @@ def test_the_python_api_rejects_bad_arguments_with_one_sentence(tmp_path, kwargs
     if kwargs.get("out") == "FILE":
         (tmp_path / "a-file").write_text("x", encoding="utf-8")
         kwargs = {"out": tmp_path / "a-file"}
+    elif kwargs.get("out") == "DANGLING":
+        kwargs = {"out": _dangling(tmp_path)}
+    elif kwargs.get("out") == "RESULTS-A-FILE":
+        kwargs = {"out": _inside("file", "results")(tmp_path)}
     with pytest.raises(ParameterError, match=message) as caught:
         theorycheck.verify(**{"ids": "cbss11.lemma7", **kwargs})
     assert len(str(caught.value).splitlines()) == 1
@@ -187,3 +205,206 @@ def test_a_damaged_stored_file_never_ends_in_a_traceback(earlier_run, tmp_path, 
         assert all(line.startswith("theorycheck: ") for line in err.splitlines()), err
         if status == 2:
             assert argv == ["report"] and what.startswith("summary:") and len(err.splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ the environment, checked up front
+def _long_name(tmp_path):
+    return tmp_path / ("a" * 300)
+
+
+def _past_path_max(tmp_path):
+    return tmp_path.joinpath(*["b" * 200] * 25)
+
+
+def _dangling(tmp_path):
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    return tmp_path / "link"
+
+
+def _dangling_on_the_way(tmp_path):
+    return _dangling(tmp_path) / "sub"
+
+
+def _file_on_the_way(tmp_path):
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    return tmp_path / "a-file" / "sub"
+
+
+def _inside(kind, name):
+    def setup(tmp_path):
+        out = tmp_path / "out"
+        (out / name).parent.mkdir(parents=True)
+        if kind == "file":
+            (out / name).write_text("x", encoding="utf-8")
+        else:
+            (out / name).mkdir()
+        return out
+    return setup
+
+
+#: (case, setup, message, the commands that refuse it: report writes no cache, and knows no claim before it reads)
+ENVIRONMENT = [
+    ("a name past NAME_MAX", _long_name, "(NAME_MAX)", "verify report"),
+    ("a path past PATH_MAX", _past_path_max, "(PATH_MAX)", "verify report"),
+    ("a dangling link", _dangling, "is a symbolic link to", "verify report"),
+    ("a dangling link on the way", _dangling_on_the_way, "is a symbolic link to", "verify report"),
+    ("a file on the way", _file_on_the_way, "is not a folder", "verify report"),
+    ("out/results a file", _inside("file", "results"), "results is a file where a folder is expected", "verify report"),
+    ("out/.cache a file", _inside("file", ".cache"), ".cache is a file where a folder is expected", "verify"),
+    ("out/tables a file", _inside("file", "tables"), "tables is a file where a folder is expected", "verify"),
+    ("out/summary.json a folder", _inside("folder", "summary.json"), "summary.json is a folder where a file",
+     "verify report"),
+    ("out/index.html a folder", _inside("folder", "index.html"), "index.html is a folder where a file",
+     "verify report"),
+    ("the claim's result a folder", _inside("folder", "results/cbss11.lemma7.json"), "is a folder where a file",
+     "verify"),
+    ("the claim's page a folder", _inside("folder", "cbss11.lemma7.html"), "is a folder where a file", "verify"),
+]
+ENVIRONMENT_CASES = [(command, *case[1:3]) for case in ENVIRONMENT for command in case[3].split()]
+ENVIRONMENT_IDS = [f"{command} {case[0]}" for case in ENVIRONMENT for command in case[3].split()]
+
+
+def _files(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) if folder.exists() else []
+
+
+@pytest.mark.parametrize(("command", "setup", "message"), ENVIRONMENT_CASES, ids=ENVIRONMENT_IDS)
+def test_an_output_folder_the_run_cannot_use_is_one_line_before_any_work(tmp_path, capsys, command, setup, message):
+    out = setup(tmp_path)
+    before = _files(tmp_path)
+    argv = ["verify", "cbss11.lemma7", "--quiet"] if command == "verify" else ["report"]
+    status = main([*argv, "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "", err
+    assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, err
+    assert _files(tmp_path) == before  # nothing created, no probe left behind
+
+
+@pytest.mark.parametrize(("fault", "message"), [
+    ("fsync", "No space left on device"),  # a full disk, found when the probe is flushed
+    ("mkstemp", "Read-only file system"),  # a read-only one, found when the probe is created
+])
+@pytest.mark.parametrize("command", ["verify", "report", "calibrate"])
+def test_an_output_folder_the_disk_refuses_is_one_line_before_any_work(earlier_run, tmp_path, capsys, monkeypatch,
+                                                                       fault, message, command):
+    import errno
+    import os
+    import shutil
+    import tempfile
+
+    from theorycheck.calibrate import main as calibrate
+
+    folder = tmp_path / "run"
+    shutil.copytree(earlier_run, folder)
+    before = _state(folder)
+    code = errno.ENOSPC if fault == "fsync" else errno.EROFS
+
+    def refuse(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os if fault == "fsync" else tempfile, fault, refuse)
+    argv = {"verify": ["verify", "cbss11.lemma7", "--quiet"], "report": ["report"], "calibrate": ["cbss11.lemma7"]}
+    status = (calibrate if command == "calibrate" else main)([*argv[command], "--out", str(folder)])
+    monkeypatch.undo()
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "", err
+    assert message in err and "cannot be written" in err and len(err.strip().splitlines()) == 1, err
+    assert _state(folder) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_an_output_folder_without_write_permission_is_one_line(tmp_path, capsys):
+    out = tmp_path / "locked"
+    out.mkdir(mode=0o500)
+    try:
+        status = main(["verify", "cbss11.lemma7", "--quiet", "--out", str(out / "sub")])
+    finally:
+        out.chmod(0o700)
+    _, err = capsys.readouterr()
+    assert status == 2 and "Permission denied" in err and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ standard output that cannot take the output
+def _theorycheck(*argv, stdout, env=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "theorycheck", *argv], stdout=stdout, stderr=subprocess.PIPE,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_stdout_is_one_line_and_a_non_zero_exit():
+    with open("/dev/full", "w") as full:
+        done = _theorycheck("list", stdout=full)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "cannot write to standard output: No space left on device" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [["list"], ["list", "--json"], ["errata"]])
+def test_a_closed_stdout_ends_quietly_as_sigpipe_would(argv):
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written, as `| head -c1` leaves it
+    try:
+        done = _theorycheck(*argv, stdout=write)
+    finally:
+        os.close(write)
+    assert done.returncode == 141 and done.stderr == b"", done.stderr.decode()
+
+
+def test_a_terminal_that_cannot_encode_the_output_gets_ascii_spellings(tmp_path):
+    import subprocess
+
+    for argv in (["list"], ["show", "cbss11.lemma7"], ["errata"]):
+        done = _theorycheck(*argv, stdout=subprocess.PIPE, env={"PYTHONIOENCODING": "ascii"})
+        assert done.returncode == 0 and done.stderr == b"", done.stderr.decode()
+        text = done.stdout.decode("ascii")  # nothing but ASCII, and the common symbols spelt, not escaped
+        assert not [ch for ch in "·…≤≥δε—−→‖" if ch.encode("ascii", "backslashreplace").decode() in text], text
+    assert "δ ≤ 1 · é, ‖w‖₂".encode("ascii", "theorycheck-ascii") == b"delta <= 1 . e, ||w||2"
+
+
+# ------------------------------------------------------------------ resource guards
+def test_the_resource_guards_name_the_estimate_and_the_limit(tmp_path):
+    from theorycheck.runner import MAX_RUN_SECONDS, check_resources
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match=r"need about .* of memory and this machine has .* available"):
+        check_resources([("a.claim", 1e15, 0.0)], tmp_path)
+    cores = os.cpu_count() or 1
+    slow = MAX_RUN_SECONDS * cores * 2 / 1000  # seconds per task: 1000 tasks take twice the limit
+    with pytest.raises(ParameterError, match=r"1,000 tasks .* about 14 days on the .* past the limit of 7 days"):
+        check_resources([("a.claim", 1000, slow), ("b.claim", 0, 1.0)], tmp_path)
+    check_resources([("a.claim", 1000, slow / 4)], tmp_path)  # half the limit: accepted
+
+
+def test_force_runs_a_plan_the_guards_refuse(tmp_path, capsys, monkeypatch):
+    import theorycheck.runner as runner
+
+    monkeypatch.setattr(runner, "MAX_RUN_SECONDS", 1e-9)
+    argv = ["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "past the limit of" in err and "--force" in err and len(err.strip().splitlines()) == 1, err
+    assert not tmp_path.joinpath("results").exists()
+    assert main([*argv, "--force"]) == 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--jobs", "0"], "--jobs must be a positive number or -1"),
+    (["--jobs", "100000"], "exceeds the"),
+    (["--out", "FILE"], "is not a folder"),
+    (["--out", "FILE/sub"], "is not a folder"),
+    (["--seeds", "0"], "--seeds must be at least 1"),
+    (["no.such"], "no claim matches"),
+])
+def test_calibrate_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
+    from theorycheck.calibrate import main as calibrate
+
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    argv = [arg.replace("FILE", str(tmp_path / "a-file")) for arg in argv]
+    out = [] if "--out" in argv else ["--out", str(tmp_path / "sweep")]
+    status = calibrate([*argv, *out, *([] if argv[0] == "no.such" else ["cbss11.lemma7"])])
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]

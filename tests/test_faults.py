@@ -139,3 +139,76 @@ def test_sigkill_during_a_task(tmp_path, reference):
         assert (out / "index.html").exists()
     _check_recovery(out, reference)
 
+
+
+# ---------------------------------------------------------------------- a disk that fills during a run
+@pytest.mark.parametrize(("target", "nth"), [
+    ("*/.cache/cbss11.lemma8/*/.task-0.json.*", 1),  # the first task of the second claim
+    ("*/results/.cbss11.lemma8.json.*", 1),  # its result
+    ("*/.summary.json.*", 1),  # the summary written as the run goes, after the first claim
+    ("*/.index.html.*", 1),  # the index rendered as the run goes
+    ("*/.index.html.*", 2),  # the index rendered at the end, every result stored
+])
+def test_a_disk_that_fills_during_a_run_leaves_the_last_report_and_says_what_was_not_written(
+        tmp_path, capsys, monkeypatch, target, nth):
+    import errno
+    import fnmatch
+    import os
+
+    from theorycheck.cli import main
+    from theorycheck.stored import read_result, read_summary
+
+    out = tmp_path / "out"
+    argv = ["verify", "cbss11.lemma7", "cbss11.lemma8", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    report = {p.name: p.read_bytes() for p in out.glob("*.html")}
+    real_fsync = os.fsync
+
+    seen = []
+
+    def full(fd):  # the disk is full when the nth such file's bytes reach it: the real writer fails as it would
+        if fnmatch.fnmatch(os.readlink(f"/proc/self/fd/{fd}"), target):
+            seen.append(fd)
+            if len(seen) == nth:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full)
+    status = main([*argv, "--seed", "1"])
+    monkeypatch.undo()
+    _, err = capsys.readouterr()
+    assert status == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    refused = target.split("/")[-1].lstrip(".").removesuffix(".*")
+    assert f"cannot write {out}" in err and refused in err and "No space left on device" in err, err
+    if nth == 2:
+        assert "the results of the run are stored" in err and "its report was not rendered" in err, err
+    else:
+        assert "the run stopped" in err and "cbss11.lemma8 were not" in err and "report in" in err, err
+    assert not list(out.rglob("*.tmp")), "a failed write left its temporary file"
+    for name, before in report.items():  # each page is the earlier run's or this run's, whole
+        page = (out / name).read_bytes()
+        assert page == before or page.rstrip().endswith(b"</html>"), name
+    assert read_summary(out / "summary.json") is not None
+    assert all(read_result(p) is not None for p in (out / "results").glob("*.json"))
+    assert main([*argv, "--seed", "1"]) == 0  # with room again, the run finishes
+
+
+# ---------------------------------------------------------------------- subjects that kill their worker
+def test_a_subject_that_kills_its_worker_is_subject_error_and_the_other_claims_finish(tmp_path, capsys):
+    from theorycheck.cli import main
+
+    out = tmp_path / "out"
+    status = main(["verify", "cbss11.thm2", "cbss11.thm3", "cbss11.lemma7", "--subject",
+                   "instance=tests.dying_subjects:dying_instance", "--jobs", "2", "--quiet", "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert status == 1, err
+    verdicts = {line.split()[1]: line.split()[0] for line in printed.splitlines() if line.startswith(("PASS", "SUB"))}
+    assert verdicts == {"cbss11.thm2": "SUBJECT-ERROR", "cbss11.thm3": "SUBJECT-ERROR", "cbss11.lemma7": "PASS"}
+    assert "Traceback" not in err and "Fatal Python error" not in err
+    assert all(line.startswith("theorycheck: ") for line in err.splitlines()), err
+    thm2 = json.loads((out / "results" / "cbss11.thm2.json").read_text())["decision"]
+    thm3 = json.loads((out / "results" / "cbss11.thm3.json").read_text())["decision"]
+    assert "subject instance (tests.dying_subjects.dying_instance) killed the worker" in thm2
+    assert "signal SIGSEGV" in thm2 and "dying_subjects.py" in thm2  # the stack the fatal signal reported
+    assert "exit status 3" in thm3

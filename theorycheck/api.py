@@ -60,13 +60,14 @@ class Result:
 
 def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjects: dict[str, Any] | None = None,
            params: dict[str, Any] | None = None, seed: int = 0, out: str | Path | None = None,
-           jobs: int = 1) -> list[Result]:
+           jobs: int = 1, force: bool = False) -> list[Result]:
     """Run the claims ``ids`` (ids or shell globs; all when None) and return their results.
 
     ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``), ``params``
     overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder, HTML pages included (a temporary one
-    otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects
-    raise :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
+    otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects, and a
+    plan that needs more tasks, memory, disk or time than the machine holds (unless ``force``), raise
+    :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
     are found once the module that declares them is imported (or named by an installed package's
     ``theorycheck.claims`` entry point)."""
     from .claims import PROFILES, select
@@ -82,19 +83,21 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
             raise ParameterError(f"{name} must be a dict keyed by name; got {value!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
+    if not isinstance(force, bool):
+        raise ParameterError(f"force must be true or false; got {force!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int):
         raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
     check_jobs(jobs)
+    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
     if out is not None:
         if not isinstance(out, str | Path):
             raise ParameterError(f"out must be a folder path; got {out!r}")
-        output_folder(str(out))
-    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
+        output_folder(out, select(patterns), option="out")
     overrides = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v) for k, v in (params or {}).items()}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(out) if out is not None else Path(tmp)
         records = run_claims(select(patterns), profile=profile, seed=seed, overrides=overrides, subjects=subjects,
-                             jobs=jobs, out=folder, progress=False)
+                             jobs=jobs, out=folder, progress=False, force=force)
         if out is not None:  # a kept folder gets its report, as `theorycheck verify --out` writes it
             from .report import render
 

@@ -22,9 +22,10 @@ from pathlib import Path
 from scipy.stats import binom
 
 from .claims import select
+from .cli import _check_jobs as check_jobs
 from .runner import run_claims
 from .stats import union_delta
-from .validation import ParameterError
+from .validation import ParameterError, check_output_folder
 
 
 def sweep(ids, seeds: range, *, jobs: int, out: Path) -> tuple[list[dict], float]:
@@ -55,9 +56,11 @@ def main(argv=None) -> int:
     try:
         if args.seeds < 1 or args.first < 0:
             raise ParameterError("--seeds must be at least 1 and --first non-negative")
+        check_jobs(args.jobs)
+        check_output_folder(args.out, folders=[f"seed-{seed}" for seed in range(args.first, args.first + args.seeds)])
         rows, fw = sweep(args.ids, range(args.first, args.first + args.seeds), jobs=args.jobs, out=Path(args.out))
     except ParameterError as err:
-        print(f"theorycheck calibrate: {err}", file=sys.stderr)
+        print(f"theorycheck calibrate: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 2
     fails = sorted({r["seed"] for r in rows if r["verdict"] in ("FAIL", "ERROR")})
     n = args.seeds

@@ -10,7 +10,7 @@ message on stderr. The other commands exit 0, or 2 on bad usage.
 from __future__ import annotations
 
 import argparse
-import errno
+import codecs
 import importlib
 import json
 import os
@@ -18,17 +18,23 @@ import re
 import sys
 import tempfile
 import textwrap
+import unicodedata
 from pathlib import Path
 
 from .validation import ParameterError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
+#: the status of a run whose standard output was closed (``| head``), as a shell reports SIGPIPE
+EXIT_PIPE = 128 + 13
 
 EXIT_CODES = """exit status:
   0  every verdict is PASS
   1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong
-  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter), before any work
-  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong"""
+  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter, an --out that cannot be
+     written, a plan past the machine's memory, disk or time without --force), before any work; or a disk that
+     filled during the run (the message names what was not written)
+  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong
+  141  standard output was closed (| head), as a shell reports SIGPIPE"""
 
 CONFORM_EXIT_CODES = """exit status:
   0  every check that ran is PASS (checks your learner cannot take are listed as NOT RUN and not counted,
@@ -105,20 +111,19 @@ def _measure_scaling(out: Path, profile: str, *, quiet: bool) -> None:
     write_json(out / "scaling.json", data)
 
 
-def _output_folder(text: str) -> Path:
-    """The ``--out`` folder, checked before any work: a non-empty path that is a folder (or can be
-    created as one) and that we may write into."""
-    if not text.strip():
-        raise ParameterError("--out must name a folder, got an empty path")
-    out = Path(text)
-    if out.exists() and not out.is_dir():
-        raise ParameterError(f"--out {text!r} is not a folder (a file of that name exists)")
-    existing = next((parent for parent in (out, *out.parents) if parent.exists()), Path("."))
-    try:  # the one honest test of "can be written": make (and remove) a folder there
-        os.rmdir(tempfile.mkdtemp(prefix=".theorycheck-probe-", dir=existing))
-    except OSError as err:
-        raise ParameterError(f"--out {text!r} cannot be written: {err.strerror} in {existing}") from None
-    return out
+def _output_folder(text, claims=(), *, power: bool = False, option: str = "--out", files=()) -> Path:
+    """The output folder of a run of ``claims``, checked before any work (see
+    :func:`theorycheck.validation.check_output_folder`): the files the run writes are not folders, and
+    the folders it writes into are not files."""
+    from .validation import check_output_folder
+
+    files = ["summary.json", "index.html", "errata.html", "scaling.json", *files]
+    folders = ["results", "tables", ".cache", *([".power"] if power else [])]
+    for claim in claims:
+        files += [f"results/{claim.id}.json", f"tables/{claim.id}.csv", f"tables/{claim.id}.summary.csv",
+                  f"{claim.id}.html"]
+        folders.append(f".cache/{claim.id}")
+    return check_output_folder(text, option=option, files=files, folders=folders)
 
 
 def _load_subject(spec: str):
@@ -249,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print summary.json to stdout instead of the summary")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reusing stored tasks")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="run a plan that the resource guards refuse (more tasks, memory, disk or time than this "
+                        "machine holds, as estimated before any work)")
     p.add_argument("--power", action="store_true",
                    help="also run each claim once per planted defect it declares (same profile and seed) and "
                         "show on its page what each defect's verdict was on this code version")
@@ -413,33 +421,64 @@ def _check_jobs(jobs: int) -> None:
                              "(or -1 for all of them)")
 
 
+#: the address schemes of a Dask scheduler (distributed's comm backends)
+_SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def _check_scheduler(address: str) -> None:
+    """``--scheduler`` before any work: Dask installed, and an address SCHEME://HOST:PORT (or HOST:PORT)."""
+    from importlib.util import find_spec
+
+    scheme, sep, rest = address.strip().partition("://")
+    if not sep:
+        scheme, rest = "tcp", address.strip()
+    host, colon, port = rest.rpartition(":")
+    if (scheme not in _SCHEDULER_SCHEMES or not colon or not re.fullmatch(r"[\w.-]+|\[[0-9a-fA-F:.]+\]", host)
+            or not port.isdigit() or not 0 < int(port) < 65536):
+        raise ParameterError(f"--scheduler {address!r} is not the address of a Dask scheduler: expected "
+                             f"SCHEME://HOST:PORT with SCHEME one of {', '.join(_SCHEDULER_SCHEMES)} "
+                             "(e.g. tcp://10.0.0.5:8786)")
+    if find_spec("distributed") is None:
+        raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'")
+
+
 def _cmd_verify(args) -> int:
     from . import report
     from .claims import select
-    from .runner import headline, run_claims
+    from .runner import STORAGE_ERRNOS, NotWritten, headline, run_claims
 
     _check_jobs(args.jobs)
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.scheduler is not None and args.jobs != 1:
         raise ParameterError("--jobs and --scheduler exclude each other: the cluster's workers run the tasks")
-    _output_folder(args.out)
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
+    _output_folder(args.out, claims, power=args.power)
     planted = _planted_defects(claims) if args.power else []
     as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
-        scheduler=args.scheduler, on_finish=as_it_goes,
+        scheduler=args.scheduler, on_finish=as_it_goes, force=args.force,
     )
     if planted:
         _run_defects(planted, records, args, overrides)
     if args.scaling if args.scaling is not None else args.profile != "quick":
         _measure_scaling(Path(args.out), args.profile, quiet=args.quiet)
     fresh = None if planted else {r["id"] for r in records} - as_it_goes.rendered  # --power adds to the pages
-    index = report.render(args.out, all_pages=False, pages=fresh)
+    try:
+        index = report.render(args.out, all_pages=False, pages=fresh)
+    except OSError as err:
+        if err.errno not in STORAGE_ERRNOS:
+            raise
+        raise NotWritten(err.errno, f"cannot write {err.filename}: {err.strerror}; the results of the run are "
+                                    f"stored in {args.out}/results, but its report was not rendered: the index is "
+                                    f"the last complete one (`theorycheck report --out {args.out}` renders it once "
+                                    "there is room)") from err
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -499,7 +538,8 @@ def _run_defects(planted, records, args, overrides) -> None:
         folder = out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
         [record] = run_claims([claim], profile=args.profile, seed=args.seed,
                               overrides={**overrides, **defect.overrides}, subjects=subjects, jobs=args.jobs,
-                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler)
+                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler,
+                              force=args.force)
         runs.setdefault(claim.id, []).append({
             "name": defect.name, "verdict": record["verdict"],
             "headline": headline(record.get("decision"), record["verdict"]), "declared_caught": defect.caught,
@@ -529,7 +569,7 @@ class _ReportAsItGoes:
         import time
 
         from . import report
-        from .runner import environment, write_summary
+        from .runner import STORAGE_ERRNOS, environment, write_summary
 
         if time.monotonic() - self.last < self.interval:
             return
@@ -540,6 +580,8 @@ class _ReportAsItGoes:
                           unfinished=self.selected - len(records))
             report.render(self.out, all_pages=False, pages=new)
         except Exception as err:  # the run goes on; the report at its end renders (or fails) as always
+            if isinstance(err, OSError) and err.errno in STORAGE_ERRNOS:
+                raise  # the disk is full or read-only: the run stops, saying what it stored
             print(f"theorycheck: warning: the report could not be rendered during the run ({type(err).__name__}: "
                   f"{err}); it is rendered at the end", file=sys.stderr)
             self.interval = float("inf")
@@ -639,7 +681,9 @@ def _cmd_clean(args) -> int:
 
 def _cmd_report(args) -> int:
     from . import report
+    from .validation import check_output_folder
 
+    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results",))
     print(report.render(args.out))
     return EXIT_OK
 
@@ -733,7 +777,7 @@ def _cmd_conform(args) -> int:
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     _check_jobs(args.jobs)
-    _output_folder(args.out)
+    _output_folder(args.out, files=[f"conform-{args.algorithm}.json", f"conform-{args.algorithm}.html"])
     result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
                      out=Path(args.out), jobs=args.jobs, progress=not args.quiet, require=require)
     # from here on the work is done: nothing below may end in a usage error
@@ -828,10 +872,32 @@ def _cmd_new(args) -> int:
     return EXIT_OK
 
 
+#: ASCII for the characters the output uses most, on a terminal whose encoding lacks them
+_ASCII = {"·": ".", "…": "...", "—": "-", "–": "-", "−": "-", "≤": "<=", "≥": ">=", "≈": "~", "≠": "!=", "→": "->",
+          "←": "<-", "×": "x", "±": "+/-", "√": "sqrt", "‖": "||", "∞": "inf", "∈": "in", "δ": "delta", "ε": "eps",
+          "α": "alpha", "η": "eta", "λ": "lambda", "σ": "sigma", "ρ": "rho", "θ": "theta", "’": "'", "“": '"',
+          "”": '"', "ℝ": "R", "²": "^2", "⁻": "^-", "¹": "^1", "§": "S"}
+
+
+def _ascii_fallback(err: UnicodeError):
+    """The codec error handler of stdout and stderr: an ASCII spelling of what cannot be encoded (the
+    table above, else the letter without its accent, else a backslash escape), never a crash."""
+    def spell(ch):
+        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+        return _ASCII.get(ch) or plain or ch.encode("ascii", "backslashreplace").decode()
+
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    return "".join(spell(ch) for ch in err.object[err.start:err.end]), err.end
+
+
+codecs.register_error("theorycheck-ascii", _ascii_fallback)
+
+
 def main(argv: list[str] | None = None) -> int:
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets \xb7, not a crash
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets '.' or 'delta'
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="theorycheck-ascii")
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
@@ -845,17 +911,23 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly, as a process that SIGPIPE ends
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        return EXIT_PIPE
     except OSError as err:  # the disk (or what stdout goes to) is full or read-only: say where, in one line
-        if err.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+        from .runner import STORAGE_ERRNOS, NotWritten
+
+        if err.errno not in STORAGE_ERRNOS:
             raise
-        where = err.filename or "standard output"
-        if err.filename is None:  # nothing more can be written to stdout, including at exit
+        if isinstance(err, NotWritten):
+            message = str(err)
+        elif err.filename is None:  # nothing more can be written to stdout, including at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print(f"theorycheck: error: cannot write {where}: {err.strerror}; files written before it are complete "
-              "(every file is replaced atomically), the rest were not written", file=sys.stderr)
+            message = f"cannot write to standard output: {err.strerror}"
+        else:
+            message = (f"cannot write {err.filename}: {err.strerror}; the files written before it are complete "
+                       "(each is replaced atomically), the rest were not written")
+        print(f"theorycheck: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("theorycheck: interrupted; finished tasks are stored and the next run resumes", file=sys.stderr)

@@ -19,6 +19,7 @@ temporary name in the same folder and renamed into place.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import inspect
@@ -54,20 +55,38 @@ _LIBRARIES = ("numpy", "scipy", "numba", "pandas", "scikit-learn", "matplotlib",
 
 
 # ---------------------------------------------------------------------- atomic files
+#: the errors of a write that the disk refuses: full, over quota, read-only, file too large
+STORAGE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
+
+
+class NotWritten(OSError):
+    """A write under the output folder was refused by the disk (:data:`STORAGE_ERRNOS`) during a
+    run; its text says in one line which file, what the run had stored before it and what not."""
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP, dir=path.parent)
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half. A
+    write that the disk refuses (:data:`STORAGE_ERRNOS`) raises OSError naming ``path``."""
+    path = Path(path)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "wb" if isinstance(data, bytes) else "w"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP, dir=path.parent)
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.errno in STORAGE_ERRNOS:
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise
 
 
@@ -336,8 +355,10 @@ def plan_claims(
     overrides: dict[str, str],
     subjects: dict[str, Any] | None,
     out: Path,
+    force: bool = False,
 ) -> list[Plan]:
-    """Resolve parameters and subjects; raise ParameterError before anything runs."""
+    """Resolve parameters and subjects, and check that the plan fits the machine (:func:`check_resources`,
+    unless ``force``); raise ParameterError before anything runs."""
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
     known = set().union(*(c.profile(profile) for c in claims)) if claims else set()
@@ -348,18 +369,135 @@ def plan_claims(
             f"known: {', '.join(sorted(known))}"
         )
     plans = []
+    history = _read_timings(out)
     for claim in claims:
-        params = claim.params_for(profile, overrides)
+        try:
+            params = claim.params_for(profile, overrides)
+        except (OverflowError, MemoryError) as err:  # a value whose derived quantities leave the floats
+            raise _too_large(claim, overrides, err) from None
         chosen = dict(claim.subjects)
         for name, obj in (subjects or {}).items():
             if name in chosen:
                 check_subject(claim.id, name, obj, claim.protocols.get(name))
                 chosen[name] = obj
+        estimate = _estimated_tasks(claim, profile, params)
+        if estimate is not None and not force:  # a plan grown by --set: refused before its tasks are built
+            check_resources([(claim.id, estimate, _mean_cost(history, claim, profile))], out)
         key = cache_key(claim, params, seed, chosen)
-        plans.append(Plan(claim, params, chosen, claim.tasks(params), out / ".cache" / claim.id / key))
+        try:
+            tasks = claim.tasks(params)
+        except (OverflowError, MemoryError, ValueError) as err:
+            if not overrides:
+                raise
+            raise _too_large(claim, overrides, err) from None
+        plans.append(Plan(claim, params, chosen, tasks, out / ".cache" / claim.id / key))
     if subjects and not any(name in p.claim.subjects for p in plans for name in subjects):
         raise ParameterError(f"no selected claim has a subject named {', '.join(sorted(subjects))}")
+    if not force:
+        check_resources([(p.claim.id, len(p.tasks), _mean_cost(history, p.claim, profile)) for p in plans], out)
     return plans
+
+
+def _too_large(claim: Claim, overrides: dict[str, str], err: Exception) -> ParameterError:
+    """The usage error of --set values that the claim's rules let through but its plan cannot hold."""
+    given = ", ".join(f"{name}={value}" for name, value in overrides.items())
+    return ParameterError(f"{claim.id}: {given} cannot be planned: a quantity derived from them is out of range "
+                          f"({_one_line(err)}); choose smaller values")
+
+
+#: bytes that one task's measurements take, in memory while the run holds them and on the disk in the cache
+#: (about 5 kB of JSON per task on the quick profile, doubled)
+TASK_BYTES = 10_000
+#: the longest run the guards let start without --force, in seconds of all the machine's cores
+MAX_RUN_SECONDS = 7 * 86400
+
+
+def check_resources(plan: list[tuple[str, float, float]], out: Path) -> None:
+    """Refuse (ParameterError) a plan, given as (claim id, number of tasks, CPU seconds per task), whose
+    measurements would not fit in the memory available or on the disk of ``out``, or whose CPU time
+    spread over every core would pass :data:`MAX_RUN_SECONDS`; each message names the estimate and the
+    limit. ``--force`` (``force=True``) skips it."""
+    tasks = sum(n for _, n, _ in plan)
+    seconds = sum(n * cost for _, n, cost in plan)
+    biggest = max(plan, key=lambda item: item[1] * max(item[2], 1e-9), default=("", 0, 0.0))[0]
+    what = f"the plan has {tasks:,.0f} tasks" + (f" (most of them {biggest}'s)" if len(plan) > 1 else "")
+    memory, disk = _available_memory(), _free_disk(out)
+    if memory is not None and tasks * TASK_BYTES > memory:
+        raise ParameterError(f"{what}: their measurements need about {_size(tasks * TASK_BYTES)} of memory and this "
+                             f"machine has {_size(memory)} available; lower the parameters, or pass --force")
+    if disk is not None and tasks * TASK_BYTES > disk:
+        raise ParameterError(f"{what}: their cache needs about {_size(tasks * TASK_BYTES)} and {out} has "
+                             f"{_size(disk)} free; lower the parameters, or pass --force")
+    cores = os.cpu_count() or 1
+    if seconds / cores > MAX_RUN_SECONDS:
+        raise ParameterError(f"{what}: about {seconds / cores / 86400:,.0f} days on the {cores} cores (from their "
+                             f"measured cost per task), past the limit of {MAX_RUN_SECONDS // 86400} days; lower the "
+                             "parameters, or pass --force")
+
+
+def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> float | None:
+    """How many tasks ``params`` plan, found without building them when an integer parameter was set to
+    more than twice its profile's value (``--set repetitions=1000000000``): the tasks are counted at the
+    profile's value v and at v + max(v, 64), and the count is extended linearly in each such parameter (exact
+    for repetitions and grids, which the task count grows with). None when no parameter was so raised
+    (or the count cannot be found this way): the tasks are then built and counted."""
+    def integer(value):
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    base = claim.profile(profile)
+    grown = {name: value for name, value in params.items()
+             if integer(value) and integer(base.get(name)) and base[name] >= 0 and value > 2 * max(base[name], 1)}
+    if not grown:
+        return None
+    start = {**params, **{name: base[name] for name in grown}}
+    try:
+        n0 = max(len(claim.tasks(start)), 1)
+        estimate = float(n0)
+        for name, value in grown.items():
+            step = max(base[name], 64)  # wider than a batch of repetitions, so a batched count grows too
+            n1 = len(claim.tasks({**start, name: base[name] + step}))
+            estimate *= max(1.0, (n0 + (n1 - n0) * (value - base[name]) / step) / n0)
+    except Exception:  # a claim whose tasks() needs the other parameters to agree: count by building them
+        return None
+    return estimate
+
+
+def _mean_cost(history, claim: Claim, profile: str) -> float:
+    """CPU seconds per task of ``claim``: measured in an earlier run in this folder, else shipped, else 1."""
+    times = history.get(f"{claim.id}|{profile}")
+    if times:
+        return float(np.mean(times))
+    if profile == "paper" and "paper" not in claim.profiles:
+        profile = "full"
+    return _shipped_costs().get(f"{claim.id}|{profile}", 1.0)
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+
+def _free_disk(out: Path) -> int | None:
+    existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    try:
+        stat = os.statvfs(existing)
+    except (OSError, AttributeError):
+        return None
+    return stat.f_bavail * stat.f_frsize
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return ""
 
 
 def run_claims(
@@ -375,6 +513,7 @@ def run_claims(
     progress: bool = True,
     scheduler: str | None = None,
     on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
 
@@ -384,12 +523,15 @@ def run_claims(
     file. The workers must be able to import theorycheck and any replaced subject.
 
     ``on_finish``, if given, is called with the records finished so far (in the claims' order)
-    each time a claim is decided before the end of the run, e.g. to render its page at once."""
+    each time a claim is decided before the end of the run, e.g. to render its page at once.
+
+    ``force`` runs a plan that :func:`check_resources` refuses (more tasks, memory, disk or time than
+    the machine holds)."""
     out = Path(out)
     if out.exists():
         remove_orphans(out)
     plans = plan_claims(
-        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out
+        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out, force=force
     )
     stored: dict[tuple[int, int], dict] = {}
     client = None
@@ -425,32 +567,54 @@ def run_claims(
         if on_finish is not None and not final:
             on_finish([finished[j] for j in sorted(finished)])
 
-    wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
     try:
-        # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
-        # the ones it has: run in rounds until no claim asks for more
-        while wanted:
-            pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
-            ran |= set(pending)
-            for i in sorted({i for i, _ in wanted}):
-                finish(i)
-            if pending and client is None and scheduler is not None:
-                client = _dask_client(scheduler)
-            _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
-            wanted = _extensions(plans, stored, errors)
-    finally:
-        bar.close()
-        if client is not None:
-            client.close()
-    wall = time.perf_counter() - start
-    _write_timings(out, history, plans, stored, profile)
-    for plan in plans:
-        prune_cache(plan.cache_dir)
-    for i in range(len(plans)):
-        finish(i, final=True)
-    records = [finished[i] for i in range(len(plans))]
-    write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
-    return records
+        wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
+        try:
+            # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
+            # the ones it has: run in rounds until no claim asks for more
+            while wanted:
+                pending = [key for key in wanted if not _from_cache(plans, key, stored, use_cache)]
+                ran |= set(pending)
+                for i in sorted({i for i, _ in wanted}):
+                    finish(i)
+                if pending and client is None and scheduler is not None:
+                    client = _dask_client(scheduler)
+                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
+                wanted = _extensions(plans, stored, errors)
+        finally:
+            bar.close()
+            if client is not None:
+                client.close()
+        wall = time.perf_counter() - start
+        _write_timings(out, history, plans, stored, profile)
+        for plan in plans:
+            prune_cache(plan.cache_dir)
+        for i in range(len(plans)):
+            finish(i, final=True)
+        records = [finished[i] for i in range(len(plans))]
+        write_summary(out, records, profile=profile, seed=seed, env=env, wall_seconds=wall)
+        return records
+    except OSError as err:  # the disk is full or read-only: say what was stored before it, and what was not
+        if err.errno not in STORAGE_ERRNOS:
+            raise
+        raise NotWritten(err.errno, _not_written(err, out, plans, finished)) from err
+
+
+def _not_written(err: OSError, out: Path, plans: list[Plan], finished: dict[int, dict]) -> str:
+    """One line: the file the disk refused, the claims whose results this run stored before it and
+    those it did not, and that the report is still the last complete one."""
+    def ids(indices):
+        names = [plans[i].claim.id for i in indices]
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    missing = [i for i in range(len(plans)) if i not in finished]
+    stored = (f"the results of {ids(sorted(finished))} were stored before it" if finished
+              else "no result was stored")
+    lost = f"those of {ids(missing)} were not" if missing else "the summary was not"
+    report = (f"the report in {out} is whole and shows what was finished before it" if (out / "index.html").exists()
+              else f"there is no report in {out} yet")
+    return (f"cannot write {err.filename}: {err.strerror}; the run stopped: {stored}, {lost}; {report}, and the "
+            "finished tasks are kept for the next run")
 
 
 def _from_cache(plans, key, stored, use_cache: bool) -> bool:
@@ -643,13 +807,69 @@ def _execute(calls, jobs: int, skip, client=None):
                 yield i, _run_task(*args)
         return
     from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(delayed(_tagged)(i, args) for i, args in calls if wanted(i))
+    while calls:  # until every task has run: a worker that dies takes the pool with it, and a new one starts
+        done: set[tuple[int, int]] = set()
+        with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+            parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+            try:
+                for i, result in parallel(delayed(_tagged)(i, args, watch) for i, args in calls if wanted(i)):
+                    done.add((i, result[0]))
+                    yield i, result
+                return
+            except TerminatedWorkerError:
+                running = {tuple(map(int, p.name.split("-"))) for p in Path(watch).iterdir()}
+                if not running:  # no task was running: the pool itself broke
+                    raise
+                # each task that was running, alone in a fresh pool: the one whose worker dies again is the culprit
+                for i, args in calls:
+                    if (i, args[5]) in running:
+                        yield i, _alone(i, args, jobs, watch)
+        calls = [(i, args) for i, args in calls if (i, args[5]) not in done | running]
 
 
-def _tagged(i, args):
-    return i, _run_task(*args)
+def _tagged(i, args, watch: str | None = None):
+    """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there
+    marks the task as running and receives its Python stack if a fatal signal ends the worker."""
+    if watch is None:
+        return i, _run_task(*args)
+    import faulthandler
+
+    marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
+    with open(marker, "w", encoding="utf-8") as fh:
+        faulthandler.enable(file=fh)
+        try:
+            result = _run_task(*args)
+        finally:
+            faulthandler.enable() if enabled else faulthandler.disable()
+    marker.unlink()
+    return i, result
+
+
+def _alone(i, args, jobs: int, watch: str):
+    """Task ``args`` of claim ``i`` run alone in a fresh pool: its result, or when its worker dies again a
+    subject error naming how the worker ended (signal or exit status) and the stack it was in."""
+    import re
+
+    from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    claim, subjects = args[0], args[3]
+    try:
+        [(_, result)] = Parallel(n_jobs=jobs, batch_size=1)([delayed(_tagged)(i, args, watch)])
+        return result
+    except TerminatedWorkerError as err:
+        found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+        name, code = (found.group(1), int(found.group(2))) if found else ("?", 0)
+        how = (f"signal {name}" + (" (as the out-of-memory killer sends)" if name == "SIGKILL" else "")
+               if code < 0 else f"exit status {code} (an exit called inside the task)" if found else "an unknown cause")
+        marker = Path(watch) / f"{i}-{args[5]}"
+        stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
+    who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
+    return args[5], None, TaskError("subject", f"subject {who} killed the worker running task {args[5]}: {how}",
+                                    stack or "no Python stack: the process ended without a fatal-signal report")
 
 
 def _merge_hypotheses(payloads) -> list[Hypothesis]:

@@ -7,7 +7,10 @@ it into a one-line message and exit status 2.
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 
@@ -110,15 +113,25 @@ class Integer(Rule):
         return f"integer in [{lo}, {hi}]"
 
 
+#: the largest magnitude a Number rule without a bound of its own accepts: products of three such
+#: values (B³, B²·d...) stay finite in floating point, where 1e308 overflows at once
+LARGEST = 1e100
+
+
 class Number(Rule):
-    """A finite number in an interval; ``open`` names the open ends ("low", "high", "both")."""
+    """A finite number in an interval; ``open`` names the open ends ("low", "high", "both"). A missing
+    end is ±:data:`LARGEST`, so that the quantities derived from the value stay finite."""
 
     def __init__(self, low: float | None = None, high: float | None = None, *, open: str = "") -> None:
         self.low, self.high, self.open = low, high, open
 
     def check(self, name, value, params):
-        return check_real(name, value, low=self.low, high=self.high,
-                          strict_low=self.open in ("low", "both"), strict_high=self.open in ("high", "both"))
+        value = check_real(name, value, low=self.low, high=self.high,
+                           strict_low=self.open in ("low", "both"), strict_high=self.open in ("high", "both"))
+        if abs(value) > LARGEST:
+            raise ParameterError(f"{name} must be at most {LARGEST:g} in magnitude (the quantities derived from it "
+                                 f"would overflow), got {value:g}")
+        return value
 
     def describe(self):
         left = "(" if self.open in ("low", "both") else "["
@@ -239,3 +252,75 @@ def validate(rules: dict[str, Rule], params: dict) -> None:
     for name in order:
         if name in params:
             rules[name].check(name, params[name], params)
+
+
+# ---------------------------------------------------------------------------------------
+# the output folder, checked before any work
+
+
+#: bytes that the files written under an output folder add to its path, at most (a cached task's
+#: ``.cache/<claim>/<key>/.task-<r>.json.<pid>.<random>.tmp`` with a claim id of up to 60 characters)
+OUTPUT_PATH_ROOM = 160
+#: bytes written (and removed) to show that the output folder can be written and has room
+PROBE_BYTES = 64 * 1024
+
+
+def check_output_folder(path, *, option: str = "--out", files=(), folders=()) -> Path:
+    """The output folder ``path`` as a Path, checked before any work: a path the system can hold
+    (no component past NAME_MAX, no file under it past PATH_MAX), no dangling symbolic link on the
+    way, a folder (or one that can be created) into which a probe of :data:`PROBE_BYTES` can be
+    written, and none of ``folders`` (relative paths) a file nor any of ``files`` a folder."""
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterError(f"{option} must be a folder path, got {path!r}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError(f"{option} must name a folder, got an empty path")
+    what = f"{option} {text if len(text) <= 80 else text[:40] + '…' + text[-20:]!r}"
+    absolute = os.path.abspath(text)
+    name_max, path_max = _path_limit("PC_NAME_MAX", 255), _path_limit("PC_PATH_MAX", 4096)
+    long = next((part for part in Path(absolute).parts if len(os.fsencode(part)) > name_max), None)
+    if long is not None:
+        raise ParameterError(f"{what} has a name of {len(os.fsencode(long))} bytes ({long[:16]}…); the file "
+                             f"system allows at most {name_max} (NAME_MAX)")
+    if len(os.fsencode(absolute)) + OUTPUT_PATH_ROOM > path_max:
+        raise ParameterError(f"{what} is {len(os.fsencode(absolute))} bytes long: with the {OUTPUT_PATH_ROOM} bytes "
+                             f"its files add, paths would pass the system's limit of {path_max} (PATH_MAX)")
+    out = Path(text)
+    for step in (out, *out.parents):
+        if step.is_symlink() and not step.exists():
+            raise ParameterError(f"{what}: {step} is a symbolic link to {os.readlink(step)}, which does not exist")
+    existing = next((step for step in (out, *out.parents) if step.exists()), Path("."))
+    if not existing.is_dir():
+        raise ParameterError(f"{what} is not a folder (a file {existing} exists" +
+                             (")" if existing == out else " on the way)"))
+    for name in folders:
+        inner = out / name
+        if (inner.is_symlink() or inner.exists()) and not inner.is_dir():
+            raise ParameterError(f"{what}: {inner} is a file where a folder is expected (remove or rename it)")
+    for name in files:
+        if (out / name).is_dir():
+            raise ParameterError(f"{what}: {out / name} is a folder where a file is expected (remove or rename it)")
+    try:
+        _probe(existing)
+    except OSError as err:
+        raise ParameterError(f"{what} cannot be written: {err.strerror or err} (a probe of {PROBE_BYTES // 1024} "
+                             f"KiB in {existing})") from None
+    return out
+
+
+def _path_limit(name: str, default: int) -> int:
+    try:
+        return int(os.pathconf("/", name))
+    except (OSError, ValueError):
+        return default
+
+
+def _probe(folder: Path) -> None:
+    """Write :data:`PROBE_BYTES` to a new file in ``folder``, flush them to the disk, remove it."""
+    fd, name = tempfile.mkstemp(prefix=".theorycheck-probe-", dir=folder)
+    try:
+        os.write(fd, bytes(PROBE_BYTES))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        os.unlink(name)
