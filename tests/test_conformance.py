@@ -414,3 +414,32 @@ def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_pl
     assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
     check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
     assert check.ran and check.verdict == "PASS", check.decision
+
+
+def test_verify_counts_the_reads_observed_and_fails_a_learner_that_reads_more_than_it_reports():
+    """counted_fit, what every claim that counts a learner's attributes calls: an honest Python learner's report
+    stands beside its reads observed; one that halves its report, or the lower-bound defect that reads 2k and
+    reports k, is a SubjectFailure (a FAIL); a built-in is fitted unwatched, on its audited counter."""
+    from tests.defects_lower_bounds import HalfReportedRidge
+    from theorycheck.claims import SubjectFailure
+    from theorycheck.observe import counted_fit
+
+    rng = np.random.default_rng(5)
+    X, y = rng.uniform(-1.0, 1.0, size=(40, 9)) / 3.0, rng.uniform(-1.0, 1.0, size=40)
+    model, reads = counted_fit(mine.MyAERR(k=2, random_state=1, record_trajectory=True), X, y)
+    named = conformance._reported_reads(model.trajectory_, 40, 9)  # the reads its path names
+    assert reads.observed == reads.reported == reads.count == named.sum()
+    assert reads.most <= 3
+
+    class HalvedReport(mine.MyAERR):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.n_attributes_seen_ //= 2
+            return self
+
+    with pytest.raises(SubjectFailure, match="reads more than it reports"):
+        counted_fit(HalvedReport(k=2, random_state=1), X, y)
+    with pytest.raises(SubjectFailure, match=r"n_attributes_seen_ = 80, fewer than the 160 distinct"):
+        counted_fit(HalfReportedRidge(k=2, random_state=1), X, y)
+    _, reads = counted_fit(AERR(k=2, random_state=1), X, y)
+    assert reads.observed is None and reads.count == AERR(k=2, random_state=1).fit(X, y).n_attributes_seen_

@@ -58,7 +58,8 @@ _ID = re.compile(r"^([a-z][a-z0-9_]*)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 class SubjectFailure(Exception):
     """Raised by a kind when a subject's output breaks the theorem's conclusion outright: it is not
-    finite, has the wrong shape, or lies outside the feasible set. The runner makes it a FAIL whose
+    finite, has the wrong shape, or lies outside the feasible set; or when the subject reports fewer
+    attributes than it was observed to read (:func:`theorycheck.observe.counted_fit`). The runner makes it a FAIL whose
     reason is this message, and runs no more tasks of that claim."""
 
 

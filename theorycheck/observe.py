@@ -20,6 +20,14 @@ assignments into another array (``out[:] = x``). A read the view missed is still
 check that must follow it (:func:`theorycheck.conformance`'s audit blanks every entry not observed
 read and refits bit for bit); when that fails, the observation is declared defeated and the audit
 falls back to the reads the learner reports.
+
+:func:`counted_fit` is what every claim that counts a learner's attributes calls (``verify`` as well
+as ``conform``): it fits through the watched view and raises
+:class:`theorycheck.claims.SubjectFailure` (a FAIL) when the learner reports fewer attributes than
+were observed read. The built-in learners are not watched: their kernels read the raw buffer, where
+the view sees nothing, and their own counters are audited by their tests (a counting streaming design,
+``tests/test_streaming.py``). A replaced subject, or a subclass of a built-in whose ``fit`` is its
+own, is watched; what the view cannot see (above) it trusts to the report, as before.
 """
 
 from __future__ import annotations
@@ -27,10 +35,11 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Watched", "observed_fit"]
+__all__ = ["Reads", "Watched", "counted_fit", "observed_fit"]
 
 _LOCK = threading.Lock()
 _CONVERSIONS = ("asarray", "asanyarray", "array", "ascontiguousarray", "asfortranarray")
@@ -50,6 +59,9 @@ class _Log:
         self.bulk: list[str] = []
 
     def mark(self, positions, what: str | None = None) -> None:
+        if isinstance(positions, np.integer):  # one scalar read (x[t, j]): the common case, kept cheap
+            self.read[positions] = True
+            return
         positions = np.asarray(positions)
         self.read[positions.ravel()] = True
         if what is not None and positions.size > 1 and len(self.bulk) < 3:
@@ -252,7 +264,8 @@ def observed_fit(model, X: np.ndarray, y: np.ndarray):
     entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
     X = np.array(X, dtype=np.float64, order="C")  # a copy: a learner that writes into its X leaves ours alone
     log = _Log(X.size)
-    view = Watched(X, np.arange(X.size).reshape(X.shape), log)
+    positions = np.arange(X.size, dtype=np.int32 if X.size < 2**31 else np.int64).reshape(X.shape)
+    view = Watched(X, positions, log)
     with _LOCK:
         originals = {name: getattr(np, name) for name in _CONVERSIONS}
         try:
@@ -263,3 +276,66 @@ def observed_fit(model, X: np.ndarray, y: np.ndarray):
             for name, func in originals.items():
                 setattr(np, name, func)
     return fitted, log.read.reshape(X.shape), list(log.bulk)
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The attributes one fit read: ``reported`` (the learner's ``n_attributes_seen_``, None when it has
+    none); ``observed`` (the distinct entries of X seen read through the watched view) and ``most`` (the
+    most seen read in one example), both None when the fit was not watched (a built-in learner)."""
+
+    reported: int | None
+    observed: int | None = None
+    most: int | None = None
+
+    @property
+    def count(self) -> int | None:
+        """The count a claim decides on: the report, which :func:`counted_fit` has held to be at least the
+        reads observed (None when the learner reports none)."""
+        return self.reported
+
+    @property
+    def source(self) -> str:
+        """How the count was established, in a few words for a page."""
+        if self.observed is None:
+            return "reported by a built-in kernel (its counter is audited by the test suite)"
+        return f"reported, and at least the {self.observed} reads observed through a watched view of X"
+
+
+def _built_in(model) -> bool:
+    """Whether ``model.fit`` is a built-in learner's (defined in :mod:`theorycheck.algorithms`)."""
+    fit = getattr(type(model), "fit", None)
+    return str(getattr(fit, "__module__", "")).startswith("theorycheck.algorithms")
+
+
+def counted_fit(model, X, y=None, *, who: str = "the learner"):
+    """Fit ``model`` on (X, y) and return (the fitted model, :class:`Reads`).
+
+    A built-in learner (its ``fit`` defined in :mod:`theorycheck.algorithms`), or X that is not an
+    ndarray (a streaming design, which counts its own reads), is fitted as it is and its report
+    trusted. Any other learner is fitted on a watched view of X (:func:`observed_fit`); when it
+    reports fewer attributes (``n_attributes_seen_``) than the distinct entries observed read, this
+    raises :class:`theorycheck.claims.SubjectFailure`, which the runner makes a FAIL: a count
+    observed is exact, so the FAIL has no false-FAIL rate. ``who`` names the learner in that message.
+    """
+    from .claims import SubjectFailure
+
+    if _built_in(model) or not isinstance(X, np.ndarray):
+        fitted = model.fit(X, y)
+        return fitted, Reads(_reported(fitted))
+    fitted, read, bulk = observed_fit(model, X, y)
+    reported = _reported(fitted)
+    per = read.sum(axis=1)
+    observed, most = int(per.sum()), int(per.max()) if per.size else 0
+    if reported is not None and reported < observed:
+        raise SubjectFailure(
+            f"{who} reports n_attributes_seen_ = {reported}, fewer than the {observed} distinct attributes observed "
+            f"read through a watched view of X ({X.shape[0]} examples, up to {most} in one example"
+            + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + "): it reads more than it reports "
+            "(exact: no false-FAIL rate)")
+    return fitted, Reads(reported, observed, most)
+
+
+def _reported(model) -> int | None:
+    value = getattr(model, "n_attributes_seen_", None)
+    return None if value is None else int(value)
