@@ -43,6 +43,7 @@ from theorycheck.generators.registry import design_names, ridge_design
 from theorycheck.kinds.bound import RiskBound, excess_range
 from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, excess_and_range
+from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract
 from theorycheck.rng import kernel_state
@@ -306,7 +307,7 @@ class _AgainstUniform:
             size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
             x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
             own = int(algo_seq.generate_state(1)[0])
-            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params).fit(X, y)
+            model, _ = counted_fit(subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params), X, y)
             reference = self.uniform_learner(k=k, B=B, eta=eta, random_state=own, second_moments=np.ones(d)).fit(X, y)
             value, size, inside = excess(model)
             ref_value, _, _ = excess(reference)

@@ -439,7 +439,7 @@ def test_verify_counts_the_reads_observed_and_fails_a_learner_that_reads_more_th
 
     with pytest.raises(SubjectFailure, match="reads more than it reports"):
         counted_fit(HalvedReport(k=2, random_state=1), X, y)
-    with pytest.raises(SubjectFailure, match=r"n_attributes_seen_ = 80, fewer than the 160 distinct"):
+    with pytest.raises(SubjectFailure, match=r"reports 80 attributes read, fewer than the 160 distinct"):
         counted_fit(HalfReportedRidge(k=2, random_state=1), X, y)
     _, reads = counted_fit(AERR(k=2, random_state=1), X, y)
     assert reads.observed is None and reads.count == AERR(k=2, random_state=1).fit(X, y).n_attributes_seen_

@@ -21,10 +21,11 @@ check that must follow it (:func:`theorycheck.conformance`'s audit blanks every 
 read and refits bit for bit); when that fails, the observation is declared defeated and the audit
 falls back to the reads the learner reports.
 
-:func:`counted_fit` is what every claim that counts a learner's attributes calls (``verify`` as well
-as ``conform``): it fits through the watched view and raises
+:func:`counted_fit` (a learner's ``fit``) and :func:`counted_call` (an estimator function) are what every
+claim that counts a subject's attributes calls (``verify`` as well as ``conform``): they run the subject
+through the watched view and raise
 :class:`theorycheck.claims.SubjectFailure` (a FAIL) when the learner reports fewer attributes than
-were observed read. The built-in learners are not watched: their kernels read the raw buffer, where
+were observed read. The built-in learners and estimators are not watched: their kernels read the raw buffer, where
 the view sees nothing, and their own counters are audited by their tests (a counting streaming design,
 ``tests/test_streaming.py``). A replaced subject, or a subclass of a built-in whose ``fit`` is its
 own, is watched; what the view cannot see (above) it trusts to the report, as before.
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Reads", "Watched", "counted_fit", "observed_fit"]
+__all__ = ["Reads", "Watched", "counted_call", "counted_fit", "observed_call", "observed_fit"]
 
 _LOCK = threading.Lock()
 _CONVERSIONS = ("asarray", "asanyarray", "array", "ascontiguousarray", "asfortranarray")
@@ -259,30 +260,36 @@ def _converting(original):
     return convert
 
 
-def observed_fit(model, X: np.ndarray, y: np.ndarray):
-    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
-    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
-    X = np.array(X, dtype=np.float64, order="C")  # a copy: a learner that writes into its X leaves ours alone
+def observed_call(func, X: np.ndarray, *args, **kwargs):
+    """Call ``func(view, *args, **kwargs)`` on a watched view of ``X``: returns (its result, the bool mask
+    (shape of X) of the entries read, the first bulk reads as text). Raises whatever ``func`` raises."""
+    X = np.array(X, dtype=np.float64, order="C")  # a copy: a subject that writes into its X leaves ours alone
     log = _Log(X.size)
     positions = np.arange(X.size, dtype=np.int32 if X.size < 2**31 else np.int64).reshape(X.shape)
     view = Watched(X, positions, log)
     with _LOCK:
         originals = {name: getattr(np, name) for name in _CONVERSIONS}
         try:
-            for name, func in originals.items():
-                setattr(np, name, _converting(func))
-            fitted = model.fit(view, y)
+            for name, func_ in originals.items():
+                setattr(np, name, _converting(func_))
+            result = func(view, *args, **kwargs)
         finally:
-            for name, func in originals.items():
-                setattr(np, name, func)
-    return fitted, log.read.reshape(X.shape), list(log.bulk)
+            for name, func_ in originals.items():
+                setattr(np, name, func_)
+    return result, log.read.reshape(X.shape), list(log.bulk)
+
+
+def observed_fit(model, X: np.ndarray, y: np.ndarray):
+    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
+    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
+    return observed_call(model.fit, X, y)
 
 
 @dataclass(frozen=True)
 class Reads:
-    """The attributes one fit read: ``reported`` (the learner's ``n_attributes_seen_``, None when it has
-    none); ``observed`` (the distinct entries of X seen read through the watched view) and ``most`` (the
-    most seen read in one example), both None when the fit was not watched (a built-in learner)."""
+    """The attributes one call read: ``reported`` (the subject's own count, None when it gives none);
+    ``observed`` (the distinct entries of X seen read through the watched view) and ``most`` (the most
+    seen read in one example), both None when the call was not watched (a built-in subject)."""
 
     reported: int | None
     observed: int | None = None
@@ -290,52 +297,69 @@ class Reads:
 
     @property
     def count(self) -> int | None:
-        """The count a claim decides on: the report, which :func:`counted_fit` has held to be at least the
-        reads observed (None when the learner reports none)."""
+        """The count a claim decides on: the report, which :func:`counted_call` has held to be at least
+        the reads observed (None when the subject reports none)."""
         return self.reported
 
-    @property
-    def source(self) -> str:
-        """How the count was established, in a few words for a page."""
-        if self.observed is None:
-            return "reported by a built-in kernel (its counter is audited by the test suite)"
-        return f"reported, and at least the {self.observed} reads observed through a watched view of X"
+
+def _trusted(func) -> bool:
+    """Whether ``func`` is built in (defined in :mod:`theorycheck.algorithms` or :mod:`theorycheck.estimators`,
+    whose kernels read the raw buffer and whose counters the test suite audits) or scikit-learn's (a
+    full-information comparator, charged every attribute of X)."""
+    module = str(getattr(getattr(func, "__func__", func), "__module__", ""))
+    return module.startswith(("theorycheck.algorithms", "theorycheck.estimators", "sklearn."))
 
 
-def _built_in(model) -> bool:
-    """Whether ``model.fit`` is a built-in learner's (defined in :mod:`theorycheck.algorithms`)."""
-    fit = getattr(type(model), "fit", None)
-    return str(getattr(fit, "__module__", "")).startswith("theorycheck.algorithms")
+def counted_call(func, X, *args, reported, per_example=None, who: str = "the subject", **kwargs):
+    """``func(X, *args, **kwargs)`` with the attributes it read counted: returns (its result, :class:`Reads`).
 
-
-def counted_fit(model, X, y=None, *, who: str = "the learner"):
-    """Fit ``model`` on (X, y) and return (the fitted model, :class:`Reads`).
-
-    A built-in learner (its ``fit`` defined in :mod:`theorycheck.algorithms`), or X that is not an
-    ndarray (a streaming design, which counts its own reads), is fitted as it is and its report
-    trusted. Any other learner is fitted on a watched view of X (:func:`observed_fit`); when it
-    reports fewer attributes (``n_attributes_seen_``) than the distinct entries observed read, this
-    raises :class:`theorycheck.claims.SubjectFailure`, which the runner makes a FAIL: a count
-    observed is exact, so the FAIL has no false-FAIL rate. ``who`` names the learner in that message.
+    ``reported(result)`` gives the subject's own count (int or None); ``per_example(result)``, when
+    given, its count for each example (row of X). A built-in ``func`` (see :func:`_trusted`), or X that
+    is not an ndarray (a streaming design, which counts its own reads), is called as it is and its
+    report trusted. Any other is called on a watched view of X (:func:`observed_call`); when it reports
+    fewer attributes than the distinct entries observed read, in all or in one example, this raises
+    :class:`theorycheck.claims.SubjectFailure`, which the runner makes a FAIL: a count observed is
+    exact, so that FAIL has no false-FAIL rate. ``who`` names the subject in the message.
     """
     from .claims import SubjectFailure
 
-    if _built_in(model) or not isinstance(X, np.ndarray):
-        fitted = model.fit(X, y)
-        return fitted, Reads(_reported(fitted))
-    fitted, read, bulk = observed_fit(model, X, y)
-    reported = _reported(fitted)
+    if _trusted(func) or not isinstance(X, np.ndarray):
+        result = func(X, *args, **kwargs)
+        return result, Reads(_int_or_none(reported(result)))
+    result, read, bulk = observed_call(func, X, *args, **kwargs)
+    count = _int_or_none(reported(result))
+    read = read.reshape(read.shape[0], -1)
     per = read.sum(axis=1)
-    observed, most = int(per.sum()), int(per.max()) if per.size else 0
-    if reported is not None and reported < observed:
-        raise SubjectFailure(
-            f"{who} reports n_attributes_seen_ = {reported}, fewer than the {observed} distinct attributes observed "
-            f"read through a watched view of X ({X.shape[0]} examples, up to {most} in one example"
-            + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + "): it reads more than it reports "
-            "(exact: no false-FAIL rate)")
-    return fitted, Reads(reported, observed, most)
+    observed, most = int(per.sum()), (int(per.max()) if per.size else 0)
+    where = (f"through a watched view of X ({read.shape[0]} examples, up to {most} in one example"
+             + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + ")")
+    if count is not None and count < observed:
+        raise SubjectFailure(f"{who} reports {count} attributes read, fewer than the {observed} distinct attributes "
+                             f"observed read {where}: it reads more than it reports (exact: no false-FAIL rate)")
+    if per_example is not None:
+        said = np.asarray(per_example(result), dtype=np.float64).ravel()
+        short = np.flatnonzero(said < per) if said.shape == per.shape else np.arange(per.size)
+        if short.size:
+            t = int(short[0])
+            raise SubjectFailure(
+                f"{who} reports fewer attributes than it was observed to read in {short.size} of {per.size} examples "
+                f"(example {t}: {said[t] if said.shape == per.shape else 'no count'} reported, {int(per[t])} distinct "
+                f"observed read {where}): it reads more than it reports (exact: no false-FAIL rate)")
+    return result, Reads(count, observed, most)
 
 
-def _reported(model) -> int | None:
-    value = getattr(model, "n_attributes_seen_", None)
+def counted_fit(model, X, y=None, *, per_example: str | None = None, who: str = "the learner"):
+    """``model.fit(X, y)`` through :func:`counted_call`, the report being ``n_attributes_seen_`` (and the
+    attribute named ``per_example``, a count per example, when given): returns (the fitted model,
+    :class:`Reads`). A learner that reads more than it reports raises
+    :class:`theorycheck.claims.SubjectFailure`."""
+    if _trusted(type(model).fit):
+        fitted = model.fit(X, y)
+        return fitted, Reads(_int_or_none(getattr(fitted, "n_attributes_seen_", None)))
+    return counted_call(model.fit, X, y, reported=lambda fitted: getattr(fitted, "n_attributes_seen_", None),
+                        per_example=None if per_example is None else (lambda fitted: getattr(fitted, per_example)),
+                        who=who)
+
+
+def _int_or_none(value) -> int | None:
     return None if value is None else int(value)
