@@ -83,7 +83,8 @@ class Theorem1(AttributesNeeded):
                {"instance": _DEFECTS + "label_copy_feature"},
                overrides={"rate_repetitions": "0", "learners": "bandit", "extra_eps": "0.03125,0.0001220703125"}),
         Defect("a learner that reads 2k attributes per example and reports k (the under-count that beats a bound)",
-               {"aer": _DEFECTS + "HalfReportedGoodFeature"}, overrides={"rate_repetitions": "0", "learners": "aer"}),
+               {"aer": _DEFECTS + "HalfReportedGoodFeature"}, overrides={"rate_repetitions": "0", "learners": "aer"},
+               idea=True),
     )
     power = (
         "Catches a learner that beats the bound: one that reads the hidden j (caught at d = 2048, where ½⌊d/(96ε)⌋ "

@@ -74,7 +74,7 @@ class Theorem22(AttributesNeeded):
                {"aerr": _DEFECTS + "CheatingSparseRows", "instance": _DEFECTS + "leaky_sparse_rows"},
                overrides={"learners": "aerr"}),
         Defect("a learner that reads 2k attributes per example and reports k (an under-count)",
-               {"aerr": _DEFECTS + "HalfReportedRidge"}, overrides={"learners": "aerr"}),
+               {"aerr": _DEFECTS + "HalfReportedRidge"}, overrides={"learners": "aerr"}, idea=True),
     )
     power = (
         "Catches a learner whose count does not grow like d/ε², e.g. one that reads the hidden T (its count is "

@@ -442,7 +442,7 @@ class Theorem33(_AgainstUniform, RiskBound):
         Defect("label read with the wrong sign", {"learner": _DEFECTS + "NegatedLabelDDAERR"},
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("q uniform (AERR's draws) at Theorem 3.3's η: the paper's idea removed",
-               {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}),
+               {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
                caught=False, why="not on quick or full: part (d) holds η at the theorem's and asks whether q helps; "
                                  "a learner that also shrinks η to hk12's is stable under uniform draws (excess "
@@ -845,7 +845,7 @@ class Theorem44(_AgainstUniform, RiskBound):
     defects = (
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillDDAELR"}, overrides=_A_ONLY),
         Defect("q uniform (AELR's draws) at Theorem 4.4's η: the paper's idea removed",
-               {"learner": _DEFECTS + "UniformQDDAELR"}, overrides={**_A_ONLY, "repetitions": "25"}),
+               {"learner": _DEFECTS + "UniformQDDAELR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("q ∝ √E[x²] (the Ridge's) instead of ∝ E[x²]", {"learner": _DEFECTS + "RidgeQDDAELR"}, caught=False,
                why="the estimate stays unbiased; its larger ‖E x̃²‖∞ only slows the learner, within the loose bound; "
                    "on part (d)'s design q ∝ √s still draws x_1 most of the time and beats uniform q (REPRODUCED)",

@@ -138,7 +138,9 @@ class Defect:
     so the library never imports them); ``overrides`` are ``--set`` values the defect needs.
     ``caught`` says whether the quick profile turns the verdict to FAIL; when it does not,
     ``why`` gives the reason. The tests run every declared defect and assert exactly this, so
-    the power section of each page is the tests' own result.
+    the power section of each page is the tests' own result. ``idea`` marks the defect that
+    removes the paper's idea (uniform q in a distribution-dependent learner, an under-counted read
+    against a lower bound, ...): the power atlas of the index reports its verdict per claim.
     """
 
     name: str
@@ -146,6 +148,7 @@ class Defect:
     caught: bool = True
     why: str = ""
     overrides: dict[str, str] = field(default_factory=dict)
+    idea: bool = False
 
 
 @dataclass
@@ -336,7 +339,7 @@ class Claim:
             "profiles": {k: {n: _jsonable(v) for n, v in self.profile(k).items()} for k in self.profiles},
             "errata": [dict(vars(e)) for e in self.errata],
             "non_reproductions": [dict(vars(n)) for n in self.non_reproductions],
-            "defects": [{"name": d.name, "caught": d.caught, "why": d.why} for d in self.defects],
+            "defects": [{"name": d.name, "caught": d.caught, "why": d.why, "idea": d.idea} for d in self.defects],
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
         }
