@@ -443,3 +443,26 @@ def test_verify_counts_the_reads_observed_and_fails_a_learner_that_reads_more_th
         counted_fit(HalfReportedRidge(k=2, random_state=1), X, y)
     _, reads = counted_fit(AERR(k=2, random_state=1), X, y)
     assert reads.observed is None and reads.count == AERR(k=2, random_state=1).fit(X, y).n_attributes_seen_
+
+
+def test_an_estimate_that_reads_all_of_x_but_reports_k_plus_one_fails_in_the_exact_law_claims():
+    """sample_moments (the Monte-Carlo part of the exact-law claims) counts a replaced estimate's reads observed:
+    the honest reference (reads k + 1 entries by index, reports them) passes, ⟨w, x⟩ from all of x does not."""
+    from theorycheck.claims import SubjectFailure
+    from theorycheck.kinds.exact import sample_moments
+    from theorycheck.rng import as_generator
+
+    def honest(w, x, y, k, random_state=None):
+        idx = as_generator(random_state).choice(len(x), size=k + 1, replace=False)
+        g = np.zeros(len(x))
+        g[idx] = x[idx] * len(x) / (k + 1)
+        return g, k + 1
+
+    def dense_inner(w, x, y, k, random_state=None):
+        g, n = honest(w, x, y, k, random_state)
+        return g * (w @ x - y), n  # w @ x reads every attribute of x
+
+    w, x = np.full(6, 0.1), np.linspace(-0.5, 0.5, 6)
+    assert sample_moments(honest, w, x, 0.3, 2, 50, 7).max_read == 3
+    with pytest.raises(SubjectFailure, match="reports 3 attributes read, fewer than the 6 distinct"):
+        sample_moments(dense_inner, w, x, 0.3, 2, 50, 7)

@@ -310,11 +310,12 @@ def _trusted(func) -> bool:
     return module.startswith(("theorycheck.algorithms", "theorycheck.estimators", "sklearn."))
 
 
-def counted_call(func, X, *args, reported, per_example=None, who: str = "the subject", **kwargs):
+def counted_call(func, X, *args, reported, per_example=None, subject=None, who: str = "the subject", **kwargs):
     """``func(X, *args, **kwargs)`` with the attributes it read counted: returns (its result, :class:`Reads`).
 
     ``reported(result)`` gives the subject's own count (int or None); ``per_example(result)``, when
-    given, its count for each example (row of X). A built-in ``func`` (see :func:`_trusted`), or X that
+    given, its count for each example (row of X; a 1-D X is one example). ``subject`` (default ``func``)
+    is what decides trust when ``func`` wraps it. A built-in subject (see :func:`_trusted`), or X that
     is not an ndarray (a streaming design, which counts its own reads), is called as it is and its
     report trusted. Any other is called on a watched view of X (:func:`observed_call`); when it reports
     fewer attributes than the distinct entries observed read, in all or in one example, this raises
@@ -323,12 +324,12 @@ def counted_call(func, X, *args, reported, per_example=None, who: str = "the sub
     """
     from .claims import SubjectFailure
 
-    if _trusted(func) or not isinstance(X, np.ndarray):
+    if _trusted(func if subject is None else subject) or not isinstance(X, np.ndarray):
         result = func(X, *args, **kwargs)
         return result, Reads(_int_or_none(reported(result)))
     result, read, bulk = observed_call(func, X, *args, **kwargs)
     count = _int_or_none(reported(result))
-    read = read.reshape(read.shape[0], -1)
+    read = read.reshape(1, -1) if read.ndim < 2 else read.reshape(read.shape[0], -1)
     per = read.sum(axis=1)
     observed, most = int(per.sum()), (int(per.max()) if per.size else 0)
     where = (f"through a watched view of X ({read.shape[0]} examples, up to {most} in one example"
