@@ -21,14 +21,15 @@ check that must follow it (:func:`theorycheck.conformance`'s audit blanks every 
 read and refits bit for bit); when that fails, the observation is declared defeated and the audit
 falls back to the reads the learner reports.
 
-:func:`counted_fit` (a learner's ``fit``) and :func:`counted_call` (an estimator function) are what every
-claim that counts a subject's attributes calls (``verify`` as well as ``conform``): they run the subject
-through the watched view and raise
-:class:`theorycheck.claims.SubjectFailure` (a FAIL) when the learner reports fewer attributes than
-were observed read. The built-in learners and estimators are not watched: their kernels read the raw buffer, where
-the view sees nothing, and their own counters are audited by their tests (a counting streaming design,
-``tests/test_streaming.py``). A replaced subject, or a subclass of a built-in whose ``fit`` is its
-own, is watched; what the view cannot see (above) it trusts to the report, as before.
+:func:`counted_fit` (a learner's ``fit``) and :func:`counted_call` (an estimator or a predictor) are
+what every claim of ``verify`` that counts a subject's attributes calls: they run the subject through
+the watched view and raise :class:`theorycheck.claims.SubjectFailure` (a FAIL) when it reports fewer
+attributes than were observed read. The built-in learners and estimators are not watched: their
+kernels read the raw buffer, where the view sees nothing, and their counters are audited by the tests
+(against slow references in ``tests/test_algorithms.py``, and against a streaming design that counts
+what it produces in ``tests/test_streaming.py``). A replaced subject, or a subclass of a built-in
+whose ``fit`` is its own, is watched; a read the view cannot see (above) stays on the subject's word
+in ``verify`` (no blanked refit there: it would double every fit); ``conform`` audits it.
 """
 
 from __future__ import annotations
