@@ -40,7 +40,6 @@ from theorycheck.kinds.ensemble import (
     int_seed,
     unavailable,
 )
-from theorycheck.observe import counted_call
 from theorycheck.protocols import Contract, Function
 from theorycheck.validation import Grid, Integer, Number, Positive, Probability
 
@@ -905,10 +904,7 @@ class Experiments(BudgetTables):
             for label, model in (("AdaBoostRS", rs), ("AdaBoostRS_AC", ac)):
                 got = {"wrong": 0.0, "tau": 0.0, "features": 0.0, "exhausted": 0.0, "spent": 0.0}
                 for block, c in zip(blocks, costs, strict=True):
-                    pred, _ = counted_call(  # features examined: held to the reads observed (replaced predictors)
-                        model.predict, Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]),
-                        reported=lambda _, m=model: int(np.sum(m.n_features_examined_)),
-                        per_example=lambda _, m=model: m.n_features_examined_, who=label)
+                    pred = model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
                     got["wrong"] += float(np.sum(pred != yte[block]))
                     got["tau"] += float(np.sum(model.n_samples_))
                     got["features"] += float(np.sum(model.n_features_examined_))
