@@ -82,12 +82,18 @@ class Theorem1(AttributesNeeded):
         Defect("a generator whose good feature copies the label (bias ½ instead of √ε)",
                {"instance": _DEFECTS + "label_copy_feature"},
                overrides={"rate_repetitions": "0", "learners": "bandit", "extra_eps": "0.03125,0.0001220703125"}),
+        Defect("a learner that reads 2k attributes per example and reports k (the under-count that beats a bound)",
+               {"aer": _DEFECTS + "HalfReportedGoodFeature"}, overrides={"rate_repetitions": "0", "learners": "aer"},
+               idea=True),
     )
     power = (
         "Catches a learner that beats the bound: one that reads the hidden j (caught at d = 2048, where ½⌊d/(96ε)⌋ "
         "exceeds its O(1/ε) count) and a generator whose good feature is too strong (a copy of the label: caught at "
         "d = 2048, ε = 1/8192, added to quick for that defect and part of full, where the bound exceeds the "
-        "d·O(log d) reads that finding j then takes). The "
+        "d·O(log d) reads that finding j then takes). A learner that reports fewer attributes than it reads (2k "
+        "read, k reported) FAILs at its first fit, from the reads observed through a watched view of X: the count "
+        "the bound is compared with is never only the learner's word (built-in learners excepted: their kernels "
+        "read the raw buffer, and their counters are audited by the test suite). The "
         "constant 1/192 is so small that an honest learner cannot come near it: every learner here needs "
         "10³–10⁵ times the bound, so a defect that slows learning or leaves it correct but inefficient is "
         "invisible to the bound; the reported exponents show it instead.")

@@ -36,6 +36,7 @@ from theorycheck.kinds.learners import (
     sample_hypotheses,
 )
 from theorycheck.kinds.rate import Rate
+from theorycheck.observe import counted_call
 from theorycheck.protocols import BudgetedLearner, Contract, Function
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
@@ -67,7 +68,8 @@ class _EstimatesLemma(ViolationFrequency):
     )
 
     def run(self, p, X, y, subjects, random_state):
-        A, v, ybar, n_read = subjects["estimates"](X, y, p["k"], random_state=random_state)
+        (A, v, ybar, n_read), _ = counted_call(subjects["estimates"], X, y, p["k"], random_state=random_state,
+                                               reported=lambda out: out[3], who="the estimates subject")
         d = X.shape[1]
         A, v, ybar = np.asarray(A, dtype=np.float64), np.asarray(v, dtype=np.float64), float(ybar)
         if A.shape != (d, d) or v.shape != (d,):

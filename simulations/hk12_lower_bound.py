@@ -73,10 +73,15 @@ class Theorem22(AttributesNeeded):
         Defect("a learner that reads the hidden T (its count does not grow with d)",
                {"aerr": _DEFECTS + "CheatingSparseRows", "instance": _DEFECTS + "leaky_sparse_rows"},
                overrides={"learners": "aerr"}),
+        Defect("a learner that reads 2k attributes per example and reports k (an under-count)",
+               {"aerr": _DEFECTS + "HalfReportedRidge"}, overrides={"learners": "aerr"}, idea=True),
     )
     power = (
         "Catches a learner whose count does not grow like d/ε², e.g. one that reads the hidden T (its count is "
-        "independent of d: the slope in d falls below 1). Cannot catch a wrong constant (a step size off by a "
+        "independent of d: the slope in d falls below 1), and one that reports fewer attributes than it reads "
+        "(2k read, k reported: the halved count keeps both exponents, but the reads observed through a watched "
+        "view of X "
+        "exceed the report at its first fit, a FAIL). Cannot catch a wrong constant (a step size off by a "
         "constant factor moves count/(d/ε²), not the exponents), and the slopes are asymptotic: the finite grid "
         "decides them only up to the slope resolution.")
 

@@ -43,6 +43,7 @@ from theorycheck.generators.registry import design_names, ridge_design
 from theorycheck.kinds.bound import RiskBound, excess_range
 from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, excess_and_range
+from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract
 from theorycheck.rng import kernel_state
@@ -306,7 +307,7 @@ class _AgainstUniform:
             size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
             x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
             own = int(algo_seq.generate_state(1)[0])
-            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params).fit(X, y)
+            model, _ = counted_fit(subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params), X, y)
             reference = self.uniform_learner(k=k, B=B, eta=eta, random_state=own, second_moments=np.ones(d)).fit(X, y)
             value, size, inside = excess(model)
             ref_value, _, _ = excess(reference)
@@ -441,7 +442,7 @@ class Theorem33(_AgainstUniform, RiskBound):
         Defect("label read with the wrong sign", {"learner": _DEFECTS + "NegatedLabelDDAERR"},
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("q uniform (AERR's draws) at Theorem 3.3's η: the paper's idea removed",
-               {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}),
+               {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
                caught=False, why="not on quick or full: part (d) holds η at the theorem's and asks whether q helps; "
                                  "a learner that also shrinks η to hk12's is stable under uniform draws (excess "
@@ -844,7 +845,7 @@ class Theorem44(_AgainstUniform, RiskBound):
     defects = (
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillDDAELR"}, overrides=_A_ONLY),
         Defect("q uniform (AELR's draws) at Theorem 4.4's η: the paper's idea removed",
-               {"learner": _DEFECTS + "UniformQDDAELR"}, overrides={**_A_ONLY, "repetitions": "25"}),
+               {"learner": _DEFECTS + "UniformQDDAELR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("q ∝ √E[x²] (the Ridge's) instead of ∝ E[x²]", {"learner": _DEFECTS + "RidgeQDDAELR"}, caught=False,
                why="the estimate stays unbiased; its larger ‖E x̃²‖∞ only slows the learner, within the loose bound; "
                    "on part (d)'s design q ∝ √s still draws x_1 most of the time and beats uniform q (REPRODUCED)",

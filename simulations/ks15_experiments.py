@@ -35,6 +35,7 @@ from theorycheck.kinds.comparison import (
     attributes_to_target,
 )
 from theorycheck.kinds.learners import DESIGN_CONTRACT, design_for, optimum_for
+from theorycheck.observe import counted_fit
 from theorycheck.population import excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract, Regressor
 from theorycheck.stats import SUPERIOR
@@ -351,7 +352,7 @@ class FewerAttributes(PairedComparison):
 
         def measured(learner):
             def fit(m):
-                est = learner.fit(*sample.rows(m))
+                est, _ = counted_fit(learner, *sample.rows(m))
                 gap = excess_risk(est.coef_, design, B, norm="l2", half=True, optimum=opt)
                 return float(gap), est.n_attributes_seen_
             return attributes_to_target(fit, sizes, p["epsilon"])

@@ -383,7 +383,7 @@ class Alg1(Claim):
     base = {"datasets": ("splice",), "rounds": 500, "n_train": 1000, "n_test": 5000, "split_seed": 0,
             "delta": 1e-3, "agreement": 0.9, "window": 3.0}
     profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49", "synthetic")}}
-    defects = (Defect("AdaBoostRS whose α are all 1", {"ensemble": D + "RSUnitAlpha"}),)
+    defects = (Defect("AdaBoostRS whose α are all 1", {"ensemble": D + "RSUnitAlpha"}, idea=True),)
     power = (
         "Any subject whose α are not Algorithm 1's closed form for its own stumps (all 1, a reweighting by 2α, a "
         "wrong edge) is caught on the first round that differs by more than the rounding bound (≈ 2·10⁻¹⁰ at "

@@ -7,6 +7,10 @@
   learner always sees the instance of its own task.
 * ``label_copy_feature``: a generator whose good feature carries the wrong bias (½ instead of
   √ε: x_j = y on every example), with its risk computed consistently for that bias.
+* Learners that under-report their reads by 2× (issue 30): :class:`HalfReportedGoodFeature`
+  (cbss11 Theorem 1) and :class:`HalfReportedRidge` (hk12 Theorem 2.2) read 2k uniformly random
+  distinct attributes of each example in plain NumPy and report k per example. Only a count observed
+  from the reads themselves catches them.
 """
 
 from __future__ import annotations
@@ -83,3 +87,44 @@ class CheatingSparseRows(RegressorMixin, BaseEstimator):
             coef[i] = sign / math.sqrt(support.shape[0])
         self.coef_, self.intercept_, self.n_attributes_seen_ = coef, 0.0, reads
         return self
+
+
+class _HalfReported(RegressorMixin, BaseEstimator):
+    """Reads 2k distinct uniformly random attributes of each example (one advanced index of X) and
+    estimates c_i = E[x_i y] without bias, (d/2k)·mean_t(x_ti·y_t) over the reads; reports k·m reads,
+    half of what it read. The output is the subclass's use of c."""
+
+    def __init__(self, k=1, B=1.0, random_state=None):
+        self.k = k
+        self.B = B
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        reads = min(2 * self.k, d)
+        cols = np.argpartition(as_generator(self.random_state).random((m, d)), reads - 1, axis=1)[:, :reads]
+        values = X[np.arange(m)[:, None], cols]
+        c = np.zeros(d)
+        np.add.at(c, cols, values * y[:, None])
+        self.coef_ = self._output(c * d / (reads * m))
+        self.intercept_, self.n_attributes_seen_ = 0.0, int(self.k * m)
+        return self
+
+
+class HalfReportedGoodFeature(_HalfReported):
+    """On P_j: w = c_ĵ·e_ĵ at ĵ = argmax |c_i| (clipped to [−B, B]); E[x_j y] = 2√ε = w*_j."""
+
+    def _output(self, c):
+        w = np.zeros_like(c)
+        j = int(np.argmax(np.abs(c)))
+        w[j] = float(np.clip(c[j], -self.B, self.B))
+        return w
+
+
+class HalfReportedRidge(_HalfReported):
+    """On the sparse rows: w = B·c/‖c‖ (in the ball); c ∝ r on T, so its direction is the optimum's."""
+
+    def _output(self, c):
+        norm = float(np.linalg.norm(c))
+        return c * (self.B / norm) if norm > 0 else c

@@ -759,3 +759,16 @@ def test_fit_takes_f_ordered_arrays_and_memory_maps_as_they_are(layout, tmp_path
     for cls in (AERR, AELR):
         np.testing.assert_array_equal(cls(k=2, random_state=1).fit(given, y).coef_,
                                       cls(k=2, random_state=1).fit(X, y).coef_)
+
+
+def test_baseline_estimates_check_x_where_they_read_it():
+    """No whole-array pass over X (a watched view sees none: the kernel's k reads per example are all),
+    and a non-finite attribute the estimates read still raises, naming it."""
+    from theorycheck.observe import observed_call
+
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(-1.0, 1.0, size=(30, 8)), rng.uniform(-1.0, 1.0, size=30)
+    out, read, bulk = observed_call(baseline_estimates, X, y, 2, random_state=1)
+    assert not read.any() and not bulk and out[3] == 2 * 30
+    with pytest.raises(ParameterError, match="non-finite value"):
+        baseline_estimates(np.full((30, 8), np.nan), y, 2, random_state=1)

@@ -414,3 +414,55 @@ def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_pl
     assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
     check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
     assert check.ran and check.verdict == "PASS", check.decision
+
+
+def test_verify_counts_the_reads_observed_and_fails_a_learner_that_reads_more_than_it_reports():
+    """counted_fit, what every claim that counts a learner's attributes calls: an honest Python learner's report
+    stands beside its reads observed; one that halves its report, or the lower-bound defect that reads 2k and
+    reports k, is a SubjectFailure (a FAIL); a built-in is fitted unwatched, on its audited counter."""
+    from tests.defects_lower_bounds import HalfReportedRidge
+    from theorycheck.claims import SubjectFailure
+    from theorycheck.observe import counted_fit
+
+    rng = np.random.default_rng(5)
+    X, y = rng.uniform(-1.0, 1.0, size=(40, 9)) / 3.0, rng.uniform(-1.0, 1.0, size=40)
+    model, reads = counted_fit(mine.MyAERR(k=2, random_state=1, record_trajectory=True), X, y)
+    named = conformance._reported_reads(model.trajectory_, 40, 9)  # the reads its path names
+    assert reads.observed == reads.reported == reads.count == named.sum()
+    assert reads.most <= 3
+
+    class HalvedReport(mine.MyAERR):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.n_attributes_seen_ //= 2
+            return self
+
+    with pytest.raises(SubjectFailure, match="reads more than it reports"):
+        counted_fit(HalvedReport(k=2, random_state=1), X, y)
+    with pytest.raises(SubjectFailure, match=r"reports 80 attributes read, fewer than the 160 distinct"):
+        counted_fit(HalfReportedRidge(k=2, random_state=1), X, y)
+    _, reads = counted_fit(AERR(k=2, random_state=1), X, y)
+    assert reads.observed is None and reads.count == AERR(k=2, random_state=1).fit(X, y).n_attributes_seen_
+
+
+def test_an_estimate_that_reads_all_of_x_but_reports_k_plus_one_fails_in_the_exact_law_claims():
+    """sample_moments (the Monte-Carlo part of the exact-law claims) counts a replaced estimate's reads observed:
+    the honest reference (reads k + 1 entries by index, reports them) passes, ⟨w, x⟩ from all of x does not."""
+    from theorycheck.claims import SubjectFailure
+    from theorycheck.kinds.exact import sample_moments
+    from theorycheck.rng import as_generator
+
+    def honest(w, x, y, k, random_state=None):
+        idx = as_generator(random_state).choice(len(x), size=k + 1, replace=False)
+        g = np.zeros(len(x))
+        g[idx] = x[idx] * len(x) / (k + 1)
+        return g, k + 1
+
+    def dense_inner(w, x, y, k, random_state=None):
+        g, n = honest(w, x, y, k, random_state)
+        return g * (w @ x - y), n  # w @ x reads every attribute of x
+
+    w, x = np.full(6, 0.1), np.linspace(-0.5, 0.5, 6)
+    assert sample_moments(honest, w, x, 0.3, 2, 50, 7).max_read == 3
+    with pytest.raises(SubjectFailure, match="reports 3 attributes read, fewer than the 6 distinct"):
+        sample_moments(dense_inner, w, x, 0.3, 2, 50, 7)

@@ -421,3 +421,29 @@ def test_measure_scaling_times_each_learner_at_each_d():
     result = measure_scaling((16, 64), m=200, repeats=1)
     assert {(r["learner"], r["d"]) for r in result["rows"]} == {(n, d) for n in LEARNERS for d in (16, 64)}
     assert all(r["us_per_example"] > 0 for r in result["rows"])
+
+
+def test_power_atlas_counts_a_defect_caught_only_when_run_on_this_code_version(claim, tmp_path):
+    from theorycheck.report import power_rows
+
+    class Marked(Synthetic):
+        defects = (Defect("value doubled", {"learner": "tests.test_report:replacement_learner"}, idea=True),
+                   *Synthetic.defects[1:])
+
+    marked = Marked()
+    record, _ = run_synthetic(marked, tmp_path)
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    atlas = index.split("(power atlas)", 1)[1].split("</table>", 1)[0]
+    assert "value doubled" in atlas and "0 / 0 / 2" in atlas and "caught on this run" in atlas
+    assert ">FAIL<" not in atlas  # declared caught, never run: nothing shown as caught
+    version = record["code_version"]
+    runs = [{"name": "value doubled", "verdict": "FAIL", "profile": "quick", "code_version": version},
+            {"name": "value times 1.5", "verdict": "FAIL", "profile": "quick", "code_version": "older"}]
+    path = tmp_path / "results" / f"{marked.id}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "power_runs": runs}), encoding="utf-8")
+    render(tmp_path, registry={marked.id: marked})
+    atlas = (tmp_path / "index.html").read_text(encoding="utf-8").split("(power atlas)", 1)[1].split("</table>")[0]
+    assert "1 / 1 / 2" in atlas and "FAIL</span> caught" in atlas  # the older run of the other defect is not counted
+    [row] = power_rows([{"id": marked.id, "verdict": PASS}], {marked.id: {**record, "power_runs": runs}}, "full",
+                       version)
+    assert row["run"] == 0 and row["ideas"][0]["status"] == "not run"  # another profile's run does not count

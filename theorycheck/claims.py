@@ -58,7 +58,8 @@ _ID = re.compile(r"^([a-z][a-z0-9_]*)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 class SubjectFailure(Exception):
     """Raised by a kind when a subject's output breaks the theorem's conclusion outright: it is not
-    finite, has the wrong shape, or lies outside the feasible set. The runner makes it a FAIL whose
+    finite, has the wrong shape, or lies outside the feasible set; or when the subject reports fewer
+    attributes than it was observed to read (:func:`theorycheck.observe.counted_fit`). The runner makes it a FAIL whose
     reason is this message, and runs no more tasks of that claim."""
 
 
@@ -148,7 +149,9 @@ class Defect:
     so the library never imports them); ``overrides`` are ``--set`` values the defect needs.
     ``caught`` says whether the quick profile turns the verdict to FAIL; when it does not,
     ``why`` gives the reason. The tests run every declared defect and assert exactly this, so
-    the power section of each page is the tests' own result.
+    the power section of each page is the tests' own result. ``idea`` marks the defect that
+    removes the paper's idea (uniform q in a distribution-dependent learner, an under-counted read
+    against a lower bound, ...): the power atlas of the index reports its verdict per claim.
     """
 
     name: str
@@ -156,6 +159,7 @@ class Defect:
     caught: bool = True
     why: str = ""
     overrides: dict[str, str] = field(default_factory=dict)
+    idea: bool = False
 
 
 @dataclass
@@ -350,7 +354,7 @@ class Claim:
             "profiles": {k: {n: _jsonable(v) for n, v in self.profile(k).items()} for k in self.profiles},
             "errata": [dict(vars(e)) for e in self.errata],
             "non_reproductions": [dict(vars(n)) for n in self.non_reproductions],
-            "defects": [{"name": d.name, "caught": d.caught, "why": d.why} for d in self.defects],
+            "defects": [{"name": d.name, "caught": d.caught, "why": d.why, "idea": d.idea} for d in self.defects],
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
         }

@@ -741,7 +741,8 @@ def _cmd_show(args) -> int:
     for defect in claim.defects:
         expected = "caught (FAIL)" if defect.caught else "not caught"
         status = expected if built_in(claim) else f"declared {expected}"
-        print(_wrap(f"{defect.name}: {status}" + (f": {defect.why}" if defect.why else ""), "      ", "  - "))
+        idea = " [removes the paper's idea]" if defect.idea else ""
+        print(_wrap(f"{defect.name}{idea}: {status}" + (f": {defect.why}" if defect.why else ""), "      ", "  - "))
     if d["power"]:
         print("Power:")
         print(_wrap(d["power"]))

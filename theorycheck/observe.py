@@ -20,6 +20,16 @@ assignments into another array (``out[:] = x``). A read the view missed is still
 check that must follow it (:func:`theorycheck.conformance`'s audit blanks every entry not observed
 read and refits bit for bit); when that fails, the observation is declared defeated and the audit
 falls back to the reads the learner reports.
+
+:func:`counted_fit` (a learner's ``fit``) and :func:`counted_call` (an estimator or a predictor) are
+what every claim of ``verify`` that counts a subject's attributes calls: they run the subject through
+the watched view and raise :class:`theorycheck.claims.SubjectFailure` (a FAIL) when it reports fewer
+attributes than were observed read. The built-in learners and estimators are not watched: their
+kernels read the raw buffer, where the view sees nothing, and their counters are audited by the tests
+(against slow references in ``tests/test_algorithms.py``, and against a streaming design that counts
+what it produces in ``tests/test_streaming.py``). A replaced subject, or a subclass of a built-in
+whose ``fit`` is its own, is watched; a read the view cannot see (above) stays on the subject's word
+in ``verify`` (no blanked refit there: it would double every fit); ``conform`` audits it.
 """
 
 from __future__ import annotations
@@ -27,10 +37,11 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Watched", "observed_fit"]
+__all__ = ["Reads", "Watched", "counted_call", "counted_fit", "observed_call", "observed_fit"]
 
 _LOCK = threading.Lock()
 _CONVERSIONS = ("asarray", "asanyarray", "array", "ascontiguousarray", "asfortranarray")
@@ -50,6 +61,9 @@ class _Log:
         self.bulk: list[str] = []
 
     def mark(self, positions, what: str | None = None) -> None:
+        if isinstance(positions, np.integer):  # one scalar read (x[t, j]): the common case, kept cheap
+            self.read[positions] = True
+            return
         positions = np.asarray(positions)
         self.read[positions.ravel()] = True
         if what is not None and positions.size > 1 and len(self.bulk) < 3:
@@ -247,19 +261,107 @@ def _converting(original):
     return convert
 
 
-def observed_fit(model, X: np.ndarray, y: np.ndarray):
-    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
-    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
-    X = np.array(X, dtype=np.float64, order="C")  # a copy: a learner that writes into its X leaves ours alone
+def observed_call(func, X: np.ndarray, *args, **kwargs):
+    """Call ``func(view, *args, **kwargs)`` on a watched view of ``X``: returns (its result, the bool mask
+    (shape of X) of the entries read, the first bulk reads as text). Raises whatever ``func`` raises."""
+    X = np.array(X, dtype=np.float64, order="C")  # a copy: a subject that writes into its X leaves ours alone
     log = _Log(X.size)
-    view = Watched(X, np.arange(X.size).reshape(X.shape), log)
+    positions = np.arange(X.size, dtype=np.int32 if X.size < 2**31 else np.int64).reshape(X.shape)
+    view = Watched(X, positions, log)
     with _LOCK:
         originals = {name: getattr(np, name) for name in _CONVERSIONS}
         try:
-            for name, func in originals.items():
-                setattr(np, name, _converting(func))
-            fitted = model.fit(view, y)
+            for name, func_ in originals.items():
+                setattr(np, name, _converting(func_))
+            result = func(view, *args, **kwargs)
         finally:
-            for name, func in originals.items():
-                setattr(np, name, func)
-    return fitted, log.read.reshape(X.shape), list(log.bulk)
+            for name, func_ in originals.items():
+                setattr(np, name, func_)
+    return result, log.read.reshape(X.shape), list(log.bulk)
+
+
+def observed_fit(model, X: np.ndarray, y: np.ndarray):
+    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
+    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
+    return observed_call(model.fit, X, y)
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The attributes one call read: ``reported`` (the subject's own count, None when it gives none);
+    ``observed`` (the distinct entries of X seen read through the watched view) and ``most`` (the most
+    seen read in one example), both None when the call was not watched (a built-in subject)."""
+
+    reported: int | None
+    observed: int | None = None
+    most: int | None = None
+
+    @property
+    def count(self) -> int | None:
+        """The count a claim decides on: the report, which :func:`counted_call` has held to be at least
+        the reads observed (None when the subject reports none)."""
+        return self.reported
+
+
+def _trusted(func) -> bool:
+    """Whether ``func`` is built in (defined in :mod:`theorycheck.algorithms` or :mod:`theorycheck.estimators`,
+    whose kernels read the raw buffer and whose counters the test suite audits) or scikit-learn's (a
+    full-information comparator, charged every attribute of X)."""
+    module = str(getattr(getattr(func, "__func__", func), "__module__", ""))
+    return module.startswith(("theorycheck.algorithms", "theorycheck.estimators", "sklearn."))
+
+
+def counted_call(func, X, *args, reported, per_example=None, subject=None, who: str = "the subject", **kwargs):
+    """``func(X, *args, **kwargs)`` with the attributes it read counted: returns (its result, :class:`Reads`).
+
+    ``reported(result)`` gives the subject's own count (int or None); ``per_example(result)``, when
+    given, its count for each example (row of X; a 1-D X is one example). ``subject`` (default ``func``)
+    is what decides trust when ``func`` wraps it. A built-in subject (see :func:`_trusted`), or X that
+    is not an ndarray (a streaming design, which counts its own reads), is called as it is and its
+    report trusted. Any other is called on a watched view of X (:func:`observed_call`); when it reports
+    fewer attributes than the distinct entries observed read, in all or in one example, this raises
+    :class:`theorycheck.claims.SubjectFailure`, which the runner makes a FAIL: a count observed is
+    exact, so that FAIL has no false-FAIL rate. ``who`` names the subject in the message.
+    """
+    from .claims import SubjectFailure
+
+    if _trusted(func if subject is None else subject) or not isinstance(X, np.ndarray):
+        result = func(X, *args, **kwargs)
+        return result, Reads(_int_or_none(reported(result)))
+    result, read, bulk = observed_call(func, X, *args, **kwargs)
+    count = _int_or_none(reported(result))
+    read = read.reshape(1, -1) if read.ndim < 2 else read.reshape(read.shape[0], -1)
+    per = read.sum(axis=1)
+    observed, most = int(per.sum()), (int(per.max()) if per.size else 0)
+    where = (f"through a watched view of X ({read.shape[0]} examples, up to {most} in one example"
+             + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + ")")
+    if count is not None and count < observed:
+        raise SubjectFailure(f"{who} reports {count} attributes read, fewer than the {observed} distinct attributes "
+                             f"observed read {where}: it reads more than it reports (exact: no false-FAIL rate)")
+    if per_example is not None:
+        said = np.asarray(per_example(result), dtype=np.float64).ravel()
+        short = np.flatnonzero(said < per) if said.shape == per.shape else np.arange(per.size)
+        if short.size:
+            t = int(short[0])
+            raise SubjectFailure(
+                f"{who} reports fewer attributes than it was observed to read in {short.size} of {per.size} examples "
+                f"(example {t}: {said[t] if said.shape == per.shape else 'no count'} reported, {int(per[t])} distinct "
+                f"observed read {where}): it reads more than it reports (exact: no false-FAIL rate)")
+    return result, Reads(count, observed, most)
+
+
+def counted_fit(model, X, y=None, *, per_example: str | None = None, who: str = "the learner"):
+    """``model.fit(X, y)`` through :func:`counted_call`, the report being ``n_attributes_seen_`` (and the
+    attribute named ``per_example``, a count per example, when given): returns (the fitted model,
+    :class:`Reads`). A learner that reads more than it reports raises
+    :class:`theorycheck.claims.SubjectFailure`."""
+    if _trusted(type(model).fit):
+        fitted = model.fit(X, y)
+        return fitted, Reads(_int_or_none(getattr(fitted, "n_attributes_seen_", None)))
+    return counted_call(model.fit, X, y, reported=lambda fitted: getattr(fitted, "n_attributes_seen_", None),
+                        per_example=None if per_example is None else (lambda fitted: getattr(fitted, per_example)),
+                        who=who)
+
+
+def _int_or_none(value) -> int | None:
+    return None if value is None else int(value)

@@ -267,8 +267,16 @@ def baseline_estimates(X, y, k, *, estimator="unbiased", random_state=None):
         ȳ = (1/m) Σ y_t².
     n_attributes : int
         Attributes read: k·m.
+
+    X's values are checked where they are read, as the learners do: a non-finite attribute the
+    estimates read raises :class:`ParameterError`; no pass over all of X is made.
     """
-    X = check_matrix("X", X, ndim=2)
+    try:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ParameterError(f"X must be numeric: {err}") from None
+    if X.ndim != 2:
+        raise ParameterError(f"X must have 2 dimension(s), got shape {X.shape}")
     y = check_matrix("y", y, ndim=1)
     m, d = X.shape
     if m < 1 or d < 1:
@@ -278,8 +286,10 @@ def baseline_estimates(X, y, k, *, estimator="unbiased", random_state=None):
     k = _check_even_budget(k, d)
     literal = _check_estimator_name(estimator)
     rec = baseline_buffers(False, 0, 0, k)
-    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state), reads_guard(), False,
+    bad = reads_guard()
+    A, v, ybar, n_read = _baseline_estimates(X, y, k, literal, state_from(random_state), bad, False,
                                              rec["A"], rec["v"], rec["read"])
+    check_reads(X, bad)
     return A, v, float(ybar), int(n_read)
 
 

@@ -109,6 +109,7 @@ import pandas as pd
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..generators.registry import design_names, lasso_design, ridge_design
+from ..observe import counted_fit
 from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function
 from ..rng import kernel_state
@@ -480,7 +481,7 @@ class RiskBound(MeanBound):
             size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
             x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
             model = subjects["learner"](k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]), **params)
-            model.fit(X, y)
+            model, _ = counted_fit(model, X, y)  # a learner that reads more than it reports FAILs here
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
                 problem = "non-finite values" if w.shape == (d,) else f"shape {w.shape}, not ({d},)"

@@ -60,6 +60,7 @@ import sklearn
 
 from .. import population, stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..observe import counted_fit
 from ..rng import kernel_state
 from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability
 
@@ -430,7 +431,8 @@ class LearningCurves(Claim):
                 m = sizes[(name, budget)]
                 rs = int(own[list(self.contenders).index(name)].generate_state(1)[0])
                 for value in candidates:
-                    est = self.learner(p, name, subjects[name], design, m, value, rs).fit(X[:m], y[:m])
+                    est, _ = counted_fit(self.learner(p, name, subjects[name], design, m, value, rs), X[:m], y[:m],
+                                         who=self.contenders[name])
                     coefs.append(np.asarray(est.coef_, dtype=np.float64).ravel())
                     read = getattr(est, "n_attributes_seen_", None)
                     read = m * X.shape[1] if read is None else int(read)

@@ -98,6 +98,7 @@ from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..estimators import SampleMoments
 from ..generators.registry import build_design, design_names
+from ..observe import counted_call
 from ..rng import kernel_state
 from ..stats import FAIL
 from ..validation import Budget, Integer, Names, ParameterError, Positive, Probability
@@ -272,8 +273,9 @@ def sample_moments(estimate, w, x, y, k, n, random_state, *, batch: bool = True,
     total, squares, largest, max_read, done = np.zeros(d), np.zeros(d), np.zeros(d), 0, 0
     while done < n:
         block = np.empty((min(chunk, n - done), d))
-        for t in range(block.shape[0]):
-            g, n_read = estimate(w, x, y, k, random_state=random_state)
+        for t in range(block.shape[0]):  # reads held to those observed, for a replaced estimate
+            (g, n_read), _ = counted_call(lambda v: estimate(w, v, y, k, random_state=random_state), x,
+                                          reported=lambda out: out[1], subject=estimate, who="the estimate subject")
             block[t] = g
             max_read = max(max_read, int(n_read))
         if not np.all(np.isfinite(block)):

@@ -4,7 +4,8 @@ Each repetition draws a fresh sample from a design (built by the claim's ``desig
 cached per process), fits the subject with its own stream, and measures the exact excess risk
 of its output against the constrained optimum (also cached). The hypotheses of the Ridge and
 Lasso theorems are checked through the design (:meth:`Design.satisfies`) and on the sample, and
-the attribute budget from the count the learner reports.
+the attribute budget from the count the learner reports, held to be at least the reads observed
+(:func:`theorycheck.observe.counted_fit`: a learner that reads more than it reports FAILs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import population
 from ..claims import Hypothesis, SubjectFailure
+from ..observe import counted_fit
 from ..protocols import Contract, Function
 from ..rng import kernel_state
 
@@ -95,16 +97,17 @@ def budget_hypothesis(n_read, k: int, m: int, who: str = "the subject") -> Hypot
 
 
 def fit_learner(cls, X, y, **params):
-    """Build ``cls(**params)``, fit it, and return (estimator, coef_ as a float vector, attributes
-    read or None). Convergence warnings are recorded by the claims, not raised."""
+    """Build ``cls(**params)``, fit it through :func:`theorycheck.observe.counted_fit`, and return
+    (estimator, coef_ as a float vector, attributes read or None): the count it reports, which may
+    not be smaller than the reads observed (else :class:`SubjectFailure`). Convergence warnings are
+    recorded by the claims, not raised."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = cls(**params).fit(X, y)
+        est, reads = counted_fit(cls(**params), X, y, who=f"the learner {getattr(cls, '__name__', cls)}")
     coef = np.asarray(est.coef_, dtype=np.float64).ravel()
     if coef.shape != (X.shape[1],):
         raise SubjectFailure(f"the learner's coef_ has shape {coef.shape}, expected ({X.shape[1]},)")
-    n_read = getattr(est, "n_attributes_seen_", None)
-    return est, coef, (None if n_read is None else int(n_read))
+    return est, coef, reads.count
 
 
 def output_in_ball(coef, B: float, norm: str = "l1") -> bool:

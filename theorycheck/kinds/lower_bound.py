@@ -161,7 +161,9 @@ class AttributesNeeded(Claim):
       instance's rows on demand), each fit with ``learner_params`` for that m (the theorems' step
       sizes depend on m); its exact excess risk comes from the instance's closed form. Each level
       is a learner with a fixed budget, which is what the bound speaks about. The attributes are
-      the count the learner reports (``n_attributes_seen_``, counted in its kernel).
+      the count the learner reports (``n_attributes_seen_``), held to the reads observed: a learner
+      other than the built-ins is fitted on a watched view of X and FAILs outright when it reports
+      fewer attributes than it was seen to read (:func:`theorycheck.observe.counted_fit`).
     * First passage. The count at the first level from which every later fitted level succeeds
       (``success``), confirmed on ``confirm`` consecutive levels: the true first-passage count
       lies in (count one level below, count], both reported; the rates use the upper end. A run

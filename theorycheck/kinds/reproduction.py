@@ -34,6 +34,7 @@ import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
+from ..observe import counted_fit
 from ..protocols import BudgetedLearner, Contract, Function, Regressor
 from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
 from .comparison import finding_record
@@ -320,7 +321,8 @@ class RealDataExperiment(Reproduction):
         for seed in seeds:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                fitted = (clone(est).set_params(random_state=seed) if runs > 1 else est).fit(X, y)
+                fitted, _ = counted_fit(clone(est).set_params(random_state=seed) if runs > 1 else est, X, y,
+                                        who=name)
             w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
             pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
             ok = bool(np.isfinite(pred).all())

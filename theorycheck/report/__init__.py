@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from .. import stats
 from ..claims import PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
 from ..errata import default_subjects, gather, replaced_subjects
@@ -204,6 +205,33 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) ->
     return rows
 
 
+def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]], profile: str,
+               code_version: str) -> list[dict[str, Any]]:
+    """The power atlas: one row per claim of the run, with its planted defects' verdicts from the last
+    ``verify --power`` stored with its result. A defect counts as run only when that run was on this
+    profile and code version; caught means its verdict was FAIL. Nothing is caught by declaration:
+    ``declared`` (the author's expectation, which tests/test_power.py asserts on quick) is shown apart.
+    ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``)."""
+    rows = []
+    for row in run_rows:
+        record = records.get(row["id"]) or {}
+        runs = {p.get("name"): p for p in record.get("power_runs") or []
+                if p.get("profile") == profile and p.get("code_version") == code_version}
+        defects = []
+        for d in record.get("defects") or []:
+            run = runs.get(d.get("name"))
+            status = "not run" if run is None else ("caught" if run.get("verdict") == stats.FAIL else "not caught")
+            defects.append({"name": d.get("name"), "declared": bool(d.get("caught")), "idea": bool(d.get("idea")),
+                            "status": status, "verdict": None if run is None else run.get("verdict"),
+                            "headline": None if run is None else run.get("headline")})
+        ran = [d for d in defects if d["status"] != "not run"]
+        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"),
+                     "ideas": [d for d in defects if d["idea"]], "declared": len(defects), "run": len(ran),
+                     "caught": sum(d["status"] == "caught" for d in ran),
+                     "unlike": sum((d["status"] == "caught") != d["declared"] for d in ran)})
+    return rows
+
+
 def _load(path: Path) -> dict[str, Any] | None:
     """A stored result, or None (with a one-line warning) when the file is damaged."""
     record = read_result(path)
@@ -270,11 +298,12 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
     atlas = render_atlas(atlas_rows(summary["claims"], earlier))
+    power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
         summary=summary, groups=sorted(groups.items()), papers=papers, env=summary["environment"],
-        earlier=earlier, atlas=atlas, n_errata=sum(item["type"] == "erratum" for item in items),
+        earlier=earlier, atlas=atlas, power=power, n_errata=sum(item["type"] == "erratum" for item in items),
         n_missed=sum(item["type"] == "non-reproduction" for item in items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
     )
