@@ -140,7 +140,8 @@ class Lemma11(ExactLaw):
         "so ŷ = (2/k)‖w‖₁(x₁ + x₂) = 3/4 on every draw while ⟨w, x⟩ = 1/2, and E[2(ŷ − y)v] = (0, 3/2) ≠ (0, 1) = "
         "2(⟨w, x⟩ − y)x. The claim enumerates the law of this reading exactly on every case it runs."),)
     defects = (
-        Defect("v without the factor d", {"distribution": D + "aer_law_without_d"}, overrides={"d_max": "3"}),
+        Defect("v without the factor d", {"distribution": D + "aer_law_without_d"}, overrides={"d_max": "3"},
+               idea=True),
         Defect("ŷ drawn without replacement (exact law)", {"distribution": D + "aer_law_without_replacement"},
                overrides={"d_max": "3"}),
         Defect("ŷ drawn without replacement (sampler)", {"estimate": D + "aer_sampler_without_replacement"},

@@ -86,7 +86,7 @@ class Lemma3_3(ExactLaw):
         "E‖x̃‖₂² = 16/16 + 4·6/16 = 5/2, while eq. (9) gives 9/4. The claim enumerates the law exactly; the printed "
         "identity fails on every case with k ≥ 2 and x ≠ 0."),)
     defects = (
-        Defect("x̃ without the factor d", {"distribution": D + "aerr_law_without_d"}, overrides=SMALL),
+        Defect("x̃ without the factor d", {"distribution": D + "aerr_law_without_d"}, overrides=SMALL, idea=True),
         Defect("j drawn ∝ |w_j| with weight ‖w‖₂²/w_j", {"distribution": D + "aerr_law_abs_sampling"}, overrides=SMALL),
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "aerr_law_one_draw"}),
         Defect("x̃ drawn without replacement (unbiased, within the bound)",
@@ -185,7 +185,7 @@ class Lemma3_8(Lemma3_3):
         Defect("the clipped ḡ (η = 1) given as g̃", {"distribution": D + "aelr_law_clipped"}),
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "aelr_law_one_draw"}),
         Defect("sampler with x̃ weighted d instead of d/k", {"estimate": D + "aelr_sampler_weight_d"}),
-        Defect("learner whose x̃ lacks the weight d/k", {"learner": D + "AELRWithoutWeight"}),
+        Defect("learner whose x̃ lacks the weight d/k", {"learner": D + "AELRWithoutWeight"}, idea=True),
     )
     power = Lemma3_3.power.replace("x̃ without replacement", "x̃ without replacement, or AERR's φ̃")
 

@@ -57,7 +57,7 @@ class Claim4_2(Exact):
     details = {"within": ("min_gap", "max_gap", "bound"), "convex": ("min_second_difference", "allowance"),
                "sharp": ("max_gap", "sup")}
     defects = (
-        Defect("ρ without its e^{−u²}/√π term", {"loss": D + "smoothed_without_exp"}),
+        Defect("ρ without its e^{−u²}/√π term", {"loss": D + "smoothed_without_exp"}, idea=True),
         Defect("f_ε with ε instead of ε/2", {"loss": D + "smoothed_double"}),
         Defect("bound ε/2", {"bound": D + "half_eps_bound"}),
     )
@@ -126,7 +126,7 @@ class Claim4_3(Exact):
     case_columns = ("radius",)
     details = {"coefficient": ("first_bad",), "converges": ("max_error", "allowance")}
     defects = (
-        Defect("sign error: (−1)^{n+1}", {"coefficients": D + "rho_prime_sign_error"}),
+        Defect("sign error: (−1)^{n+1}", {"coefficients": D + "rho_prime_sign_error"}, idea=True),
         Defect("factor (2n + 1) missing", {"coefficients": D + "rho_prime_without_2n_plus_1"}),
     )
     power = ("Each coefficient is compared with eq. (7) directly, so any wrong coefficient among the first n_terms "

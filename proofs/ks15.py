@@ -84,7 +84,7 @@ class Lemma3_2(SamplingLaw):
         Defect("importance weight 1/q'_i with q' uniform ≠ q", {"distribution": D + "gaerr_law_mismatched_weights"}),
         Defect("inner-product probabilities left unnormalised (p_j = w_j²)",
                {"distribution": D + "gaerr_law_unnormalised_inner"}),
-        Defect("q ∝ s used where q ∝ √s is optimal", {"optimal_q": D + "ridge_q_proportional_to_s"}),
+        Defect("q ∝ s used where q ∝ √s is optimal", {"optimal_q": D + "ridge_q_proportional_to_s"}, idea=True),
         Defect("inner draw j ∝ |w_j|·c_j with c = (1, 2, …): unbiased, but not Algorithm 1's estimator",
                {"distribution": D + "gaerr_law_improved_inner"}),
     )
@@ -154,7 +154,8 @@ class Lemma4_2(Lemma3_2):
               "within_bound": "Lemma 4.2: ‖E g̃²‖∞ ≤ 4B²(‖E x̃_r²‖∞/k + 1)",
               "identity": "the subject is GAELR's estimator: E[g̃_i²] = E_D[E[φ̃²|x,y]·E[x̃_i²|x]] (our derivation)"}
     defects = (
-        Defect("importance weight 1/q'_i with q' uniform ≠ q", {"distribution": D + "gaelr_law_mismatched_weights"}),
+        Defect("importance weight 1/q'_i with q' uniform ≠ q", {"distribution": D + "gaelr_law_mismatched_weights"},
+               idea=True),
         Defect("inner-product probabilities left unnormalised (p_j = |w_j|)",
                {"distribution": D + "gaelr_law_unnormalised_inner"}),
         Defect("one draw of the k (unbiased, too noisy)", {"distribution": D + "gaelr_law_one_draw"}),
@@ -216,7 +217,8 @@ class Lemma4_3(Lemma3_2):
     details = {"optimal_value": ("value", "target"), "not_beaten": ("value", "target")}
     worst = {}
     defects = (
-        Defect("q ∝ √s (the Ridge choice) for the Lasso objective", {"optimal_q": D + "lasso_q_square_root"}),
+        Defect("q ∝ √s (the Ridge choice) for the Lasso objective", {"optimal_q": D + "lasso_q_square_root"},
+               idea=True),
         Defect("q = s, not normalised", {"optimal_q": D + "lasso_q_unnormalised"}),
     )
     power = (

@@ -97,7 +97,7 @@ class Thm5(ExactAndSampled):
     defects = (
         Defect("AC law sampling ∝ α without the cost correction (votes ±c)", {"ac_law": D + "ac_law_uncorrected"}),
         Defect("AC law with unweighted votes ±1", {"ac_law": D + "ac_law_unit_votes"}),
-        Defect("RS law sampling uniformly", {"rs_law": D + "rs_law_uniform"}),
+        Defect("RS law sampling uniformly", {"rs_law": D + "rs_law_uniform"}, idea=True),
         Defect("sampler drawing ∝ α without the cost correction (declared law correct)",
                {"ensemble": D + "ACSamplerUncorrected"}),
         Defect("declared one-draw law ∝ α (sampler correct)", {"ensemble": D + "ACDeclaresUncorrected"}),

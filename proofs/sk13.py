@@ -99,7 +99,7 @@ class Eq1(ExactWithSampling):
     sampled_what = "Monte Carlo: mean loss of the optimal predictor on fresh draws = E[Y²] − eq1(r)"
     defects = (
         Defect("eq. (1) with v[a]·r[a] in place of v[a]/r[a]", {"eq1": D + "eq1_times_r"},
-               overrides={"mc_n": "1000", "mc_chunks": "1"}),
+               overrides={"mc_n": "1000", "mc_chunks": "1"}, idea=True),
         Defect("generator whose real judgments have variance s² (declared s²/3)", {"crowd": D + "loud_crowd"}),
     )
     power = ("Every outcome of small binary crowds is enumerated, so any error in eq. (1) on one r (a wrong power of "
@@ -244,7 +244,8 @@ class LemmaA2(Exact):
     case_columns = ("d", "instance", "m", "r")
     details = {"unbiased": ("expectation", "loss")}
     defects = (
-        Defect("r-loss without the correction Σ w[i]²·v̂[i]·(1/r[i] − 1/k[i])", {"r_loss": D + "r_loss_uncorrected"}),
+        Defect("r-loss without the correction Σ w[i]²·v̂[i]·(1/r[i] − 1/k[i])", {"r_loss": D + "r_loss_uncorrected"},
+               idea=True),
         Defect("r-loss whose correction weighs the j-th feature of the support by w[j] (mis-indexed)",
                {"r_loss": D + "r_loss_misindexed"}),
         Defect("r-loss that predicts with w instead of Z_r w", {"r_loss": D + "r_loss_unmasked"}),
@@ -377,7 +378,7 @@ class Theorem32(Exact):
     erratum_checks = {"g-case2": ("corrected_g", "printed_g")}
     defects = (
         Defect("greedy steps that take the second-best feature", {"greedy": D + "second_best_greedy",
-                                                                  "selector": D + "SecondBestScoring"}),
+                                                                  "selector": D + "SecondBestScoring"}, idea=True),
         Defect("greedy that stops after B − 1 steps", {"greedy": D + "short_greedy"}),
     )
     power = ("Every r ∈ R_B is enumerated on every instance, in exact arithmetic, so a greedy that misses the "
@@ -529,7 +530,7 @@ class MakePSD(Exact):
     details = {"nearest": ("distance_to_projection", "tau"), "optimizer": ("optimizer_distance", "distance")}
     worst = {"nearest": "distance_to_projection"}
     defects = (
-        Defect("|eigenvalues| in place of max(eigenvalues, 0)", {"make_psd": D + "psd_absolute"}),
+        Defect("|eigenvalues| in place of max(eigenvalues, 0)", {"make_psd": D + "psd_absolute"}, idea=True),
         Defect("eigen-clipping of the lower triangle only (no symmetric part)", {"make_psd": D + "psd_lower"}),
     )
     power = ("The exact projection is known on every instance, so an output farther from it than the rounding "
@@ -682,7 +683,7 @@ class Invariance(Exact):
         "both gaps more than 10¹¹ times the stated rounding allowance; centring picks the same r on both. The "
         "claim recomputes it on every run (crowd = tiny), and its random instances count how often r changes."),)
     erratum_checks = {"constant-shift": ("constant_unclipped", "constant_printed")}
-    defects = (Defect("Full that ignores fit_intercept (no bias at all)", {"full": D + "FullNoBias"}),)
+    defects = (Defect("Full that ignores fit_intercept (no bias at all)", {"full": D + "FullNoBias"}, idea=True),)
     power = ("Without a bias the objective moves with every shift by far more than the allowance, so a selector "
              "that drops the bias FAILs both checks. The allowance is about 10⁻¹³ of the objective here, so any "
              "error in the constant's handling that does not cancel under the congruence is seen.")

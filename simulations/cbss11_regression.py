@@ -114,7 +114,7 @@ class Lemma8(_EstimatesLemma):
     defects = (
         Defect("off-diagonal weight on all pairs of C instead of I×J (biased by (k−2)/k·x_r x_s)",
                {"estimates": _D + "estimates_all_pairs"}),
-        Defect("Ā without its (d/k)² importance weight", {"estimates": _D + "estimates_unscaled_A"}),
+        Defect("Ā without its (d/k)² importance weight", {"estimates": _D + "estimates_unscaled_A"}, idea=True),
         Defect("Figure 1's printed constants", {"estimates": _D + "estimates_figure_constants"}),
     )
     power = ("Catches any bias in Ā larger than the bound (0.30 at quick): with all attributes equal "
@@ -169,7 +169,7 @@ class Lemma9(_EstimatesLemma):
     defects = (
         Defect("v_t built from a single attribute of C, scaled by d (unbiased, but k times the variance)",
                {"estimates": _D + "estimates_single_attribute_v"}),
-        Defect("v̄ without its d/k factor", {"estimates": _D + "estimates_unscaled_v"}),
+        Defect("v̄ without its d/k factor", {"estimates": _D + "estimates_unscaled_v"}, idea=True),
     )
     power = ("Catches a bias in v̄ above the bound, and an unbiased v_t whose variance exceeds what the "
              "lemma's range allows once |y| = B and k is large enough against √d (d = 16, k = 8 at quick: a "
@@ -210,7 +210,7 @@ class Lemma10(_EstimatesLemma):
                 "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300, "exact_max_d": 8}}
     ylabel = "sup over the L1 ball of |L̃_S − L_S|"
     defects = (
-        Defect("v̄ without its d/k factor", {"estimates": _D + "estimates_unscaled_v"}),
+        Defect("v̄ without its d/k factor", {"estimates": _D + "estimates_unscaled_v"}, idea=True),
         Defect("Figure 1's printed constants", {"estimates": _D + "estimates_figure_constants"}),
     )
     power = ("Catches any error in Ā, v̄ or ȳ that moves the estimated loss by more than the bound somewhere "
@@ -265,7 +265,7 @@ class Theorem6(Rate):
         Defect("returns zeros (the trivial learner)", {"learner": _D + "BaselineZeros"}),
         Defect("never moves (stops at its starting point)", {"learner": _D + "BaselineNeverMoves"}),
         Defect("assumes E[xxᵀ] = I (footnote 3's shortcut)", {"learner": _D + "BaselineIdentityCovariance"}),
-        Defect("linear term without its d/k factor", {"learner": _D + "BaselineUnscaledV"}),
+        Defect("linear term without its d/k factor", {"learner": _D + "BaselineUnscaledV"}, idea=True),
         Defect("output outside the L1 ball", {"learner": _D + "BaselineOutsideBall"}),
     )
     power = ("Catches a learner whose excess risk stops falling with m (a plateau: biased estimates, no "
@@ -362,7 +362,8 @@ class Theorem12(ViolationFrequency):
         Defect("never moves (its steps vanish)", {"learner": _D + "AERNeverMoves"}),
         Defect("no projection on the L1 ball", {"learner": _D + "AERNoProjection"}),
         Defect("λ one hundred times too large", {"learner": _D + "AEROverRegularised"}),
-        Defect("ŷ drops sgn(w_i) (a sign error in the inner-product estimate)", {"learner": _D + "AERUnsigned"}),
+        Defect("ŷ drops sgn(w_i) (a sign error in the inner-product estimate)", {"learner": _D + "AERUnsigned"},
+               idea=True),
         Defect("λ ten times too small", {"learner": _D + "AERSmallLambda"}, caught=False,
                why="less shrinkage towards 0 lowers the excess risk on these designs; the bound is about 20 times "
                    "the excess of a correct AER"),

@@ -79,7 +79,7 @@ class Theorem31(RiskBound):
                overrides={**_A_ONLY, "designs": "mixed"}),
         Defect("importance weight d/k missing", {"learner": _DEFECTS + "MissingScaleAERR"},
                overrides={**_A_ONLY, "designs": "correlated", "rho": "1.0", "noise": "0", "d": "40", "m": "50000",
-                          "repetitions": "30"}),
+                          "repetitions": "30"}, idea=True),
         Defect("step ten times too large", {"learner": _DEFECTS + "TenfoldEtaAERR"}, caught=False,
                why="the proof then guarantees (10 + 1/10)/2 ≈ 5 times the bound, and the correct η sits far below "
                    "the bound, so the larger step stays under it", overrides={**_A_ONLY, "designs": "boundary"}),
@@ -167,7 +167,7 @@ class Theorem34(RiskBound):
         Defect("returns zeros", {"learner": _DEFECTS + "ZeroLearner"}, overrides=_A_ONLY_34),
         Defect("importance weight d/k missing", {"learner": _DEFECTS + "MissingScaleAELR"},
                overrides={**_A_ONLY_34, "designs": "sparse", "d": "16", "k": "1", "noise": "0", "m": "200000",
-                          "repetitions": "20"}),
+                          "repetitions": "20"}, idea=True),
         Defect("step ten times too large", {"learner": _DEFECTS + "TenfoldEtaAELR"}, caught=False,
                why="a larger step (with a lower clipping threshold) makes AELR converge faster on these designs",
                overrides=_A_ONLY_34),

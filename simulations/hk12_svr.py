@@ -93,7 +93,7 @@ class Lemma4_1(ExactWithSampling):
     errata = (ERRATUM_SECOND,)
     erratum_checks = {"second-moment": ("within_corrected", "within_printed")}
     defects = (
-        Defect("geometric weight 2ⁿ instead of 2ⁿ⁺¹", {"estimate": D + "genest_half_weight"}),
+        Defect("geometric weight 2ⁿ instead of 2ⁿ⁺¹", {"estimate": D + "genest_half_weight"}, idea=True),
         Defect("threshold log₂N instead of 2·log₂N", {"estimate": D + "genest_small_threshold"}),
         Defect("expected queries with threshold log₂N", {"expected_queries": D + "expected_queries_small_threshold"}),
         Defect("law with a sign error in the coefficients", {"distribution": D + "law_sign_error"}),

@@ -138,7 +138,7 @@ class Theorem31(ExpectedInequality):
     }
     defects = (
         Defect("q and its importance weights mismatched (draws from q, weights d as for uniform draws)",
-               {"learner": _DEFECTS + "MismatchedWeightsGAERR"}, overrides={"repetitions": "25"}),
+               {"learner": _DEFECTS + "MismatchedWeightsGAERR"}, overrides={"repetitions": "25"}, idea=True),
         Defect("improved inner-product probabilities left unnormalised (p_j = |w_j|c_j)",
                {"learner": _DEFECTS + "UnnormalisedInnerGAERR"},
                overrides={"repetitions": "25", "q_rules": "sqrt_improved"}),
@@ -673,7 +673,7 @@ class Theorem34(_TwoPhase):
                overrides={"event_repetitions": "0"}),
         Defect("smoothing term dropped (q ∝ √A, H = ‖2A‖_{1/2})", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAERR"},
                overrides={"m1": "1", "m": "2000", "repetitions": "2", "designs": "boundary",
-                          "event_repetitions": "60"}),
+                          "event_repetitions": "60"}, idea=True),
         Defect("phase-1 moments taken from the wrong examples (every draw reads example 1)",
                {"learner": _DEFECTS + "FirstExampleMomentsTwoPhaseDDAERR"},
                overrides={"m1": "30000", "m": "30100", "repetitions": "2", "alphas": "-2",
@@ -942,7 +942,7 @@ class Theorem45(_TwoPhase):
         Defect("smoothing term dropped (q ∝ A)", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAELR"}, caught=False,
                why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 so small "
                    "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias",
-               overrides={**_A_ONLY, "m1": "1"}),
+               overrides={**_A_ONLY, "m1": "1"}, idea=True),
     )
     power = (
         "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound'). The w.p.-1 bound's "

@@ -320,7 +320,7 @@ class FewerAttributes(PairedComparison):
         Defect("DDAERR that reads every attribute to compute ⟨w, x⟩ exactly (and counts them)",
                {"a": _DEFECTS + "DDAERRFullInner"}, caught=False,
                why="it then needs about as many examples, and so as many attributes, as OGD: a tie to the grid's "
-                   "factor 2, not a loss"),
+                   "factor 2, not a loss", idea=True),
     )
     power = (
         "Catches a DDAERR that stalls above ε (a biased gradient estimate: it never reaches the target within m_max "

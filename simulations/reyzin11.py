@@ -111,7 +111,8 @@ class Cor3(SampledFrequency):
         Defect("Hoeffding constant 4 instead of 8 (bound e^(−Bθ²/4))", {"bound": D + "hoeffding_constant_4"}),
         Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, caught=False,
                why="on the examples chosen the unweighted vote's margin stays above θ/2 often enough that the "
-                   "frequency remains under e^(−Bθ²/8); Corollary 3 constrains only the lower tail of the vote"),
+                   "frequency remains under e^(−Bθ²/8); Corollary 3 constrains only the lower tail of the vote",
+               idea=True),
         Defect("sampler whose votes are weighted by α again (α² in all)", {"ensemble": D + "RSAlphaVotes"}),
     )
     power = (
@@ -196,7 +197,7 @@ class Prop4(_Convergence):
     profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 10_000, "n_test": 5000,
                                       "levels": (1.0, 2.0, 4.0, 8.0, 12.0)}}
     defects = (
-        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}),
+        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, idea=True),
         Defect("sampler drawing ∝ α² ", {"ensemble": D + "RSSquaredAlpha"}),
         Defect("sampler that stops voting after 100 draws", {"ensemble": D + "RSFrozenAfter100"}),
     )
@@ -271,7 +272,7 @@ class Prop6(_Convergence):
     base = {**Prop4.base, "cost_low": 1.0, "cost_high": 4.0}
     profiles = {"quick": {}, "full": {**Prop4.profiles["full"]}}
     defects = (
-        Defect("sampler drawing ∝ α without the cost correction", {"ensemble": D + "ACSamplerUncorrected"}),
+        Defect("sampler drawing ∝ α without the cost correction", {"ensemble": D + "ACSamplerUncorrected"}, idea=True),
         Defect("sampler with unweighted votes ±1", {"ensemble": D + "ACUnitVotes"}),
     )
     power = Prop4.power.replace("uniform or ∝ α² draws", "draws ∝ α with votes ±c, or ∝ α/c with votes ±1")
@@ -629,7 +630,7 @@ class Table6(BudgetTables):
         "trials of 5 000 (splice 2 175) test examples; the numbers of each run are on this page."),)
     defects = (
         Defect("AdaBoostRS whose budget check charges every draw (a repeated feature again)",
-               {"rs": D + "RSCountsRepeatsBudget"}),
+               {"rs": D + "RSCountsRepeatsBudget"}, idea=True),
         Defect("AdaBoostRS reading the budget as B − 1", {"rs": D + "RSBudgetOneLess"}, caught=False,
                why="it takes about 2 fewer samples, still well above the published τ + 1.5 on census"),
     )
@@ -805,7 +806,7 @@ class Experiments(BudgetTables):
     defects = (
         Defect("AdaBoostRS whose budget check counts repeated features", {"rs": D + "RSCountsRepeatsBudget"}),
         Defect("AdaBoostRS_AC sampling ∝ α (no cost correction), on census", {"ac": D + "ACSamplerUncorrected"},
-               overrides={"datasets": "census", "curve_repetitions": "0"}),
+               overrides={"datasets": "census", "curve_repetitions": "0"}, idea=True),
         Defect("AdaBoostRS whose vote stops changing after 100 draws, on census", {"rs": D + "RSFrozenAfter100"},
                overrides={"datasets": "census", "repetitions": "2", "n_test": "5000", "cost_blocks": "2"}),
         Defect("AdaBoostRS_AC whose loop runs while k < B (over budget)", {"ac": D + "ACLoopWhileUnderBudget"},

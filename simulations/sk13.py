@@ -89,7 +89,7 @@ class VarEst(ExactWithSampling):
     details = {"unbiased": ("expectation", "variance"), "sigma_unbiased": ("largest_error",)}
     sampled_what = "Consistency: P(some entry of Σ̂ is farther than ε_m from Σ) ≤ δ_c"
     defects = (
-        Defect("VarEst with 1/n", {"var_est": D + "var_est_biased"}, overrides=_FEW),
+        Defect("VarEst with 1/n", {"var_est": D + "var_est_biased"}, overrides=_FEW, idea=True),
         Defect("Σ̂ without the −Diag(v̂)/k correction", {"covariance": D + "covariance_uncorrected"}, overrides=_FEW),
     )
     power = ("The exact part enumerates every outcome, so any bias of VarEst or of Σ̂ (from one object) beyond "
@@ -241,7 +241,7 @@ class Theorem31(Rate):
     ylabel = "mean of sup_r |obĵ(r) − target(r)|"
     defects = (
         Defect("Full's Σ̂ without the −Diag(v̂)/k correction", {"full": D + "FullUncorrected"},
-               overrides={"repetitions": "4", "m_grid": "500,4000,32000"}),
+               overrides={"repetitions": "4", "m_grid": "500,4000,32000"}, idea=True),
         Defect("Scoring's v̂ from VarEst with 1/n", {"scoring": D + "ScoringBiasedVarEst"},
                overrides={"repetitions": "4", "m_grid": "500,4000,32000"}),
     )
@@ -393,7 +393,8 @@ class Experiments(PairedComparison):
                           "fig8_total": 12 * 2 * 60},
                 "full": {"repetitions": 50, "max_repetitions": 200, "budgets": (5, 10, 20, 30, 40),
                          "table1_budgets": (5, 10, 20, 30, 40), "fig8_total": 12 * 2 * 60}}
-    defects = (Defect("Full whose greedy steps take the second-best feature", {"full": D + "SecondBestFull"}),
+    defects = (Defect("Full whose greedy steps take the second-best feature", {"full": D + "SecondBestFull"},
+                      idea=True),
                Defect("Full that may buy only the numerical estimates (the crowd average's choice)",
                       {"full": D + "FullEstimatesOnly"}))
     power = ("Decides per budget, crowd and baseline with a sign test, which needs no range: a Full selector that "
