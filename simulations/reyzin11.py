@@ -76,7 +76,9 @@ class Cor3(SampledFrequency):
         "Only the sampling step of the corollary is checkable: the margin bound (Theorem 1) it is combined with has "
         "unstated constants (Õ). The step is one-sided Hoeffding: each draw votes y·h ∈ {−1, +1} with mean θ, so "
         "P(U ≤ Bθ/2) ≤ exp(−2(Bθ/2)²/(4B)). Per dataset, AdaBoost is trained (`rounds` rounds, fixed split); for each "
-        "θ of `thetas` the test example whose margin is closest to θ (among positive margins) is taken, its actual "
+        "θ of `thetas`, among the test examples whose margin lies within 10% of θ the one whose unweighted vote "
+        "(the mean of y·h over the stumps, what uniform draws would estimate) is lowest is taken — where drawing ∝ α "
+        "matters most; the closest positive margin when none lies within 10% — its actual "
         "margin θ_x is the one used, and `trials` × `chunks` independent votes of B draws (the subject's sample_path, "
         "for every B of `B_grid` along one path, up to the first B with Bθ²/8 ≥ s_max, beyond which the bound is "
         "too small for any profile to resolve) are compared with θ_x/2; the bound comes from the subject `bound`. "
@@ -86,8 +88,8 @@ class Cor3(SampledFrequency):
     protocols = {"ensemble": SAMPLED_ENSEMBLE, "bound": Contract(Function, call=("B", "theta"))}
     parameters = {**SampledFrequency.parameters, "thetas": Grid(Number(0.0, 1.0, open="both"), distinct=1),
                   "B_grid": Grid(Integer(1), distinct=2), "s_max": Positive()}
-    base = {"datasets": ("breast_cancer",), "rounds": 500, "n_train": 1000, "n_test": 2000, "split_seed": 0,
-            "chunks": 1, "trials": 10_000, "delta": 1e-3, "resolution": 2e-3, "thetas": (0.15, 0.3),
+    base = {"datasets": ("breast_cancer", "synthetic"), "rounds": 500, "n_train": 1000, "n_test": 2000,
+            "split_seed": 0, "chunks": 1, "trials": 10_000, "delta": 1e-3, "resolution": 2e-3, "thetas": (0.15, 0.3),
             "B_grid": (1, 4, 16, 64, 256, 1024), "s_max": 6.0}
     profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 20_000, "n_test": 5000,
                                       "thetas": (0.05, 0.1, 0.2, 0.3, 0.5),
@@ -109,26 +111,30 @@ class Cor3(SampledFrequency):
         "each of its cells."),)
     defects = (
         Defect("Hoeffding constant 4 instead of 8 (bound e^(−Bθ²/4))", {"bound": D + "hoeffding_constant_4"}),
-        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, caught=False,
-               why="on the examples chosen the unweighted vote's margin stays above θ/2 often enough that the "
-                   "frequency remains under e^(−Bθ²/8); Corollary 3 constrains only the lower tail of the vote",
-               idea=True),
+        Defect("sampler drawing uniformly over the stumps", {"ensemble": D + "RSUniformStumps"}, idea=True),
         Defect("sampler whose votes are weighted by α again (α² in all)", {"ensemble": D + "RSAlphaVotes"}),
     )
     power = (
         "Per cell, a violation frequency above e^(−Bθ²/8) by a factor the Clopper–Pearson interval resolves is a FAIL: "
         "with 10⁴ trials the cells with Bθ²/8 ≈ 3 separate the true tail (≈ 10⁻²) from e^(−2·3), so a Hoeffding "
-        "constant of 4 is caught; a sampler that shifts the vote's mean downwards by more than θ/2 is caught. The "
+        "constant of 4 is caught; a sampler that shifts the vote's mean downwards by more than θ/2 is caught, which is "
+        "what uniform draws do on the examples chosen wherever AdaBoost's α are far from uniform (synthetic: "
+        "unweighted votes below 0 at margins 0.15 and 0.3; on breast_cancer the α are nearly uniform and the two "
+        "votes agree to a few hundredths). The "
         "bound is loose (tightness is reported), so a sampler that is wrong but still concentrates above θ/2 passes."
     )
 
     def count(self, p, task, subjects, seed):
         model, _, _, Xte, yte, info = fitted(subjects["ensemble"], task["dataset"], p)
         margins = model.margins(Xte, yte)
+        signed = np.where(yte == model.classes_[1], 1.0, -1.0)
+        unweighted = (signed[:, None] * model.hypothesis_outputs(Xte)).mean(axis=1)
         positive = np.flatnonzero(margins > 0)
         rows = []
         for grid, stream in zip(p["thetas"], seed.spawn(len(p["thetas"])), strict=True):
-            i = int(positive[np.argmin(np.abs(margins[positive] - grid))])
+            near = positive[np.abs(margins[positive] - grid) <= 0.1 * grid]
+            i = (int(near[np.argmin(unweighted[near])]) if len(near)
+                 else int(positive[np.argmin(np.abs(margins[positive] - grid))]))
             theta = float(margins[i])
             # B beyond the first with Bθ²/8 ≥ s_max adds cells whose bound no profile can resolve
             Bs = sorted(set(p["B_grid"]))
