@@ -356,3 +356,94 @@ class RecordedAERR(RecordsPath):  # added line 1 of 2
         self.coef_ = total / m
         self.n_attributes_seen_ = n_read
         return self
+
+
+# ---------------------------------------------------------------------- sk13's Scoring and Full
+class MyScoring:
+    """sk13 Algorithm 1, Scoring, from the paper: x̄ the mean of the k judgments, b̂ = (1/m)Σ y x̄,
+    v̂ the mean over objects of the unbiased variance of the judgments (eq. (2)), σ̂² = max(0, mean x̄² − v̂/k);
+    then B greedy steps, each adding the judgment of largest gain of Σ_{r>0} b̂²/(σ̂² + v̂/r) (lowest index
+    first on ties). Sets r_."""
+
+    def __init__(self, budget=10):
+        self.budget = budget
+
+    def statistics(self, J, y):
+        means = J.mean(axis=2)
+        m, _, k = J.shape
+        v = J.var(axis=2, ddof=1).mean(axis=0)
+        return means, means.T @ y / m, v, means.T @ means / m, k
+
+    def objective(self, r, b, v, second, k):
+        sigma2 = np.maximum(0.0, np.diag(second) - v / k)
+        on = r > 0
+        return float(np.sum(b[on] ** 2 / (sigma2[on] + v[on] / r[on])))
+
+    def fit(self, J, y):
+        J, y = np.asarray(J, dtype=float), np.asarray(y, dtype=float)
+        _, b, v, second, k = self.statistics(J, y)
+        r = np.zeros(J.shape[1], dtype=int)
+        for _ in range(int(self.budget)):
+            gains = []
+            for a in range(len(r)):
+                r[a] += 1
+                gains.append(self.objective(r, b, v, second, k))
+                r[a] -= 1
+            r[int(np.argmax(gains))] += 1
+        self.r_ = r
+        return self
+
+
+class ScoringTopFeatures(MyScoring):
+    """Not greedy: ranks the features once by b̂²/(σ̂² + v̂) and deals the budget out one judgment at a time
+    to the top ⌈B/2⌉ of them in turn."""
+
+    def fit(self, J, y):
+        J, y = np.asarray(J, dtype=float), np.asarray(y, dtype=float)
+        _, b, v, second, k = self.statistics(J, y)
+        score = [self.objective(np.eye(len(b), dtype=int)[a], b, v, second, k) for a in range(len(b))]
+        top = np.argsort(score)[::-1][: max(1, math.ceil(int(self.budget) / 2))]
+        r = np.zeros(len(b), dtype=int)
+        for t in range(int(self.budget)):
+            r[top[t % len(top)]] += 1
+        self.r_ = r
+        return self
+
+
+class ScoringPopulationVariance(MyScoring):
+    """VarEst with 1/k instead of 1/(k − 1) (numpy's default var): v̂ too small by (k − 1)/k."""
+
+    def statistics(self, J, y):
+        means, b, v, second, k = super().statistics(J, y)
+        return means, b, v * (k - 1) / k, second, k
+
+
+class MyFull(MyScoring):
+    """sk13 Algorithm 1, Full: Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k) (eigenvalues clipped at 0) and the
+    objective sub_r(b̂)ᵀ sub_r(Σ̂ + Diag(v̂/r))⁺ sub_r(b̂), maximised by the same greedy steps."""
+
+    def covariance(self, second, v, k):
+        vals, vecs = np.linalg.eigh(second - np.diag(v / k))
+        return (vecs * np.maximum(vals, 0.0)) @ vecs.T
+
+    def objective(self, r, b, v, second, k):
+        on = np.flatnonzero(r > 0)
+        if on.size == 0:
+            return 0.0
+        M = self.covariance(second, v, k)[np.ix_(on, on)] + np.diag(v[on] / r[on])
+        return float(b[on] @ np.linalg.pinv(M) @ b[on])
+
+
+class FullDiagonal(MyFull):
+    """Full that keeps only the diagonal of Σ̂: Scoring's objective under Full's name (the covariances
+    between features, Full's idea, are ignored)."""
+
+    def covariance(self, second, v, k):
+        return np.diag(np.maximum(0.0, np.diag(second) - v / k))
+
+
+class FullRepeatsIgnored(MyFull):
+    """Full with the noise term Diag(v̂/k) of line 10 in place of Diag(v̂/r): repeats gain nothing."""
+
+    def objective(self, r, b, v, second, k):
+        return super().objective(np.where(r > 0, k, 0), b, v, second, k)

@@ -414,3 +414,31 @@ def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_pl
     assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
     check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
     assert check.ran and check.verdict == "PASS", check.decision
+
+
+# ---------------------------------------------------------------------- sk13, reyzin11, hk12 §4
+@pytest.mark.parametrize(("algorithm", "learner"), [
+    ("Scoring", "theorycheck.algorithms.sk13:ScoringSelector"), ("Scoring", "tests.conformance_learners:MyScoring"),
+    ("Full", "theorycheck.algorithms.sk13:FullSelector"), ("Full", "tests.conformance_learners:MyFull")])
+def test_the_sk13_selectors_conform(algorithm, learner):
+    module, _, name = learner.partition(":")
+    result = conform(algorithm, getattr(__import__(module, fromlist=[name]), name), claims=False)
+    assert result.verdict == "PASS", result.text()
+    assert [c.name for c in result.checks] == ["objective"] and "no false-FAIL rate" in result.checks[0].decision
+
+
+@pytest.mark.parametrize(("algorithm", "defect"), [
+    ("Scoring", mine.ScoringTopFeatures), ("Scoring", mine.ScoringPopulationVariance),
+    ("Full", mine.FullDiagonal), ("Full", mine.FullRepeatsIgnored)])
+def test_each_planted_selection_defect_fails(algorithm, defect):
+    result = conform(algorithm, defect, claims=False)
+    assert result.verdict == "FAIL" and "Algorithm 1's greedy takes r =" in result.checks[0].cause, result.text()
+
+
+def test_a_selector_instance_runs_with_its_own_budget_and_only_its_checks_can_be_required():
+    result = conform("Scoring", mine.MyScoring(budget=4), claims=False)
+    assert result.verdict == "PASS" and result.assumed == {"budget": 4} and "B = 4" in result.checks[0].decision
+    with pytest.raises(ParameterError, match="the checks of Scoring are claims, objective"):
+        conform("Scoring", mine.MyScoring, require=["estimator"])
+    with pytest.raises(ParameterError, match="not parameters of Full"):
+        conform("Full", mine.MyFull, k=2)

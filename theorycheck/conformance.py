@@ -102,11 +102,16 @@ class Spec:
     """What conformance needs to know about one algorithm of the papers."""
 
     builtin: str  # "module:attr"
-    law: Any  # (w, x, y, k, options) -> [(probability, outcome)], or None (then ``no_law`` says why)
-    setting: str  # "ridge" or "lasso": the designs of the behaviour check
-    params_from: str  # a claim whose quick parameters build the designs
-    norm: str  # "l2" or "l1": the ball of the theorems' conclusion
-    extra_reads: int = 1  # the budget: at most k + extra_reads attributes read per example
+    law: Any = None  # (w, x, y, k, options) -> [(probability, outcome)], or None (then ``no_law`` says why)
+    setting: str = "ridge"  # "ridge" or "lasso": the designs of the behaviour check
+    params_from: str = "hk12.thm3.1"  # a claim whose quick parameters build the designs
+    norm: str = "l2"  # "l2" or "l1": the ball of the theorems' conclusion
+    extra_reads: int | None = 1  # the budget: at most k + extra_reads attributes read per example (None: no bound)
+    #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
+    #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
+    checks: Callable[..., tuple[dict, list]] | None = None
+    names: tuple[str, ...] = ("parameters", "estimator", "behaviour", "attributes")
+    function: bool = False  # the subject is a function (GenEst), not a class or an instance
     draws: str = "gradient"  # what the estimator check reads: "gradient" (w_t, g̃_t) or "estimates" (A_t, v_t)
     step: str | None = "eta"  # the step-size keyword the estimator and audit runs pass (None: the default)
     options: Callable[[int], dict] = _no_options  # further keywords of every run, from d
@@ -121,8 +126,8 @@ class Spec:
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
 
-    def budget(self, k: int) -> int:
-        return k + self.extra_reads
+    def budget(self, k: int) -> int | None:
+        return None if self.extra_reads is None else k + self.extra_reads
 
     def budget_text(self) -> str:
         return "k" if self.extra_reads == 0 else f"k + {self.extra_reads}"
@@ -176,14 +181,14 @@ ALGORITHMS: dict[str, Spec] = {
                            shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
 }
 
-PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile
-    "quick": {"runs": 3000, "seeds": 150, "claims": "quick"},
-    "full": {"runs": 20000, "seeds": 600, "claims": "full"},
+PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
+    "quick": {"runs": 3000, "seeds": 150, "claims": "quick", "instances": 40},
+    "full": {"runs": 20000, "seeds": 600, "claims": "full", "instances": 200},
 }
 
 
 #: the checks, in the order they are reported; ``require`` names from these
-CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes")
+CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes", "objective", "training", "sampling")
 
 
 @dataclass
@@ -308,13 +313,18 @@ def _constructor(cls) -> list[inspect.Parameter]:
                                                                    inspect.Parameter.KEYWORD_ONLY)]
 
 
-def configured(learner) -> tuple[Callable[..., Any], dict[str, Any] | None, str]:
-    """(make, parameters, name) of a learner given as a class or as an instance.
+def configured(learner, function: bool = False) -> tuple[Callable[..., Any], dict[str, Any] | None, str]:
+    """(make, parameters, name) of a learner given as a class or as an instance (or, with ``function``, a
+    function such as a GenEst, which is its own ``make``).
 
     A class is its own ``make``, with no parameters of its own (None). An instance is cloned as
     scikit-learn does: its parameters are ``get_params(deep=False)`` when it has that method, else the
     attributes named like its constructor's arguments; ``make(**keywords)`` builds a new, unfitted one with
     those parameters and ``keywords`` on top. Raises :class:`ParameterError` when an argument is not stored."""
+    if function:
+        if inspect.isclass(learner) or not callable(learner):
+            raise ParameterError(f"{subject_name(learner)} is not a function: this algorithm's subject is a function")
+        return learner, None, subject_name(learner)
     if inspect.isclass(learner):
         return learner, None, subject_name(learner)
     cls = type(learner)
@@ -362,14 +372,39 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
-    unknown = [name for name in require if name not in CHECKS]
+    spec = ALGORITHMS[algorithm]
+    names = ("claims", *spec.names)
+    unknown = [name for name in require if name not in names]
     if unknown:
-        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks are {', '.join(CHECKS)}")
+        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks of {algorithm} are "
+                             f"{', '.join(names)}")
     if "claims" in require and not claims:
         raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
-    spec = ALGORITHMS[algorithm]
-    make, own, name = configured(learner)
+    make, own, name = configured(learner, spec.function)
+    budget = PROFILES[profile]
+    if spec.checks is not None:
+        if (k, B, eta) != (None, None, None):
+            raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
+        assumed, checks = spec.checks(make, own, budget, delta, np.random.SeedSequence(seed))
+    else:
+        assumed, checks = _regression_checks(spec, make, own, k, B, eta, budget, delta, seed)
+    notes = []
+    if own is not None:
+        notes.append(f"the instance is run with its own parameters; the claims build their own "
+                     f"{type(learner).__name__} with the parameters each claim states")
+    if claims:
+        places, skipped = claims_for(algorithm, budget["claims"])
+        if places or not skipped:
+            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
+                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
+        else:  # nothing at this profile: no check, and a note of what --profile full would run
+            notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
+    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+
+
+def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
+    """(assumed, checks) of a regressor fit(X, y) -> coef_: parameters, estimator, behaviour, attributes."""
     if own is None:
         k = spec.k if k is None else k
         B = 1.0 if B is None else B
@@ -379,7 +414,6 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         B = own.get("B", 1.0) if B is None else B
         eta = own.get(spec.step) if eta is None and spec.step else eta
     builtin = _load(spec.builtin)
-    budget = PROFILES[profile]
     rng = np.random.SeedSequence(seed)
     s_est, s_beh, s_aud, s_par = rng.spawn(4)
     X, y = np.vstack([_EXAMPLE_X] * (spec.lead + 2)), np.full(spec.lead + 2, _EXAMPLE_Y)
@@ -389,24 +423,13 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     assumed = {"k": k, "B": B, **({spec.step: eta if eta is not None else "its own rule"} if spec.step else {}),
                **{name: _shown(v) for name, v in spec.options(len(_EXAMPLE_X)).items()}}
     checks = [
-        _parameters_check(spec, make, own if own is not None else _defaults(learner), s_par),
+        _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
         _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
         _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
                          as_configured=own is not None),
         _audit_check(make, k, B, eta, s_aud, spec),
     ]
-    notes = []
-    if own is not None:
-        notes.append(f"the instance is run with its own parameters; the claims build their own "
-                     f"{type(learner).__name__} with the k, B and η each claim states")
-    if claims:
-        places, skipped = claims_for(algorithm, budget["claims"])
-        if places or not skipped:
-            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
-                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
-        else:  # nothing at this profile: no check, and a note of what --profile full would run
-            notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
-    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+    return assumed, checks
 
 
 # ---------------------------------------------------------------------- 1. the paper's claims
@@ -690,7 +713,7 @@ def _recorded_draws(spec: Spec, path: dict, rows: int) -> list[tuple[tuple, np.n
 
 def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check:
     if spec.law is None:
-        return Check("estimator", stats.INCONCLUSIVE, spec.no_law)
+        return _not_run("estimator", spec.no_law)
     rows = 2
     X = np.vstack([_EXAMPLE_X] * (spec.lead + rows))
     y = np.full(spec.lead + rows, _EXAMPLE_Y)
@@ -913,12 +936,14 @@ def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     per = read.sum(axis=1)
     most, total = int(per.max()), int(read.sum())
     reported = getattr(model, "n_attributes_seen_", None)
+    bound = (f"the budget is {spec.budget_text()} = {budget} per example" if budget is not None else
+             "the algorithm has no fixed budget per example, only n_attributes_seen_ to check")
     text = (f"observed through a watched view of X: {total} entries read in {m} examples (at most {most} in one "
-            f"example; the budget is {spec.budget_text()} = {budget} per example); every entry not observed read "
+            f"example; {bound}); every entry not observed read "
             f"replaced by {how} and refitted with the same random state: w̄ bit for bit the same, so no read that "
             "matters escaped the view")
     reported_text = "" if reported is None else f"; n_attributes_seen_ = {int(reported)}"
-    if most > budget:
+    if budget is not None and most > budget:
         over = int(np.sum(per > budget))
         cause = (f"{over} of {m} examples had more than {spec.budget_text()} = {budget} attributes read (up to {most})"
                  + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + reported_text)
@@ -926,8 +951,9 @@ def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     if reported is not None and int(reported) < total:
         cause = f"n_attributes_seen_ = {int(reported)}, fewer than the {total} distinct entries observed read"
         return Check("attributes", stats.FAIL, f"{text}. {cause} (exact)", {"observed": True}, cause=cause)
-    return Check("attributes", stats.PASS, f"{text}{reported_text}; no example exceeds the budget (exact: no "
-                 "false-FAIL rate)", {"observed": True})
+    return Check("attributes", stats.PASS, f"{text}{reported_text}; "
+                 + ("no example exceeds the budget" if budget is not None else "no read beyond those counted")
+                 + " (exact: no false-FAIL rate)", {"observed": True})
 
 
 def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> Check:
@@ -958,17 +984,94 @@ def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
         return Check("attributes", stats.FAIL, cause, cause=cause)
     same = np.array_equal(again, np.asarray(model.coef_))
     most = int(read.sum(axis=1).max())
-    text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; the budget is "
-            f"{spec.budget_text()} = {budget} per example, ≤ {budget * m} in all); every other entry of X replaced by "
-            f"{how} and refitted with the same random state: w̄ ")
+    bound = (f"the budget is {spec.budget_text()} = {budget} per example, ≤ {budget * m} in all"
+             if budget is not None else "no fixed budget per example")
+    text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; {bound}); every "
+            f"other entry of X replaced by {how} and refitted with the same random state: w̄ ")
     if not same:
         cause = "w̄ changed when the entries the path does not name were blanked: the learner read attributes it " \
                 "did not report"
         return Check("attributes", stats.FAIL, text + "changed, so the learner read attributes it did not report "
                      "(exact: no false-FAIL rate)", cause=cause)
-    if most > budget:
+    if budget is not None and most > budget:
         cause = f"{int(np.sum(read.sum(axis=1) > budget))} examples had more than {spec.budget_text()} = {budget} " \
                 "attributes read"
         return Check("attributes", stats.FAIL, text + f"is unchanged, but {cause} (exact)", cause=cause)
     return Check("attributes", stats.PASS, text + "is bit-for-bit the same, and no example exceeds the budget "
                  "(exact: no false-FAIL rate)")
+
+
+# ---------------------------------------------------------------------- sk13: Scoring and Full
+def _crowd_instance(rng, m: int = 30, d: int = 4, k: int = 3):
+    """Training judgments J (m, d, k) and labels y: correlated objects x ~ N(0, LLᵀ), each feature judged k
+    times with its own noise level in [0.2, 2], y a noisy linear function of x."""
+    L = np.eye(d) + rng.normal(size=(d, d)) / math.sqrt(d)
+    x = rng.normal(size=(m, d)) @ L.T
+    J = x[:, :, None] + rng.uniform(0.2, 2.0, size=d)[None, :, None] * rng.normal(size=(m, d, k))
+    return J, x @ rng.normal(size=d) + 0.1 * rng.normal(size=m)
+
+
+def _selection_checks(which: str):
+    """The checks of sk13's Scoring or Full: the r a learner chooses, against Algorithm 1's objective."""
+
+    def checks(make, own, profile, delta, seed):
+        from .algorithms import sk13
+
+        budget = int(own.get("budget", 6)) if own is not None else 6
+        keywords = {} if own is not None else {"budget": budget}
+        n = profile["instances"]
+        rng = np.random.default_rng(seed)
+        worst, optimal, failures = None, 0, 0
+        for i in range(n):
+            J, y = _crowd_instance(rng)
+            s = sk13.crowd_statistics(J, y)
+            if which == "Scoring":
+                sigma2 = np.maximum(0.0, np.diag(s.second) - s.v / s.k)
+                objective = lambda r, s=s, sigma2=sigma2: sk13.scoring_objective(r, s.b, sigma2, s.v)  # noqa: E731
+            else:
+                Sigma = sk13.make_psd(s.second - np.diag(s.v / s.k))
+                objective = lambda r, s=s, Sigma=Sigma: sk13.full_objective(r, s.b, Sigma, s.v)  # noqa: E731
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = np.asarray(make(**keywords).fit(J, y).r_)
+            except Exception as err:  # the subject's failure is a verdict, with its cause
+                cause = f"instance {i + 1}: your learner raised {type(err).__name__}: {err}"
+                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause)]
+            if r.shape != (J.shape[1],) or np.any(r < 0) or np.any(r != np.round(r)) or r.sum() > budget:
+                cause = (f"instance {i + 1}: r_ = {r.tolist()} is not a vector of {J.shape[1]} non-negative integers "
+                         f"with Σ r ≤ B = {budget}")
+                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause)]
+            r = r.astype(np.int64)
+            greedy, _ = sk13.greedy_repeats(objective, J.shape[1], budget)
+            best, best_value = sk13.brute_force_repeats(objective, J.shape[1], budget)
+            value, reference = objective(r), objective(greedy)
+            optimal += math.isclose(reference, best_value, rel_tol=1e-9, abs_tol=1e-12)
+            wrong = not math.isclose(value, reference, rel_tol=1e-9, abs_tol=1e-12)
+            if which == "Scoring":  # Theorem 3.2: the greedy r is a maximiser over R_B
+                wrong = wrong or not math.isclose(value, best_value, rel_tol=1e-9, abs_tol=1e-12)
+            if wrong:
+                failures += 1
+                worst = worst or (f"instance {i + 1}: your r = {r.tolist()} has objective {value:.6g}; Algorithm 1's "
+                                  f"greedy takes r = {greedy.tolist()} ({reference:.6g}), the maximum over R_B is "
+                                  f"{best_value:.6g} at r = {best.tolist()}")
+        name = "Σ b̂²/(σ̂² + v̂/r) (eq. (1))" if which == "Scoring" else "sub_r(b̂)ᵀ sub_r(Σ̂ + Diag(v̂/r))⁺ sub_r(b̂)"
+        text = (f"{n} instances (m = 30 objects, d = 4 correlated features with their own noise, k = 3 judgments, "
+                f"B = {budget}): the objective of your r_, {name} from Algorithm 1's estimates, against that of "
+                f"Algorithm 1's greedy r (lines 14–18), equal up to rounding (10⁻⁹ relative)"
+                + (", and against the maximum over all of R_B, which Theorem 3.2 says the greedy attains" if
+                   which == "Scoring" else f"; the greedy attains the maximum over R_B on {optimal} of {n} (Full's "
+                   "greedy is not claimed optimal)") + ". Exact: no false-FAIL rate")
+        if failures:
+            cause = f"{failures} of {n} instances: {worst}"
+            return {"budget": budget}, [Check("objective", stats.FAIL, f"{text}. {cause}", cause=cause)]
+        return {"budget": budget}, [Check("objective", stats.PASS, f"{text}; every r_ has the greedy's objective")]
+
+    return checks
+
+
+ALGORITHMS.update({
+    "Scoring": Spec("theorycheck.algorithms.sk13:ScoringSelector", checks=_selection_checks("Scoring"),
+                    names=("objective",)),
+    "Full": Spec("theorycheck.algorithms.sk13:FullSelector", checks=_selection_checks("Full"), names=("objective",)),
+})

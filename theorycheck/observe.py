@@ -1,8 +1,9 @@
 """Which entries of X did a learner read? Observed from the outside, for plain Python/NumPy code.
 
-:func:`observed_fit` hands ``fit`` a :class:`Watched` view of X: an ``ndarray`` subclass that shares
-X's values and carries, for each of its elements, the position of that element in X. An entry counts
-as *read* when its value leaves the view: a scalar index (``x[j]``), an advanced index (``x[idx]``,
+:func:`observed_fit` hands ``fit`` (and :func:`observed_call` any callable, e.g. ``predict``) a
+:class:`Watched` view of X: an ``ndarray`` subclass that shares X's values and carries, for each of
+its elements, the position of that element in X. An entry counts as *read* when its value leaves
+the view: a scalar index (``x[j]``), an advanced index (``x[idx]``,
 ``x[mask]``, ``np.take(x, idx)``), any ufunc or NumPy function that takes the view (``w @ x``,
 ``np.abs(x)``, ``x.sum()``, ``np.linalg.norm(x)``: every element of the operand), iteration,
 ``dot``, ``tolist``, ``item``. Basic slicing (``X[t]``, ``X[:, j]``) and shape changes return views
@@ -30,7 +31,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["Watched", "observed_fit"]
+__all__ = ["Watched", "observed_call", "observed_fit"]
 
 _LOCK = threading.Lock()
 _CONVERSIONS = ("asarray", "asanyarray", "array", "ascontiguousarray", "asfortranarray")
@@ -247,19 +248,25 @@ def _converting(original):
     return convert
 
 
-def observed_fit(model, X: np.ndarray, y: np.ndarray):
-    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
-    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
-    X = np.array(X, dtype=np.float64, order="C")  # a copy: a learner that writes into its X leaves ours alone
+def observed_call(func, X: np.ndarray, *args, **kwargs):
+    """Call ``func(view, *args, **kwargs)`` with a watched view of ``X`` (any shape): returns (what it returned,
+    the bool mask of the entries of X read, the first bulk reads as text). Raises whatever ``func`` raises."""
+    X = np.array(X, dtype=np.float64, order="C")  # a copy: a callee that writes into its X leaves ours alone
     log = _Log(X.size)
     view = Watched(X, np.arange(X.size).reshape(X.shape), log)
     with _LOCK:
         originals = {name: getattr(np, name) for name in _CONVERSIONS}
         try:
-            for name, func in originals.items():
-                setattr(np, name, _converting(func))
-            fitted = model.fit(view, y)
+            for name, func_ in originals.items():
+                setattr(np, name, _converting(func_))
+            result = func(view, *args, **kwargs)
         finally:
-            for name, func in originals.items():
-                setattr(np, name, func)
-    return fitted, log.read.reshape(X.shape), list(log.bulk)
+            for name, func_ in originals.items():
+                setattr(np, name, func_)
+    return result, log.read.reshape(X.shape), list(log.bulk)
+
+
+def observed_fit(model, X: np.ndarray, y: np.ndarray):
+    """Fit ``model`` on a watched view of ``X``: returns (the fitted model, the (m, d) bool mask of the
+    entries read, the first bulk reads as text). Raises whatever ``model.fit`` raises."""
+    return observed_call(model.fit, X, y)
