@@ -447,3 +447,122 @@ class FullRepeatsIgnored(MyFull):
 
     def objective(self, r, b, v, second, k):
         return super().objective(np.where(r > 0, k, 0), b, v, second, k)
+
+
+# ---------------------------------------------------------------------- reyzin11's AdaBoostRS and AdaBoostRS_AC
+class MyAdaBoostRS:
+    """reyzin11 from the paper: Algorithm 1 (AdaBoost) with decision stumps h(x) = s if x[j] > θ else −s
+    (θ midpoints of consecutive training values, the stump of least weighted error), α_t = ½ ln((1 − ε_t)/ε_t);
+    then Algorithm 2 per test example: draw stumps ∝ α while k + max c(h) < B (k the cost of the distinct
+    features examined so far) and predict the sign of the unweighted vote (a tie: +1)."""
+
+    def __init__(self, n_estimators=50, random_state=None):
+        self.n_estimators, self.random_state = n_estimators, random_state
+
+    def alpha(self, eps):
+        return 0.5 * math.log((1 - eps) / eps)
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        D = np.full(m, 1.0 / m)
+        stumps, alphas = [], []
+        for _ in range(int(self.n_estimators)):
+            best = None
+            for j in range(d):
+                values = np.unique(X[:, j])
+                for theta in (values[:-1] + values[1:]) / 2:
+                    for s in (1.0, -1.0):
+                        eps = D[np.where(X[:, j] > theta, s, -s) != y].sum()
+                        if best is None or eps < best[0] - 1e-12:
+                            best = (eps, j, theta, s)
+            eps, j, theta, s = best
+            if not 0 < eps < 0.5:
+                break
+            h = np.where(X[:, j] > theta, s, -s)
+            a = self.alpha(eps)
+            stumps.append((j, theta, s))
+            alphas.append(a)
+            D = D * np.exp(-a * y * h)
+            D /= D.sum()
+        self.features_ = np.array([j for j, _, _ in stumps])
+        self.thresholds_ = np.array([t for _, t, _ in stumps])
+        self.polarities_ = np.array([s for _, _, s in stumps])
+        self.alphas_ = np.array(alphas)
+        return self
+
+    # the parts a defect changes
+    def probabilities(self, costs):
+        return self.alphas_ / self.alphas_.sum()
+
+    def increment(self, i, costs):
+        return 1.0
+
+    def keep_drawing(self, spent, top, budget):
+        return spent + top < budget
+
+    def predict(self, X, budget, costs=None):
+        X = np.asarray(X, dtype=float)
+        costs = np.ones(X.shape[1]) if costs is None else np.asarray(costs, dtype=float)
+        rng = np.random.default_rng(self.random_state)
+        p = self.probabilities(costs)
+        top = costs[self.features_].max()
+        out = np.empty(X.shape[0])
+        for e in range(X.shape[0]):
+            x, seen, spent, vote = X[e], set(), 0.0, 0.0
+            while self.keep_drawing(spent, top, budget):
+                i = int(rng.choice(len(p), p=p))
+                j = int(self.features_[i])
+                if j not in seen:
+                    seen.add(j)
+                    spent += costs[j]
+                h = self.polarities_[i] if x[j] > self.thresholds_[i] else -self.polarities_[i]
+                vote += self.increment(i, costs) * h
+            out[e] = 1.0 if vote >= 0 else -1.0
+        return out
+
+
+class RSIgnoresAlpha(MyAdaBoostRS):
+    """Draws the stumps uniformly, not ∝ α: the paper's idea (sample the vote's own weights) removed."""
+
+    def probabilities(self, costs):
+        return np.full(len(self.alphas_), 1.0 / len(self.alphas_))
+
+
+class RSAlphaWithoutHalf(MyAdaBoostRS):
+    """α_t = ln((1 − ε_t)/ε_t), twice Algorithm 1's: D_t moves too fast, so the later stumps differ."""
+
+    def alpha(self, eps):
+        return math.log((1 - eps) / eps)
+
+
+class RSSpendsTheBudget(MyAdaBoostRS):
+    """Draws while k < B (not k + max c(h) < B): it examines one more feature than the box allows."""
+
+    def keep_drawing(self, spent, top, budget):
+        return spent < budget
+
+
+class MyAdaBoostRSAC(MyAdaBoostRS):
+    """reyzin11 Algorithm 3: draws ∝ α/c(h) and each draw counts ±c(h) in the vote."""
+
+    def probabilities(self, costs):
+        w = self.alphas_ / costs[self.features_]
+        return w / w.sum()
+
+    def increment(self, i, costs):
+        return costs[self.features_[i]]
+
+
+class ACIgnoresCosts(MyAdaBoostRSAC):
+    """Draws ∝ α like AdaBoostRS (votes still ±c(h)): the cost-aware sampling, Algorithm 3's idea, removed."""
+
+    def probabilities(self, costs):
+        return self.alphas_ / self.alphas_.sum()
+
+
+class ACUnitVotes(MyAdaBoostRSAC):
+    """Draws ∝ α/c(h) but counts each draw ±1: the importance weight c(h) of Theorem 5 forgotten."""
+
+    def increment(self, i, costs):
+        return 1.0

@@ -442,3 +442,48 @@ def test_a_selector_instance_runs_with_its_own_budget_and_only_its_checks_can_be
         conform("Scoring", mine.MyScoring, require=["estimator"])
     with pytest.raises(ParameterError, match="not parameters of Full"):
         conform("Full", mine.MyFull, k=2)
+
+
+@pytest.mark.parametrize(("algorithm", "learner"), [
+    ("AdaBoostRS", algorithms.AdaBoostRS), ("AdaBoostRS", mine.MyAdaBoostRS),
+    ("AdaBoostRS_AC", algorithms.AdaBoostRSAC), ("AdaBoostRS_AC", mine.MyAdaBoostRSAC)])
+def test_the_budgeted_boosters_conform(algorithm, learner):
+    result = conform(algorithm, learner, claims=False)
+    assert result.verdict == "PASS", result.text()
+    assert [c.name for c in result.checks] == ["training", "sampling", "attributes"]
+    assert all(c.ran for c in result.checks) and "(features examined, prediction)" in result.checks[1].decision
+
+
+@pytest.mark.parametrize(("algorithm", "defect", "check", "cause"), [
+    ("AdaBoostRS", mine.RSIgnoresAlpha, "sampling", "the law given your ensemble gives it probability"),
+    ("AdaBoostRS", mine.RSAlphaWithoutHalf, "training", "½ ln((1 − ε_t)/ε_t)"),
+    ("AdaBoostRS", mine.RSSpendsTheBudget, "sampling", "the budget rule and the sampling law given your ensemble "
+                                                       "never give it"),
+    ("AdaBoostRS", mine.RSSpendsTheBudget, "attributes", "≥ B = 3"),
+    ("AdaBoostRS_AC", mine.ACIgnoresCosts, "sampling", "the law given your ensemble gives it probability"),
+    ("AdaBoostRS_AC", mine.ACUnitVotes, "sampling", "the law given your ensemble gives it probability"),
+])
+def test_each_planted_boosting_defect_fails(algorithm, defect, check, cause):
+    result = conform(algorithm, defect, claims=False)
+    found = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and found.verdict == "FAIL" and cause in found.cause, result.text()
+
+
+def test_the_exact_law_of_the_sampled_vote_matches_a_direct_simulation():
+    """_vote_law against the box simulated in plain Python on a three-stump ensemble (slow reference)."""
+    features, h = np.array([0, 1, 1]), np.array([1.0, -1.0, 1.0])
+    p, costs = np.array([0.5, 0.3, 0.2]), np.array([1.0, 0.5])
+    law, tail = conformance._vote_law(h, features, p, costs[features], costs, 2.25)
+    assert tail < 1e-12 and abs(sum(law.values()) - 1.0) < 1e-12
+    rng, counts, n = np.random.default_rng(0), {}, 40000
+    for _ in range(n):
+        seen, vote = 0, 0.0
+        while sum(costs[j] for j in range(2) if seen >> j & 1) + 1.0 < 2.25:
+            i = rng.choice(3, p=p)
+            seen |= 1 << int(features[i])
+            vote += costs[features[i]] * h[i]
+        key = (seen, float(np.sign(vote)))
+        counts[key] = counts.get(key, 0) + 1
+    assert set(counts) <= set(law)
+    for key, prob in law.items():  # 5 standard errors
+        assert abs(counts.get(key, 0) / n - prob) <= 5 * np.sqrt(prob * (1 - prob) / n) + 1e-9, (key, prob)
