@@ -566,3 +566,125 @@ class ACUnitVotes(MyAdaBoostRSAC):
 
     def increment(self, i, costs):
         return 1.0
+
+
+# ---------------------------------------------------------------------- hk12 §4: GenEst and AESVR
+def my_genest(w, x, y, coefficients, B, random_state=None):
+    """hk12 Procedure 3 from the paper: N = ⌈4B²⌉; n with Pr[n] = 2^-(n+1); each of the n factors is one draw
+    θ̃ = ‖w‖²x_j/w_j − y with j ∝ w_j² when n ≤ 2 log₂ N, else the mean of N such draws; returns
+    (2^(n+1)·aₙ·Π θ̃, queries of x)."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    sq = float(w @ w)
+    product, queries = 1.0, 0
+    for _ in range(n):
+        draws = rng.choice(len(w), size=reps, p=w * w / sq)
+        product *= float(np.mean([sq * x[j] / w[j] for j in draws])) - y
+        queries += reps
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, queries
+
+
+def genest_uniform_queries(w, x, y, coefficients, B, random_state=None):
+    """Procedure 3 with each θ̃ from a uniform j and weight d·w_j (unbiased for ⟨w, x⟩ − y, another law)."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    product, queries = 1.0, 0
+    for _ in range(n):
+        draws = rng.integers(0, len(w), size=reps)
+        product *= float(np.mean([len(w) * w[j] * x[j] for j in draws])) - y
+        queries += reps
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, queries
+
+
+def genest_one_draw_per_factor(w, x, y, coefficients, B, random_state=None):
+    """Procedure 3 without its second branch: one draw per factor whatever n (queries n, never n·N)."""
+    rng = np.random.default_rng(random_state)
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    sq = float(w @ w)
+    product = 1.0
+    for _ in range(n):
+        j = rng.choice(len(w), p=w * w / sq)
+        product *= sq * x[j] / w[j] - y
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, n
+
+
+def genest_reads_everything(w, x, y, coefficients, B, random_state=None):
+    """Computes each factor from the exact ⟨w, x⟩ (all of x) but reports Procedure 3's queries."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * (float(w @ x) - y) ** n, n * reps
+
+
+class MyAESVR:
+    """hk12 Algorithm 4 from the paper: Algorithm 1's x̃ (k uniform draws, weight d/k) with
+    φ̃ = ½[GenEst(w, x/ε, (y + δ)/ε) + GenEst(w, x/ε, (y − δ)/ε)], f′ = erf (eq. (7), 60 coefficients),
+    GenEst's B = 2B/ε; projected step, the average of the iterates."""
+
+    def __init__(self, k=1, B=1.0, delta=0.1, eps=1.0, eta=None, random_state=None):
+        self.k, self.B, self.delta, self.eps, self.eta, self.random_state = k, B, delta, eps, eta, random_state
+
+    coefficients = np.array([0.0 if n % 2 == 0 else 2 / math.sqrt(math.pi) * (-1) ** (n // 2)
+                             / (math.factorial(n // 2) * n) for n in range(60)])
+
+    def phi(self, w, x, y, seed):
+        gB = 2 * self.B / self.eps
+        plus, _ = my_genest(w, x / self.eps, (y + self.delta) / self.eps, self.coefficients, gB, seed)
+        minus, _ = my_genest(w, x / self.eps, (y - self.delta) / self.eps, self.coefficients, gB, seed + 1)
+        return 0.5 * (plus + minus)
+
+    def output(self, iterates):
+        return np.mean(iterates, axis=0)
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        eta = B * math.sqrt(2 * k / (d * m)) if self.eta is None else float(self.eta)
+        rng = np.random.default_rng(self.random_state)
+        w = np.full(d, 1e-3 * B / math.sqrt(d))
+        iterates = []
+        for t in range(m):
+            iterates.append(w.copy())
+            idx = rng.integers(0, d, size=k)
+            x_tilde = np.zeros(d)
+            np.add.at(x_tilde, idx, d / k * X[t][idx])
+            g = self.phi(w, X[t], y[t], int(rng.integers(2**31))) * x_tilde
+            v = w - eta * g
+            w = v * B / max(np.linalg.norm(v), B)
+        self.coef_ = self.output(iterates)
+        self.eta_ = eta
+        return self
+
+
+class AESVRUnscaled(MyAESVR):
+    """Forgets Algorithm 4's scaling by 1/ε: GenEst on x and y ± δ, so f_ε′ is evaluated at ε times its argument."""
+
+    def phi(self, w, x, y, seed):
+        plus, _ = my_genest(w, x, y + self.delta, self.coefficients, 2 * self.B, seed)
+        minus, _ = my_genest(w, x, y - self.delta, self.coefficients, 2 * self.B, seed + 1)
+        return 0.5 * (plus + minus)
+
+
+class AESVRLastIterate(MyAESVR):
+    """Returns the last iterate instead of the average (line 14)."""
+
+    def output(self, iterates):
+        return iterates[-1]

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from theorycheck import algorithms, cli, conformance
+from theorycheck import algorithms, cli, conformance, estimators
 from theorycheck.algorithms import AELR, AER, AERR, Baseline
 from theorycheck.claims import discover
 from theorycheck.conformance import ALGORITHMS, claims_for, conform
@@ -487,3 +487,45 @@ def test_the_exact_law_of_the_sampled_vote_matches_a_direct_simulation():
     assert set(counts) <= set(law)
     for key, prob in law.items():  # 5 standard errors
         assert abs(counts.get(key, 0) / n - prob) <= 5 * np.sqrt(prob * (1 - prob) / n) + 1e-9, (key, prob)
+
+
+@pytest.mark.parametrize("function", [estimators.genest, mine.my_genest])
+def test_genest_conforms_and_its_reads_are_audited_where_they_can_be_seen(function):
+    result = conform("GenEst", function, claims=False)
+    assert result.verdict == "PASS", result.text()
+    audit = next(c for c in result.checks if c.name == "attributes")
+    assert audit.ran == (function is mine.my_genest), audit.decision  # the built-in's kernel reads the raw buffer
+
+
+@pytest.mark.parametrize(("defect", "check", "cause"), [
+    (mine.genest_uniform_queries, "estimator", "which Procedure 3 never gives"),
+    (mine.genest_one_draw_per_factor, "estimator", "which Procedure 3 never gives"),
+    (mine.genest_reads_everything, "attributes", "4 distinct attributes read, 1 queries reported"),
+])
+def test_each_planted_genest_defect_fails(defect, check, cause):
+    result = conform("GenEst", defect, claims=False)
+    found = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and found.verdict == "FAIL" and cause in found.cause, result.text()
+
+
+def test_the_genest_law_is_a_law_and_a_function_subject_goes_through_the_cli(tmp_path, capsys):
+    law = conformance._genest_law()
+    assert abs(sum(law.values()) - 1.0) < 1e-15 and min(law.values()) > 0
+    mean = sum(p * value for (value, _), p in law.items())
+    w, x, y, coefficients, _ = conformance._GENEST
+    theta = float(w @ x) - y
+    assert mean == pytest.approx(sum(a * theta**n for n, a in enumerate(coefficients)), rel=1e-12)  # unbiased
+    status = cli.main(["conform", "GenEst", "--subject", "learner=tests.conformance_learners:my_genest", "--quiet",
+                       "--no-claims", "--out", str(tmp_path)])
+    assert status == 0 and "PASS" in capsys.readouterr().out
+    status = cli.main(["conform", "GenEst", "--subject", "learner=tests.conformance_learners:MyAESVR", "--quiet",
+                       "--no-claims", "--out", str(tmp_path / "x")])
+    assert status == 2 and "is not a function" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("learner", "verdict"), [(algorithms.AESVR, "PASS"), (mine.MyAESVR, "PASS"),
+                                                  (mine.AESVRUnscaled, "FAIL"), (mine.AESVRLastIterate, "FAIL")])
+def test_aesvr_is_judged_by_its_behaviour(learner, verdict):
+    result = conform("AESVR", learner, claims=False)
+    assert result.verdict == verdict, result.text()
+    assert [(c.name, c.ran) for c in result.checks] == [("estimator", False), ("behaviour", True)]
