@@ -529,3 +529,17 @@ def test_aesvr_is_judged_by_its_behaviour(learner, verdict):
     result = conform("AESVR", learner, claims=False)
     assert result.verdict == verdict, result.text()
     assert [(c.name, c.ran) for c in result.checks] == [("estimator", False), ("behaviour", True)]
+
+
+def test_hk12_lemma4_1_gives_a_plain_genest_independent_draws():
+    """The lemma's sampled rows draw a function without ``moments`` one call at a time; each call gets its own
+    seed (a plain function cannot advance a kernel state in place, so one shared state repeated one draw)."""
+    from simulations.hk12_svr import draw
+
+    w, x, y, coefficients, B = conformance._GENEST
+    sample = draw(mine.my_genest, w, x, y, coefficients, B, 400, 3, 64)
+    assert sample.squares - sample.total**2 / sample.n > 0.0  # not one draw repeated
+    law = conformance._genest_law()
+    mean = sum(p * value for (value, _), p in law.items())
+    sd = np.sqrt(sum(p * value**2 for (value, _), p in law.items()) - mean**2)
+    assert abs(sample.total / sample.n - mean) <= 5 * sd / np.sqrt(sample.n)
