@@ -1,9 +1,16 @@
 """Does *your* implementation do what the paper's algorithm does? Five checks per algorithm.
 
 ``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``;
-a class, or an instance run with its own parameters, see :func:`configured`) runs, for an
-algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's GAERR, DDAERR,
-TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
+a class, or an instance run with its own parameters, see :func:`configured`) runs, for a
+regressor of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline, AESVR and ks15's GAERR,
+DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR) the checks below; the algorithms of another
+shape bring their own (:attr:`Spec.checks`): sk13's Scoring and Full (**objective**: the chosen r
+against Algorithm 1's objective, its greedy and, for Scoring, the brute-force maximum; exact),
+reyzin11's AdaBoostRS and AdaBoostRS_AC (**training**: α against Algorithm 1's closed form, exact;
+**sampling**: the law of the features examined and the prediction against its exact law given the
+learner's ensemble, at δ; **attributes**: every prediction's cost below the budget, exact) and hk12's
+GenEst, a function (**estimator**: the joint law of (φ̂, queries), at δ; **attributes**: the reads
+observed against the queries reported, exact). For the regressors:
 
 1. **claims**: every claim that has the built-in class as any of its subjects (``learner``,
    ``aer``, ``uniform``, ...), with yours in each such place. The quick profile runs the lemmas
@@ -106,7 +113,7 @@ class Spec:
     setting: str = "ridge"  # "ridge" or "lasso": the designs of the behaviour check
     params_from: str = "hk12.thm3.1"  # a claim whose quick parameters build the designs
     norm: str = "l2"  # "l2" or "l1": the ball of the theorems' conclusion
-    extra_reads: int | None = 1  # the budget: at most k + extra_reads attributes read per example (None: no bound)
+    extra_reads: int = 1  # the budget: at most k + extra_reads attributes read per example
     #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
     #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
     checks: Callable[..., tuple[dict, list]] | None = None
@@ -126,8 +133,8 @@ class Spec:
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
 
-    def budget(self, k: int) -> int | None:
-        return None if self.extra_reads is None else k + self.extra_reads
+    def budget(self, k: int) -> int:
+        return k + self.extra_reads
 
     def budget_text(self) -> str:
         return "k" if self.extra_reads == 0 else f"k + {self.extra_reads}"
@@ -936,14 +943,12 @@ def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     per = read.sum(axis=1)
     most, total = int(per.max()), int(read.sum())
     reported = getattr(model, "n_attributes_seen_", None)
-    bound = (f"the budget is {spec.budget_text()} = {budget} per example" if budget is not None else
-             "the algorithm has no fixed budget per example, only n_attributes_seen_ to check")
     text = (f"observed through a watched view of X: {total} entries read in {m} examples (at most {most} in one "
-            f"example; {bound}); every entry not observed read "
+            f"example; the budget is {spec.budget_text()} = {budget} per example); every entry not observed read "
             f"replaced by {how} and refitted with the same random state: w̄ bit for bit the same, so no read that "
             "matters escaped the view")
     reported_text = "" if reported is None else f"; n_attributes_seen_ = {int(reported)}"
-    if budget is not None and most > budget:
+    if most > budget:
         over = int(np.sum(per > budget))
         cause = (f"{over} of {m} examples had more than {spec.budget_text()} = {budget} attributes read (up to {most})"
                  + (f"; whole-array reads: {', '.join(bulk)}" if bulk else "") + reported_text)
@@ -951,9 +956,8 @@ def _observed_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     if reported is not None and int(reported) < total:
         cause = f"n_attributes_seen_ = {int(reported)}, fewer than the {total} distinct entries observed read"
         return Check("attributes", stats.FAIL, f"{text}. {cause} (exact)", {"observed": True}, cause=cause)
-    return Check("attributes", stats.PASS, f"{text}{reported_text}; "
-                 + ("no example exceeds the budget" if budget is not None else "no read beyond those counted")
-                 + " (exact: no false-FAIL rate)", {"observed": True})
+    return Check("attributes", stats.PASS, f"{text}{reported_text}; no example exceeds the budget (exact: no "
+                 "false-FAIL rate)", {"observed": True})
 
 
 def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> Check:
@@ -984,16 +988,15 @@ def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
         return Check("attributes", stats.FAIL, cause, cause=cause)
     same = np.array_equal(again, np.asarray(model.coef_))
     most = int(read.sum(axis=1).max())
-    bound = (f"the budget is {spec.budget_text()} = {budget} per example, ≤ {budget * m} in all"
-             if budget is not None else "no fixed budget per example")
-    text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; {bound}); every "
-            f"other entry of X replaced by {how} and refitted with the same random state: w̄ ")
+    text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; the budget is "
+            f"{spec.budget_text()} = {budget} per example, ≤ {budget * m} in all); every other entry of X replaced by "
+            f"{how} and refitted with the same random state: w̄ ")
     if not same:
         cause = "w̄ changed when the entries the path does not name were blanked: the learner read attributes it " \
                 "did not report"
         return Check("attributes", stats.FAIL, text + "changed, so the learner read attributes it did not report "
                      "(exact: no false-FAIL rate)", cause=cause)
-    if budget is not None and most > budget:
+    if most > budget:
         cause = f"{int(np.sum(read.sum(axis=1) > budget))} examples had more than {spec.budget_text()} = {budget} " \
                 "attributes read"
         return Check("attributes", stats.FAIL, text + f"is unchanged, but {cause} (exact)", cause=cause)
@@ -1433,7 +1436,7 @@ def _genest_audit(over: list[str], defeated: str, audited: int) -> Check:
 ALGORITHMS.update({
     "GenEst": Spec("theorycheck.estimators:genest", checks=_genest_checks, names=("estimator", "attributes"),
                    function=True),
-    "AESVR": Spec("theorycheck.algorithms:AESVR", extra_reads=None, names=("estimator", "behaviour"),
+    "AESVR": Spec("theorycheck.algorithms:AESVR", names=("estimator", "behaviour"),
                   options=lambda d: {"eps": 0.5}, design_options=lambda design: {"eps": 0.5},
                   no_law="AESVR's φ̃ averages two GenEst draws of a 60-term series (erf): its law has no finite "
                          "enumeration here; GenEst's own law is checked by `theorycheck conform GenEst`"),
