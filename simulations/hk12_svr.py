@@ -199,11 +199,12 @@ class Lemma4_1(ExactWithSampling):
 
 
 def draw(estimate, w, x, y, coef, B, n, seed, cap):
-    """n draws of the subject (through its ``moments`` when it has one) as an est.GenEstSample."""
+    """n draws of the subject (through its ``moments`` when it has one) as an est.GenEstSample. A plain
+    function gets a fresh integer seed per draw (one it cannot advance in place, as a kernel state is)."""
     if hasattr(estimate, "moments"):
         return estimate.moments(w, x, y, coef, B, n, random_state=np.random.SeedSequence(seed), cap=cap)
-    state = est.as_kernel_state(np.random.SeedSequence(seed))
-    vals = [estimate(w, x, y, coef, B, random_state=state) for _ in range(n)]
+    seeds = np.random.SeedSequence(seed).generate_state(n, dtype=np.uint32)
+    vals = [estimate(w, x, y, coef, B, random_state=int(s)) for s in seeds]
     e = np.array([v[0] for v in vals])
     q = np.minimum(np.array([v[1] for v in vals], dtype=np.float64), cap)
     return est.GenEstSample(n, float(e.sum()), float((e * e).sum()), float(q.sum()), float((q * q).sum()),

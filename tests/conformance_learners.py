@@ -356,3 +356,335 @@ class RecordedAERR(RecordsPath):  # added line 1 of 2
         self.coef_ = total / m
         self.n_attributes_seen_ = n_read
         return self
+
+
+# ---------------------------------------------------------------------- sk13's Scoring and Full
+class MyScoring:
+    """sk13 Algorithm 1, Scoring, from the paper: x̄ the mean of the k judgments, b̂ = (1/m)Σ y x̄,
+    v̂ the mean over objects of the unbiased variance of the judgments (eq. (2)), σ̂² = max(0, mean x̄² − v̂/k);
+    then B greedy steps, each adding the judgment of largest gain of Σ_{r>0} b̂²/(σ̂² + v̂/r) (lowest index
+    first on ties). Sets r_."""
+
+    def __init__(self, budget=10):
+        self.budget = budget
+
+    def statistics(self, J, y):
+        means = J.mean(axis=2)
+        m, _, k = J.shape
+        v = J.var(axis=2, ddof=1).mean(axis=0)
+        return means, means.T @ y / m, v, means.T @ means / m, k
+
+    def objective(self, r, b, v, second, k):
+        sigma2 = np.maximum(0.0, np.diag(second) - v / k)
+        on = r > 0
+        return float(np.sum(b[on] ** 2 / (sigma2[on] + v[on] / r[on])))
+
+    def fit(self, J, y):
+        J, y = np.asarray(J, dtype=float), np.asarray(y, dtype=float)
+        _, b, v, second, k = self.statistics(J, y)
+        r = np.zeros(J.shape[1], dtype=int)
+        for _ in range(int(self.budget)):
+            gains = []
+            for a in range(len(r)):
+                r[a] += 1
+                gains.append(self.objective(r, b, v, second, k))
+                r[a] -= 1
+            r[int(np.argmax(gains))] += 1
+        self.r_ = r
+        return self
+
+
+class ScoringTopFeatures(MyScoring):
+    """Not greedy: ranks the features once by b̂²/(σ̂² + v̂) and deals the budget out one judgment at a time
+    to the top ⌈B/2⌉ of them in turn."""
+
+    def fit(self, J, y):
+        J, y = np.asarray(J, dtype=float), np.asarray(y, dtype=float)
+        _, b, v, second, k = self.statistics(J, y)
+        score = [self.objective(np.eye(len(b), dtype=int)[a], b, v, second, k) for a in range(len(b))]
+        top = np.argsort(score)[::-1][: max(1, math.ceil(int(self.budget) / 2))]
+        r = np.zeros(len(b), dtype=int)
+        for t in range(int(self.budget)):
+            r[top[t % len(top)]] += 1
+        self.r_ = r
+        return self
+
+
+class ScoringPopulationVariance(MyScoring):
+    """VarEst with 1/k instead of 1/(k − 1) (numpy's default var): v̂ too small by (k − 1)/k."""
+
+    def statistics(self, J, y):
+        means, b, v, second, k = super().statistics(J, y)
+        return means, b, v * (k - 1) / k, second, k
+
+
+class MyFull(MyScoring):
+    """sk13 Algorithm 1, Full: Σ̂ = MakePSD((1/m)Σ x̄x̄ᵀ − Diag(v̂)/k) (eigenvalues clipped at 0) and the
+    objective sub_r(b̂)ᵀ sub_r(Σ̂ + Diag(v̂/r))⁺ sub_r(b̂), maximised by the same greedy steps."""
+
+    def covariance(self, second, v, k):
+        vals, vecs = np.linalg.eigh(second - np.diag(v / k))
+        return (vecs * np.maximum(vals, 0.0)) @ vecs.T
+
+    def objective(self, r, b, v, second, k):
+        on = np.flatnonzero(r > 0)
+        if on.size == 0:
+            return 0.0
+        M = self.covariance(second, v, k)[np.ix_(on, on)] + np.diag(v[on] / r[on])
+        return float(b[on] @ np.linalg.pinv(M) @ b[on])
+
+
+class FullDiagonal(MyFull):
+    """Full that keeps only the diagonal of Σ̂: Scoring's objective under Full's name (the covariances
+    between features, Full's idea, are ignored)."""
+
+    def covariance(self, second, v, k):
+        return np.diag(np.maximum(0.0, np.diag(second) - v / k))
+
+
+class FullRepeatsIgnored(MyFull):
+    """Full with the noise term Diag(v̂/k) of line 10 in place of Diag(v̂/r): repeats gain nothing."""
+
+    def objective(self, r, b, v, second, k):
+        return super().objective(np.where(r > 0, k, 0), b, v, second, k)
+
+
+# ---------------------------------------------------------------------- reyzin11's AdaBoostRS and AdaBoostRS_AC
+class MyAdaBoostRS:
+    """reyzin11 from the paper: Algorithm 1 (AdaBoost) with decision stumps h(x) = s if x[j] > θ else −s
+    (θ midpoints of consecutive training values, the stump of least weighted error), α_t = ½ ln((1 − ε_t)/ε_t);
+    then Algorithm 2 per test example: draw stumps ∝ α while k + max c(h) < B (k the cost of the distinct
+    features examined so far) and predict the sign of the unweighted vote (a tie: +1)."""
+
+    def __init__(self, n_estimators=50, random_state=None):
+        self.n_estimators, self.random_state = n_estimators, random_state
+
+    def alpha(self, eps):
+        return 0.5 * math.log((1 - eps) / eps)
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        D = np.full(m, 1.0 / m)
+        stumps, alphas = [], []
+        for _ in range(int(self.n_estimators)):
+            best = None
+            for j in range(d):
+                values = np.unique(X[:, j])
+                for theta in (values[:-1] + values[1:]) / 2:
+                    for s in (1.0, -1.0):
+                        eps = D[np.where(X[:, j] > theta, s, -s) != y].sum()
+                        if best is None or eps < best[0] - 1e-12:
+                            best = (eps, j, theta, s)
+            eps, j, theta, s = best
+            if not 0 < eps < 0.5:
+                break
+            h = np.where(X[:, j] > theta, s, -s)
+            a = self.alpha(eps)
+            stumps.append((j, theta, s))
+            alphas.append(a)
+            D = D * np.exp(-a * y * h)
+            D /= D.sum()
+        self.features_ = np.array([j for j, _, _ in stumps])
+        self.thresholds_ = np.array([t for _, t, _ in stumps])
+        self.polarities_ = np.array([s for _, _, s in stumps])
+        self.alphas_ = np.array(alphas)
+        return self
+
+    # the parts a defect changes
+    def probabilities(self, costs):
+        return self.alphas_ / self.alphas_.sum()
+
+    def increment(self, i, costs):
+        return 1.0
+
+    def keep_drawing(self, spent, top, budget):
+        return spent + top < budget
+
+    def predict(self, X, budget, costs=None):
+        X = np.asarray(X, dtype=float)
+        costs = np.ones(X.shape[1]) if costs is None else np.asarray(costs, dtype=float)
+        rng = np.random.default_rng(self.random_state)
+        p = self.probabilities(costs)
+        top = costs[self.features_].max()
+        out = np.empty(X.shape[0])
+        for e in range(X.shape[0]):
+            x, seen, spent, vote = X[e], set(), 0.0, 0.0
+            while self.keep_drawing(spent, top, budget):
+                i = int(rng.choice(len(p), p=p))
+                j = int(self.features_[i])
+                if j not in seen:
+                    seen.add(j)
+                    spent += costs[j]
+                h = self.polarities_[i] if x[j] > self.thresholds_[i] else -self.polarities_[i]
+                vote += self.increment(i, costs) * h
+            out[e] = 1.0 if vote >= 0 else -1.0
+        return out
+
+
+class RSIgnoresAlpha(MyAdaBoostRS):
+    """Draws the stumps uniformly, not ∝ α: the paper's idea (sample the vote's own weights) removed."""
+
+    def probabilities(self, costs):
+        return np.full(len(self.alphas_), 1.0 / len(self.alphas_))
+
+
+class RSAlphaWithoutHalf(MyAdaBoostRS):
+    """α_t = ln((1 − ε_t)/ε_t), twice Algorithm 1's: D_t moves too fast, so the later stumps differ."""
+
+    def alpha(self, eps):
+        return math.log((1 - eps) / eps)
+
+
+class RSSpendsTheBudget(MyAdaBoostRS):
+    """Draws while k < B (not k + max c(h) < B): it examines one more feature than the box allows."""
+
+    def keep_drawing(self, spent, top, budget):
+        return spent < budget
+
+
+class MyAdaBoostRSAC(MyAdaBoostRS):
+    """reyzin11 Algorithm 3: draws ∝ α/c(h) and each draw counts ±c(h) in the vote."""
+
+    def probabilities(self, costs):
+        w = self.alphas_ / costs[self.features_]
+        return w / w.sum()
+
+    def increment(self, i, costs):
+        return costs[self.features_[i]]
+
+
+class ACIgnoresCosts(MyAdaBoostRSAC):
+    """Draws ∝ α like AdaBoostRS (votes still ±c(h)): the cost-aware sampling, Algorithm 3's idea, removed."""
+
+    def probabilities(self, costs):
+        return self.alphas_ / self.alphas_.sum()
+
+
+class ACUnitVotes(MyAdaBoostRSAC):
+    """Draws ∝ α/c(h) but counts each draw ±1: the importance weight c(h) of Theorem 5 forgotten."""
+
+    def increment(self, i, costs):
+        return 1.0
+
+
+# ---------------------------------------------------------------------- hk12 §4: GenEst and AESVR
+def my_genest(w, x, y, coefficients, B, random_state=None):
+    """hk12 Procedure 3 from the paper: N = ⌈4B²⌉; n with Pr[n] = 2^-(n+1); each of the n factors is one draw
+    θ̃ = ‖w‖²x_j/w_j − y with j ∝ w_j² when n ≤ 2 log₂ N, else the mean of N such draws; returns
+    (2^(n+1)·aₙ·Π θ̃, queries of x)."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    sq = float(w @ w)
+    product, queries = 1.0, 0
+    for _ in range(n):
+        draws = rng.choice(len(w), size=reps, p=w * w / sq)
+        product *= float(np.mean([sq * x[j] / w[j] for j in draws])) - y
+        queries += reps
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, queries
+
+
+def genest_uniform_queries(w, x, y, coefficients, B, random_state=None):
+    """Procedure 3 with each θ̃ from a uniform j and weight d·w_j (unbiased for ⟨w, x⟩ − y, another law)."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    product, queries = 1.0, 0
+    for _ in range(n):
+        draws = rng.integers(0, len(w), size=reps)
+        product *= float(np.mean([len(w) * w[j] * x[j] for j in draws])) - y
+        queries += reps
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, queries
+
+
+def genest_one_draw_per_factor(w, x, y, coefficients, B, random_state=None):
+    """Procedure 3 without its second branch: one draw per factor whatever n (queries n, never n·N)."""
+    rng = np.random.default_rng(random_state)
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    sq = float(w @ w)
+    product = 1.0
+    for _ in range(n):
+        j = rng.choice(len(w), p=w * w / sq)
+        product *= sq * x[j] / w[j] - y
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * product, n
+
+
+def genest_reads_everything(w, x, y, coefficients, B, random_state=None):
+    """Computes each factor from the exact ⟨w, x⟩ (all of x) but reports Procedure 3's queries."""
+    rng = np.random.default_rng(random_state)
+    N = max(1, math.ceil(4 * B * B))
+    n = 0
+    while rng.random() < 0.5:
+        n += 1
+    reps = 1 if n <= 2 * math.log2(N) else N
+    a = coefficients[n] if n < len(coefficients) else 0.0
+    return 2.0 ** (n + 1) * a * (float(w @ x) - y) ** n, n * reps
+
+
+class MyAESVR:
+    """hk12 Algorithm 4 from the paper: Algorithm 1's x̃ (k uniform draws, weight d/k) with
+    φ̃ = ½[GenEst(w, x/ε, (y + δ)/ε) + GenEst(w, x/ε, (y − δ)/ε)], f′ = erf (eq. (7), 60 coefficients),
+    GenEst's B = 2B/ε; projected step, the average of the iterates."""
+
+    def __init__(self, k=1, B=1.0, delta=0.1, eps=1.0, eta=None, random_state=None):
+        self.k, self.B, self.delta, self.eps, self.eta, self.random_state = k, B, delta, eps, eta, random_state
+
+    coefficients = np.array([0.0 if n % 2 == 0 else 2 / math.sqrt(math.pi) * (-1) ** (n // 2)
+                             / (math.factorial(n // 2) * n) for n in range(60)])
+
+    def phi(self, w, x, y, seed):
+        gB = 2 * self.B / self.eps
+        plus, _ = my_genest(w, x / self.eps, (y + self.delta) / self.eps, self.coefficients, gB, seed)
+        minus, _ = my_genest(w, x / self.eps, (y - self.delta) / self.eps, self.coefficients, gB, seed + 1)
+        return 0.5 * (plus + minus)
+
+    def output(self, iterates):
+        return np.mean(iterates, axis=0)
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        eta = B * math.sqrt(2 * k / (d * m)) if self.eta is None else float(self.eta)
+        rng = np.random.default_rng(self.random_state)
+        w = np.full(d, 1e-3 * B / math.sqrt(d))
+        iterates = []
+        for t in range(m):
+            iterates.append(w.copy())
+            idx = rng.integers(0, d, size=k)
+            x_tilde = np.zeros(d)
+            np.add.at(x_tilde, idx, d / k * X[t][idx])
+            g = self.phi(w, X[t], y[t], int(rng.integers(2**31))) * x_tilde
+            v = w - eta * g
+            w = v * B / max(np.linalg.norm(v), B)
+        self.coef_ = self.output(iterates)
+        self.eta_ = eta
+        return self
+
+
+class AESVRUnscaled(MyAESVR):
+    """Forgets Algorithm 4's scaling by 1/ε: GenEst on x and y ± δ, so f_ε′ is evaluated at ε times its argument."""
+
+    def phi(self, w, x, y, seed):
+        plus, _ = my_genest(w, x, y + self.delta, self.coefficients, 2 * self.B, seed)
+        minus, _ = my_genest(w, x, y - self.delta, self.coefficients, 2 * self.B, seed + 1)
+        return 0.5 * (plus + minus)
+
+
+class AESVRLastIterate(MyAESVR):
+    """Returns the last iterate instead of the average (line 14)."""
+
+    def output(self, iterates):
+        return iterates[-1]

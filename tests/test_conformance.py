@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from theorycheck import algorithms, cli, conformance
+from theorycheck import algorithms, cli, conformance, estimators
 from theorycheck.algorithms import AELR, AER, AERR, Baseline
 from theorycheck.claims import discover
 from theorycheck.conformance import ALGORITHMS, claims_for, conform
@@ -466,3 +466,132 @@ def test_an_estimate_that_reads_all_of_x_but_reports_k_plus_one_fails_in_the_exa
     assert sample_moments(honest, w, x, 0.3, 2, 50, 7).max_read == 3
     with pytest.raises(SubjectFailure, match="reports 3 attributes read, fewer than the 6 distinct"):
         sample_moments(dense_inner, w, x, 0.3, 2, 50, 7)
+
+
+# ---------------------------------------------------------------------- sk13, reyzin11, hk12 §4
+@pytest.mark.parametrize(("algorithm", "learner"), [
+    ("Scoring", "theorycheck.algorithms.sk13:ScoringSelector"), ("Scoring", "tests.conformance_learners:MyScoring"),
+    ("Full", "theorycheck.algorithms.sk13:FullSelector"), ("Full", "tests.conformance_learners:MyFull")])
+def test_the_sk13_selectors_conform(algorithm, learner):
+    module, _, name = learner.partition(":")
+    result = conform(algorithm, getattr(__import__(module, fromlist=[name]), name), claims=False)
+    assert result.verdict == "PASS", result.text()
+    assert [c.name for c in result.checks] == ["objective"] and "no false-FAIL rate" in result.checks[0].decision
+
+
+@pytest.mark.parametrize(("algorithm", "defect"), [
+    ("Scoring", mine.ScoringTopFeatures), ("Scoring", mine.ScoringPopulationVariance),
+    ("Full", mine.FullDiagonal), ("Full", mine.FullRepeatsIgnored)])
+def test_each_planted_selection_defect_fails(algorithm, defect):
+    result = conform(algorithm, defect, claims=False)
+    assert result.verdict == "FAIL" and "Algorithm 1's greedy takes r =" in result.checks[0].cause, result.text()
+
+
+def test_a_selector_instance_runs_with_its_own_budget_and_only_its_checks_can_be_required():
+    result = conform("Scoring", mine.MyScoring(budget=4), claims=False)
+    assert result.verdict == "PASS" and result.assumed == {"budget": 4} and "B = 4" in result.checks[0].decision
+    with pytest.raises(ParameterError, match="the checks of Scoring are claims, objective"):
+        conform("Scoring", mine.MyScoring, require=["estimator"])
+    with pytest.raises(ParameterError, match="not parameters of Full"):
+        conform("Full", mine.MyFull, k=2)
+
+
+@pytest.mark.parametrize(("algorithm", "learner"), [
+    ("AdaBoostRS", algorithms.AdaBoostRS), ("AdaBoostRS", mine.MyAdaBoostRS),
+    ("AdaBoostRS_AC", algorithms.AdaBoostRSAC), ("AdaBoostRS_AC", mine.MyAdaBoostRSAC)])
+def test_the_budgeted_boosters_conform(algorithm, learner):
+    result = conform(algorithm, learner, claims=False)
+    assert result.verdict == "PASS", result.text()
+    assert [c.name for c in result.checks] == ["training", "sampling", "attributes"]
+    assert all(c.ran for c in result.checks) and "(features examined, prediction)" in result.checks[1].decision
+
+
+@pytest.mark.parametrize(("algorithm", "defect", "check", "cause"), [
+    ("AdaBoostRS", mine.RSIgnoresAlpha, "sampling", "the law given your ensemble gives it probability"),
+    ("AdaBoostRS", mine.RSAlphaWithoutHalf, "training", "½ ln((1 − ε_t)/ε_t)"),
+    ("AdaBoostRS", mine.RSSpendsTheBudget, "sampling", "the budget rule and the sampling law given your ensemble "
+                                                       "never give it"),
+    ("AdaBoostRS", mine.RSSpendsTheBudget, "attributes", "≥ B = 3"),
+    ("AdaBoostRS_AC", mine.ACIgnoresCosts, "sampling", "the law given your ensemble gives it probability"),
+    ("AdaBoostRS_AC", mine.ACUnitVotes, "sampling", "the law given your ensemble gives it probability"),
+])
+def test_each_planted_boosting_defect_fails(algorithm, defect, check, cause):
+    result = conform(algorithm, defect, claims=False)
+    found = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and found.verdict == "FAIL" and cause in found.cause, result.text()
+
+
+def test_the_exact_law_of_the_sampled_vote_matches_a_direct_simulation():
+    """_vote_law against the box simulated in plain Python on a three-stump ensemble (slow reference)."""
+    features, h = np.array([0, 1, 1]), np.array([1.0, -1.0, 1.0])
+    p, costs = np.array([0.5, 0.3, 0.2]), np.array([1.0, 0.5])
+    law, tail = conformance._vote_law(h, features, p, costs[features], costs, 2.25)
+    assert tail < 1e-12 and abs(sum(law.values()) - 1.0) < 1e-12
+    rng, counts, n = np.random.default_rng(0), {}, 40000
+    for _ in range(n):
+        seen, vote = 0, 0.0
+        while sum(costs[j] for j in range(2) if seen >> j & 1) + 1.0 < 2.25:
+            i = rng.choice(3, p=p)
+            seen |= 1 << int(features[i])
+            vote += costs[features[i]] * h[i]
+        key = (seen, float(np.sign(vote)))
+        counts[key] = counts.get(key, 0) + 1
+    assert set(counts) <= set(law)
+    for key, prob in law.items():  # 5 standard errors
+        assert abs(counts.get(key, 0) / n - prob) <= 5 * np.sqrt(prob * (1 - prob) / n) + 1e-9, (key, prob)
+
+
+@pytest.mark.parametrize("function", [estimators.genest, mine.my_genest])
+def test_genest_conforms_and_its_reads_are_audited_where_they_can_be_seen(function):
+    result = conform("GenEst", function, claims=False)
+    assert result.verdict == "PASS", result.text()
+    audit = next(c for c in result.checks if c.name == "attributes")
+    assert audit.ran == (function is mine.my_genest), audit.decision  # the built-in's kernel reads the raw buffer
+
+
+@pytest.mark.parametrize(("defect", "check", "cause"), [
+    (mine.genest_uniform_queries, "estimator", "which Procedure 3 never gives"),
+    (mine.genest_one_draw_per_factor, "estimator", "which Procedure 3 never gives"),
+    (mine.genest_reads_everything, "attributes", "4 distinct attributes read, 1 queries reported"),
+])
+def test_each_planted_genest_defect_fails(defect, check, cause):
+    result = conform("GenEst", defect, claims=False)
+    found = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and found.verdict == "FAIL" and cause in found.cause, result.text()
+
+
+def test_the_genest_law_is_a_law_and_a_function_subject_goes_through_the_cli(tmp_path, capsys):
+    law = conformance._genest_law()
+    assert abs(sum(law.values()) - 1.0) < 1e-15 and min(law.values()) > 0
+    mean = sum(p * value for (value, _), p in law.items())
+    w, x, y, coefficients, _ = conformance._GENEST
+    theta = float(w @ x) - y
+    assert mean == pytest.approx(sum(a * theta**n for n, a in enumerate(coefficients)), rel=1e-12)  # unbiased
+    status = cli.main(["conform", "GenEst", "--subject", "learner=tests.conformance_learners:my_genest", "--quiet",
+                       "--no-claims", "--out", str(tmp_path)])
+    assert status == 0 and "PASS" in capsys.readouterr().out
+    status = cli.main(["conform", "GenEst", "--subject", "learner=tests.conformance_learners:MyAESVR", "--quiet",
+                       "--no-claims", "--out", str(tmp_path / "x")])
+    assert status == 2 and "is not a function" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("learner", "verdict"), [(algorithms.AESVR, "PASS"), (mine.MyAESVR, "PASS"),
+                                                  (mine.AESVRUnscaled, "FAIL"), (mine.AESVRLastIterate, "FAIL")])
+def test_aesvr_is_judged_by_its_behaviour(learner, verdict):
+    result = conform("AESVR", learner, claims=False)
+    assert result.verdict == verdict, result.text()
+    assert [(c.name, c.ran) for c in result.checks] == [("estimator", False), ("behaviour", True)]
+
+
+def test_hk12_lemma4_1_gives_a_plain_genest_independent_draws():
+    """The lemma's sampled rows draw a function without ``moments`` one call at a time; each call gets its own
+    seed (a plain function cannot advance a kernel state in place, so one shared state repeated one draw)."""
+    from simulations.hk12_svr import draw
+
+    w, x, y, coefficients, B = conformance._GENEST
+    sample = draw(mine.my_genest, w, x, y, coefficients, B, 400, 3, 64)
+    assert sample.squares - sample.total**2 / sample.n > 0.0  # not one draw repeated
+    law = conformance._genest_law()
+    mean = sum(p * value for (value, _), p in law.items())
+    sd = np.sqrt(sum(p * value**2 for (value, _), p in law.items()) - mean**2)
+    assert abs(sample.total / sample.n - mean) <= 5 * sd / np.sqrt(sample.n)

@@ -1,12 +1,13 @@
 """Calibration of ``theorycheck conform``: correct learners are not failed across 20 seeds.
 
-For every algorithm conformance knows, the built-in class is checked against itself by
-``conform(name, builtin, claims=False, seed=s)`` for s = 0..19, and the independent NumPy
-learners of :mod:`tests.conformance_learners` (MyAERR, MyAER, written from the papers' boxes, and
-the plain AERR with and without its two recording lines) against theirs; the test asserts that no
-run gives FAIL (each check's false-FAIL rate is at most δ = 10⁻³, and the parameters check and the
-audit are exact, so 20 seeds fail a correct learner with probability at most 20·3·10⁻³ = 6%; a FAIL here
-is a bug until shown otherwise). With the built-in against itself the behaviour check compares
+For every algorithm conformance knows, the built-in (class, or GenEst's function) is checked against
+itself by ``conform(name, builtin, claims=False, seed=s)`` for s = 0..19, and the independent NumPy
+learners of :mod:`tests.conformance_learners` (MyAERR, MyAER, MyScoring, MyFull, MyAdaBoostRS,
+MyAdaBoostRSAC, my_genest, MyAESVR, written from the papers' boxes, and the plain AERR with and without
+its two recording lines) against theirs; the test asserts that no run gives FAIL (each stochastic
+check's false-FAIL rate is at most δ = 10⁻³, and the parameters, objective, training, budget and audit
+checks are exact, so 20 seeds fail a correct learner with probability at most 20·3·10⁻³ = 6%; a FAIL
+here is a bug until shown otherwise). With the built-in against itself the behaviour check compares
 identical runs, so the estimator law and the audit are what is calibrated there; the independent
 learners calibrate the two-sample behaviour tests too.
 
@@ -38,7 +39,11 @@ pytestmark = [
 
 CASES = [(name, spec.builtin) for name, spec in ALGORITHMS.items()] + [
     ("AERR", "tests.conformance_learners:MyAERR"), ("AER", "tests.conformance_learners:MyAER"),
-    ("AERR", "tests.conformance_learners:PlainAERR"), ("AERR", "tests.conformance_learners:RecordedAERR")]
+    ("AERR", "tests.conformance_learners:PlainAERR"), ("AERR", "tests.conformance_learners:RecordedAERR"),
+    ("Scoring", "tests.conformance_learners:MyScoring"), ("Full", "tests.conformance_learners:MyFull"),
+    ("AdaBoostRS", "tests.conformance_learners:MyAdaBoostRS"),
+    ("AdaBoostRS_AC", "tests.conformance_learners:MyAdaBoostRSAC"),
+    ("GenEst", "tests.conformance_learners:my_genest"), ("AESVR", "tests.conformance_learners:MyAESVR")]
 
 
 @pytest.mark.parametrize(("algorithm", "learner"), CASES, ids=[f"{a}-{b.rpartition(':')[2]}" for a, b in CASES])

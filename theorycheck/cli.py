@@ -285,15 +285,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("conform", "check your implementation of an algorithm against the paper's",
                 "Check your implementation of one of the papers' algorithms step by step: the parameters it takes, "
                 "its estimator's exact law, its behaviour, an audit of the attributes it reads, and the paper's "
-                "claims with it in the algorithm's place. Writes conform-<ALGORITHM>.json and .html in --out.",
+                "claims with it in the algorithm's place (the checks each algorithm takes are on the docs' "
+                "conformance page). Writes conform-<ALGORITHM>.json and .html in --out.",
                 textwrap.fill(DEFAULTS[0].upper() + DEFAULTS[1:], 100), CONFORM_EXIT_CODES)
-    p.add_argument("algorithm", metavar="ALGORITHM", help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, "
-                                                          "GAELR, DDAELR or TwoPhaseDDAELR")
+    p.add_argument("algorithm", metavar="ALGORITHM",
+                   help="AERR, AELR, AER, Baseline, GAERR, DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR, "
+                        "AESVR, GenEst (a function), AdaBoostRS, AdaBoostRS_AC, Scoring or Full")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
                    required=True, help="your learner: a class, or an instance (run with its own parameters)")
     p.add_argument("--require", default="", metavar="CHECK,...",
                    help="checks that count as INCONCLUSIVE when your learner cannot take them (claims, parameters, "
-                        "estimator, behaviour, attributes); by default they are listed as not run and not counted")
+                        "estimator, behaviour, attributes; objective for Scoring and Full; training, sampling, "
+                        "attributes for AdaBoostRS and AdaBoostRS_AC); by default they are listed as not run and not "
+                        "counted")
     p.add_argument("--profile", default="quick", choices=("quick", "full"),
                    help="quick (default): the lemmas among the claims; full: every claim of the algorithm, at its "
                         "full profile, and more runs for the other checks")
@@ -774,7 +778,7 @@ def _cmd_conform(args) -> int:
     if "claims" in require and args.no_claims:
         raise ParameterError("--require claims and --no-claims contradict each other")
     learner = _load_subject(subjects["learner"])
-    configured(learner)  # an instance that cannot be cloned: one line and exit status 2, before any work
+    configured(learner, ALGORITHMS[args.algorithm].function)  # not clonable: one line and exit status 2, no work
     if args.seed < 0:
         raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
     _check_jobs(args.jobs)

@@ -1,9 +1,16 @@
 """Does *your* implementation do what the paper's algorithm does? Five checks per algorithm.
 
 ``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``;
-a class, or an instance run with its own parameters, see :func:`configured`) runs, for an
-algorithm of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline and ks15's GAERR, DDAERR,
-TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR):
+a class, or an instance run with its own parameters, see :func:`configured`) runs, for a
+regressor of the papers (:data:`ALGORITHMS`: AERR, AELR, AER, Baseline, AESVR and ks15's GAERR,
+DDAERR, TwoPhaseDDAERR, GAELR, DDAELR, TwoPhaseDDAELR) the checks below; the algorithms of another
+shape bring their own (:attr:`Spec.checks`): sk13's Scoring and Full (**objective**: the chosen r
+against Algorithm 1's objective, its greedy and, for Scoring, the brute-force maximum; exact),
+reyzin11's AdaBoostRS and AdaBoostRS_AC (**training**: α against Algorithm 1's closed form, exact;
+**sampling**: the law of the features examined and the prediction against its exact law given the
+learner's ensemble, at δ; **attributes**: every prediction's cost below the budget, exact) and hk12's
+GenEst, a function (**estimator**: the joint law of (φ̂, queries), at δ; **attributes**: the reads
+observed against the queries reported, exact). For the regressors:
 
 1. **claims**: every claim that has the built-in class as any of its subjects (``learner``,
    ``aer``, ``uniform``, ...), with yours in each such place. The quick profile runs the lemmas
@@ -102,11 +109,16 @@ class Spec:
     """What conformance needs to know about one algorithm of the papers."""
 
     builtin: str  # "module:attr"
-    law: Any  # (w, x, y, k, options) -> [(probability, outcome)], or None (then ``no_law`` says why)
-    setting: str  # "ridge" or "lasso": the designs of the behaviour check
-    params_from: str  # a claim whose quick parameters build the designs
-    norm: str  # "l2" or "l1": the ball of the theorems' conclusion
+    law: Any = None  # (w, x, y, k, options) -> [(probability, outcome)], or None (then ``no_law`` says why)
+    setting: str = "ridge"  # "ridge" or "lasso": the designs of the behaviour check
+    params_from: str = "hk12.thm3.1"  # a claim whose quick parameters build the designs
+    norm: str = "l2"  # "l2" or "l1": the ball of the theorems' conclusion
     extra_reads: int = 1  # the budget: at most k + extra_reads attributes read per example
+    #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
+    #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
+    checks: Callable[..., tuple[dict, list]] | None = None
+    names: tuple[str, ...] = ("parameters", "estimator", "behaviour", "attributes")
+    function: bool = False  # the subject is a function (GenEst), not a class or an instance
     draws: str = "gradient"  # what the estimator check reads: "gradient" (w_t, g̃_t) or "estimates" (A_t, v_t)
     step: str | None = "eta"  # the step-size keyword the estimator and audit runs pass (None: the default)
     options: Callable[[int], dict] = _no_options  # further keywords of every run, from d
@@ -176,14 +188,14 @@ ALGORITHMS: dict[str, Spec] = {
                            shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
 }
 
-PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile
-    "quick": {"runs": 3000, "seeds": 150, "claims": "quick"},
-    "full": {"runs": 20000, "seeds": 600, "claims": "full"},
+PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
+    "quick": {"runs": 3000, "seeds": 150, "claims": "quick", "instances": 40},
+    "full": {"runs": 20000, "seeds": 600, "claims": "full", "instances": 200},
 }
 
 
 #: the checks, in the order they are reported; ``require`` names from these
-CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes")
+CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes", "objective", "training", "sampling")
 
 
 @dataclass
@@ -308,13 +320,18 @@ def _constructor(cls) -> list[inspect.Parameter]:
                                                                    inspect.Parameter.KEYWORD_ONLY)]
 
 
-def configured(learner) -> tuple[Callable[..., Any], dict[str, Any] | None, str]:
-    """(make, parameters, name) of a learner given as a class or as an instance.
+def configured(learner, function: bool = False) -> tuple[Callable[..., Any], dict[str, Any] | None, str]:
+    """(make, parameters, name) of a learner given as a class or as an instance (or, with ``function``, a
+    function such as a GenEst, which is its own ``make``).
 
     A class is its own ``make``, with no parameters of its own (None). An instance is cloned as
     scikit-learn does: its parameters are ``get_params(deep=False)`` when it has that method, else the
     attributes named like its constructor's arguments; ``make(**keywords)`` builds a new, unfitted one with
     those parameters and ``keywords`` on top. Raises :class:`ParameterError` when an argument is not stored."""
+    if function:
+        if inspect.isclass(learner) or not callable(learner):
+            raise ParameterError(f"{subject_name(learner)} is not a function: this algorithm's subject is a function")
+        return learner, None, subject_name(learner)
     if inspect.isclass(learner):
         return learner, None, subject_name(learner)
     cls = type(learner)
@@ -362,14 +379,39 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
-    unknown = [name for name in require if name not in CHECKS]
+    spec = ALGORITHMS[algorithm]
+    names = ("claims", *spec.names)
+    unknown = [name for name in require if name not in names]
     if unknown:
-        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks are {', '.join(CHECKS)}")
+        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks of {algorithm} are "
+                             f"{', '.join(names)}")
     if "claims" in require and not claims:
         raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
-    spec = ALGORITHMS[algorithm]
-    make, own, name = configured(learner)
+    make, own, name = configured(learner, spec.function)
+    budget = PROFILES[profile]
+    if spec.checks is not None:
+        if (k, B, eta) != (None, None, None):
+            raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
+        assumed, checks = spec.checks(make, own, budget, delta, np.random.SeedSequence(seed))
+    else:
+        assumed, checks = _regression_checks(spec, make, own, k, B, eta, budget, delta, seed)
+    notes = []
+    if own is not None:
+        notes.append(f"the instance is run with its own parameters; the claims build their own "
+                     f"{type(learner).__name__} with the parameters each claim states")
+    if claims:
+        places, skipped = claims_for(algorithm, budget["claims"])
+        if places or not skipped:
+            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
+                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
+        else:  # nothing at this profile: no check, and a note of what --profile full would run
+            notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
+    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+
+
+def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
+    """(assumed, checks) of a regressor fit(X, y) -> coef_: parameters, estimator, behaviour, attributes."""
     if own is None:
         k = spec.k if k is None else k
         B = 1.0 if B is None else B
@@ -379,7 +421,6 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         B = own.get("B", 1.0) if B is None else B
         eta = own.get(spec.step) if eta is None and spec.step else eta
     builtin = _load(spec.builtin)
-    budget = PROFILES[profile]
     rng = np.random.SeedSequence(seed)
     s_est, s_beh, s_aud, s_par = rng.spawn(4)
     X, y = np.vstack([_EXAMPLE_X] * (spec.lead + 2)), np.full(spec.lead + 2, _EXAMPLE_Y)
@@ -388,25 +429,14 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         builtin(**_keywords(spec, k, B, eta, X.shape[1])).fit(X, y)
     assumed = {"k": k, "B": B, **({spec.step: eta if eta is not None else "its own rule"} if spec.step else {}),
                **{name: _shown(v) for name, v in spec.options(len(_EXAMPLE_X)).items()}}
-    checks = [
-        _parameters_check(spec, make, own if own is not None else _defaults(learner), s_par),
-        _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
-        _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
-                         as_configured=own is not None),
-        _audit_check(make, k, B, eta, s_aud, spec),
-    ]
-    notes = []
-    if own is not None:
-        notes.append(f"the instance is run with its own parameters; the claims build their own "
-                     f"{type(learner).__name__} with the k, B and η each claim states")
-    if claims:
-        places, skipped = claims_for(algorithm, budget["claims"])
-        if places or not skipped:
-            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
-                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
-        else:  # nothing at this profile: no check, and a note of what --profile full would run
-            notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
-    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+    run = {
+        "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
+        "estimator": lambda: _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
+        "behaviour": lambda: _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
+                                              as_configured=own is not None),
+        "attributes": lambda: _audit_check(make, k, B, eta, s_aud, spec),
+    }
+    return assumed, [run[name]() for name in spec.names]
 
 
 # ---------------------------------------------------------------------- 1. the paper's claims
@@ -690,7 +720,7 @@ def _recorded_draws(spec: Spec, path: dict, rows: int) -> list[tuple[tuple, np.n
 
 def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check:
     if spec.law is None:
-        return Check("estimator", stats.INCONCLUSIVE, spec.no_law)
+        return _not_run("estimator", spec.no_law)
     rows = 2
     X = np.vstack([_EXAMPLE_X] * (spec.lead + rows))
     y = np.full(spec.lead + rows, _EXAMPLE_Y)
@@ -972,3 +1002,442 @@ def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
         return Check("attributes", stats.FAIL, text + f"is unchanged, but {cause} (exact)", cause=cause)
     return Check("attributes", stats.PASS, text + "is bit-for-bit the same, and no example exceeds the budget "
                  "(exact: no false-FAIL rate)")
+
+
+# ---------------------------------------------------------------------- sk13: Scoring and Full
+def _crowd_instance(rng, m: int = 30, d: int = 4, k: int = 3):
+    """Training judgments J (m, d, k) and labels y: correlated objects x ~ N(0, LLᵀ), each feature judged k
+    times with its own noise level in [0.2, 2], y a noisy linear function of x."""
+    L = np.eye(d) + rng.normal(size=(d, d)) / math.sqrt(d)
+    x = rng.normal(size=(m, d)) @ L.T
+    J = x[:, :, None] + rng.uniform(0.2, 2.0, size=d)[None, :, None] * rng.normal(size=(m, d, k))
+    return J, x @ rng.normal(size=d) + 0.1 * rng.normal(size=m)
+
+
+def _selection_checks(which: str):
+    """The checks of sk13's Scoring or Full: the r a learner chooses, against Algorithm 1's objective."""
+
+    def checks(make, own, profile, delta, seed):
+        from .algorithms import sk13
+
+        budget = int(own.get("budget", 6)) if own is not None else 6
+        keywords = {} if own is not None else {"budget": budget}
+        n = profile["instances"]
+        rng = np.random.default_rng(seed)
+        worst, optimal, failures = None, 0, 0
+        for i in range(n):
+            J, y = _crowd_instance(rng)
+            s = sk13.crowd_statistics(J, y)
+            if which == "Scoring":
+                sigma2 = np.maximum(0.0, np.diag(s.second) - s.v / s.k)
+                objective = lambda r, s=s, sigma2=sigma2: sk13.scoring_objective(r, s.b, sigma2, s.v)  # noqa: E731
+            else:
+                Sigma = sk13.make_psd(s.second - np.diag(s.v / s.k))
+                objective = lambda r, s=s, Sigma=Sigma: sk13.full_objective(r, s.b, Sigma, s.v)  # noqa: E731
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = np.asarray(make(**keywords).fit(J, y).r_)
+            except Exception as err:  # the subject's failure is a verdict, with its cause
+                cause = f"instance {i + 1}: your learner raised {type(err).__name__}: {err}"
+                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause)]
+            if r.shape != (J.shape[1],) or np.any(r < 0) or np.any(r != np.round(r)) or r.sum() > budget:
+                cause = (f"instance {i + 1}: r_ = {r.tolist()} is not a vector of {J.shape[1]} non-negative integers "
+                         f"with Σ r ≤ B = {budget}")
+                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause)]
+            r = r.astype(np.int64)
+            greedy, _ = sk13.greedy_repeats(objective, J.shape[1], budget)
+            best, best_value = sk13.brute_force_repeats(objective, J.shape[1], budget)
+            value, reference = objective(r), objective(greedy)
+            optimal += math.isclose(reference, best_value, rel_tol=1e-9, abs_tol=1e-12)
+            wrong = not math.isclose(value, reference, rel_tol=1e-9, abs_tol=1e-12)
+            if which == "Scoring":  # Theorem 3.2: the greedy r is a maximiser over R_B
+                wrong = wrong or not math.isclose(value, best_value, rel_tol=1e-9, abs_tol=1e-12)
+            if wrong:
+                failures += 1
+                worst = worst or (f"instance {i + 1}: your r = {r.tolist()} has objective {value:.6g}; Algorithm 1's "
+                                  f"greedy takes r = {greedy.tolist()} ({reference:.6g}), the maximum over R_B is "
+                                  f"{best_value:.6g} at r = {best.tolist()}")
+        name = "Σ b̂²/(σ̂² + v̂/r) (eq. (1))" if which == "Scoring" else "sub_r(b̂)ᵀ sub_r(Σ̂ + Diag(v̂/r))⁺ sub_r(b̂)"
+        text = (f"{n} instances (m = 30 objects, d = 4 correlated features with their own noise, k = 3 judgments, "
+                f"B = {budget}): the objective of your r_, {name} from Algorithm 1's estimates, against that of "
+                f"Algorithm 1's greedy r (lines 14–18), equal up to rounding (10⁻⁹ relative)"
+                + (", and against the maximum over all of R_B, which Theorem 3.2 says the greedy attains" if
+                   which == "Scoring" else f"; the greedy attains the maximum over R_B on {optimal} of {n} (Full's "
+                   "greedy is not claimed optimal)") + ". Exact: no false-FAIL rate")
+        if failures:
+            cause = f"{failures} of {n} instances: {worst}"
+            return {"budget": budget}, [Check("objective", stats.FAIL, f"{text}. {cause}", cause=cause)]
+        return {"budget": budget}, [Check("objective", stats.PASS, f"{text}; every r_ has the greedy's objective")]
+
+    return checks
+
+
+ALGORITHMS.update({
+    "Scoring": Spec("theorycheck.algorithms.sk13:ScoringSelector", checks=_selection_checks("Scoring"),
+                    names=("objective",)),
+    "Full": Spec("theorycheck.algorithms.sk13:FullSelector", checks=_selection_checks("Full"), names=("objective",)),
+})
+
+
+# ---------------------------------------------------------------------- reyzin11: AdaBoostRS and AdaBoostRS_AC
+_STUMPS = ("features_", "thresholds_", "polarities_", "alphas_")
+_BOOST_COSTS = np.array([1.0, 2.0, 0.5, 1.0])  # dyadic, so that sums of votes ±c are exact in floats
+
+
+def _boosting_data(rng, m: int = 80, d: int = 4):
+    """A training set with no perfect stump: y = sign(⟨β, x⟩ + noise) on x uniform in [−1, 1]^d."""
+    X = rng.uniform(-1.0, 1.0, size=(m, d))
+    y = np.where(X @ np.array([1.0, -0.8, 0.6, 0.4])[:d] + 0.6 * rng.normal(size=m) > 0.0, 1.0, -1.0)
+    return X, y
+
+
+def _stump_outputs(ensemble, X) -> np.ndarray:
+    """h_t(x) = s_t if x[j_t] > θ_t else −s_t for every row of X and stump t, shape (n, T)."""
+    features, thresholds, polarities, _ = ensemble
+    return np.where(X[:, features] > thresholds, 1.0, -1.0) * polarities
+
+
+def _vote_law(h, features, p, increments, fcost, budget, tail: float = 1e-13):
+    """The exact law of Algorithms 2/3 on one example given the ensemble: {(mask of the features examined,
+    sign of v): probability} and the mass left when the loop is cut (≤ ``tail``). Draws i ~ p while
+    k + max c(h) < B, k the cost of the distinct features examined; when every feature of positive probability
+    is examined and the loop could not end, the full vote's sign is taken (§3.1; the built-in's rule)."""
+    maxc = float(fcost[features].max())
+    relevant = 0
+    for i in np.flatnonzero(p > 0):
+        relevant |= 1 << int(features[i])
+    full = float(np.sign(np.sum(p * h)))
+
+    def cost(mask):
+        return sum(float(fcost[j]) for j in range(len(fcost)) if mask >> j & 1)
+
+    out: dict[tuple[int, float], float] = {}
+    active = {(0, 0.0): 1.0}
+    if maxc >= budget:
+        return {(0, 0.0): 1.0}, 0.0
+    draws = [(int(i), 1 << int(features[i]), float(p[i]), float(increments[i] * h[i])) for i in np.flatnonzero(p > 0)]
+    while active and sum(active.values()) > tail:
+        nxt: dict[tuple[int, float], float] = {}
+        for (mask, v), q in active.items():
+            for _, bit, prob, step in draws:
+                key = (mask | bit, v + step)
+                if cost(key[0]) + maxc < budget and key[0] != relevant:
+                    nxt[key] = nxt.get(key, 0.0) + q * prob
+                else:
+                    sign = full if cost(key[0]) + maxc < budget else float(np.sign(key[1]))
+                    out[(key[0], sign)] = out.get((key[0], sign), 0.0) + q * prob
+        active = nxt
+    return out, sum(active.values())
+
+
+def _training_check(ensemble, X, y) -> Check:
+    """Algorithm 1's closed form on the learner's own stumps: D₁ uniform, ε_t the D_t-mass of the mistakes of
+    h_t, α_t = ½ ln((1 − ε_t)/ε_t), D_{t+1} ∝ D_t exp(−α_t y h_t(x)). Exact (rounding: 10⁻⁹ relative)."""
+    H = _stump_outputs(ensemble, X)
+    alphas = ensemble[3]
+    D = np.full(X.shape[0], 1.0 / X.shape[0])
+    text = (f"{len(alphas)} rounds on {X.shape[0]} training examples (d = {X.shape[1]}, no perfect stump): each of "
+            "your α_t against Algorithm 1's ½ ln((1 − ε_t)/ε_t), ε_t the weight under D_t of h_t's mistakes, D_t "
+            "rebuilt from your stumps. Exact (rounding: 10⁻⁹ relative), no false-FAIL rate")
+    for t in range(len(alphas)):
+        eps = float(D[H[:, t] != y].sum())
+        if not 0.0 < eps < 0.5:
+            cause = (f"round {t + 1}: your stump (feature {int(ensemble[0][t])}, θ = {float(ensemble[1][t]):.4g}) has "
+                     f"weighted error ε = {eps:.4g} under D_t; Algorithm 1 adds only weak hypotheses (0 < ε < ½)")
+            return Check("training", stats.FAIL, f"{text}. {cause}", cause=cause)
+        alpha = 0.5 * math.log((1.0 - eps) / eps)
+        if not math.isclose(float(alphas[t]), alpha, rel_tol=1e-9, abs_tol=1e-12):
+            cause = (f"round {t + 1}: α_t = {float(alphas[t]):.8g}, but ε_t = {eps:.8g} under D_t gives "
+                     f"½ ln((1 − ε_t)/ε_t) = {alpha:.8g}")
+            return Check("training", stats.FAIL, f"{text}. {cause}", cause=cause)
+        D = D * np.exp(-alpha * y * H[:, t])
+        D /= D.sum()
+    return Check("training", stats.PASS, text + "; every α_t is the closed form")
+
+
+def _interval_pvalue(count: int, n: int, low: float, high: float) -> float:
+    """The two-sided exact binomial p-value of ``count`` in ``n`` against a probability known to lie in
+    [low, high] (the nearer end; 1 inside)."""
+    from scipy.stats import binomtest
+
+    if count < n * low:
+        return float(binomtest(count, n, min(low, 1.0)).pvalue)
+    if count > n * high:
+        return float(binomtest(count, n, min(high, 1.0)).pvalue)
+    return 1.0
+
+
+def _predicted(model, Xrep, keywords):
+    """(predictions, the features examined per row or None, how they were found, the bulk reads): observed
+    through a watched view and confirmed by predicting again with every entry not read blanked; else the
+    examined features the learner reports (``examined(row)``, the built-in's); else None."""
+    from .observe import observed_call
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            preds, read, bulk = observed_call(model.predict, Xrep, **keywords)
+            preds = np.asarray(preds, dtype=np.float64)
+            try:
+                again = model.predict(np.where(read, Xrep, np.nan), **keywords)
+            except Exception:  # it refused NaN (or read one and crashed): noise decides
+                noise = np.random.default_rng(1).uniform(-1.0, 1.0, size=Xrep.shape)
+                again = model.predict(np.where(read, Xrep, noise), **keywords)
+            if np.array_equal(np.asarray(again, dtype=np.float64), preds):
+                return preds, read, "observed through a watched view of X (confirmed by a blanked re-prediction)", bulk
+        except Exception:  # a compiled kernel that refuses the view, ...: predict plainly
+            pass
+        preds = np.asarray(model.predict(Xrep, **keywords), dtype=np.float64)
+    if callable(getattr(model, "examined", None)):
+        read = np.zeros(Xrep.shape, dtype=bool)
+        for row in range(Xrep.shape[0]):
+            read[row, np.asarray(model.examined(row), dtype=np.int64)] = True
+        return preds, read, "as the learner reports them (examined(row)); the view of X could not see them", []
+    return preds, None, "not observable (the view of X could not see the reads, and the learner reports none)", []
+
+
+def _boosting_checks(cost_aware: bool):
+    """The checks of AdaBoostRS (``cost_aware`` False: p ∝ α, votes ±1) or AdaBoostRS_AC (p ∝ α/c, votes ±c)."""
+
+    def checks(make, own, profile, delta, seed):
+        s_train, s_test, s_state = seed.spawn(3)
+        X, y = _boosting_data(np.random.default_rng(s_train))
+        d = X.shape[1]
+        T = 8
+        costs = _BOOST_COSTS[:d] if cost_aware else np.ones(d)
+        budget = 3.5 if cost_aware else 3.0
+        keywords = {"budget": budget, **({"costs": costs} if cost_aware else {})}
+        state = int(s_state.generate_state(1)[0])
+        assumed = {"n_estimators": own.get("n_estimators", T) if own is not None else T, "budget": budget,
+                   "costs": costs.tolist()}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = (make(random_state=state) if own is not None else
+                         make(n_estimators=T, random_state=state)).fit(X, y)
+        except Exception as err:  # the subject's failure is a verdict, with its cause
+            cause = f"your learner's fit raised {type(err).__name__}: {err}"
+            return assumed, [Check("training", stats.FAIL, cause, cause=cause)]
+        try:
+            ensemble = tuple(np.asarray(getattr(model, name)) for name in _STUMPS)
+            ensemble = (ensemble[0].astype(np.int64), ensemble[1].astype(np.float64),
+                        ensemble[2].astype(np.float64), ensemble[3].astype(np.float64))
+            if len({a.shape for a in ensemble}) != 1 or ensemble[0].ndim != 1 or not ensemble[0].size:
+                raise ValueError("the four arrays must be 1-D, non-empty and of one length")
+        except (AttributeError, TypeError, ValueError) as err:
+            why = ("the learner does not expose its stumps as features_, thresholds_, polarities_ and alphas_ "
+                   f"(h_t(x) = s_t if x[j_t] > θ_t else −s_t), so neither its training nor its sampling law could be "
+                   f"checked: {type(err).__name__}: {err}")
+            return assumed, [_not_run("training", why), _not_run("sampling", why)]
+        return assumed, [_training_check(ensemble, X, y),
+                         *_sampling_checks(model, ensemble, keywords, costs, budget, cost_aware, profile["runs"],
+                                           delta, np.random.default_rng(s_test))]
+
+    return checks
+
+
+def _sampling_checks(model, ensemble, keywords, costs, budget, cost_aware, runs, delta, rng) -> list[Check]:
+    """The law of (features examined, prediction) on three test examples, each predicted ``runs`` times, against
+    the exact law given the learner's ensemble; and the budget of every prediction (cost < B)."""
+    features, _, _, alphas = ensemble
+    weights = alphas / costs[features] if cost_aware else alphas.copy()
+    p = weights / weights.sum()
+    increments = costs[features] if cost_aware else np.ones(len(alphas))
+    points = rng.uniform(-1.0, 1.0, size=(3, len(costs)))
+    tests, over, shown, how_all = [], [], [], set()
+    for e, x in enumerate(points):
+        h = _stump_outputs(ensemble, x[None, :])[0]
+        law, tail = _vote_law(h, features, p, increments, costs, budget)
+        Xrep = np.repeat(x[None, :], runs, axis=0)
+        try:
+            preds, read, how, bulk = _predicted(model, Xrep, keywords)
+        except Exception as err:
+            cause = f"your learner's predict raised {type(err).__name__}: {err}"
+            return [Check("sampling", stats.FAIL, cause, cause=cause)]
+        how_all.add(how)
+        if preds.shape != (runs,) or not np.all(np.isin(preds, (-1.0, 1.0))):
+            cause = f"predict returned {preds[:5].tolist()}…, not one label ±1 per row"
+            return [Check("sampling", stats.FAIL, cause, cause=cause)]
+        masks = None
+        if read is not None:
+            masks = read @ (1 << np.arange(len(costs)))
+            spent = read @ costs
+            if np.any(spent >= budget):
+                over.append(f"example {e + 1}: {int(np.sum(spent >= budget))} of {runs} predictions read features "
+                            f"costing up to {spent.max():g} ≥ B = {budget:g}"
+                            + (f" (whole-array reads: {', '.join(bulk)})" if bulk else ""))
+        bins: dict = {}
+        for (mask, sign), prob in law.items():
+            for label in (-1.0, 1.0):
+                key = (mask, label) if masks is not None else label
+                low, high = bins.get(key, (0.0, 0.0))
+                add = prob if sign == label else (prob if sign == 0.0 else 0.0)
+                bins[key] = (low + (prob if sign == label else 0.0), high + add)
+        keys = list(zip(masks.tolist(), preds.tolist(), strict=True)) if masks is not None else preds.tolist()
+        counts: dict = {}
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+        for key, count in counts.items():
+            if key not in bins:  # a set of features the budget rule never stops at (or a label no vote gives)
+                what = (f"the features {[j for j in range(len(costs)) if key[0] >> j & 1]} examined and the "
+                        f"prediction {key[1]:+g}" if masks is not None else f"the prediction {key:+g}")
+                cause = (f"example {e + 1}: {what} came {count} times; the budget rule and the sampling law given "
+                         "your ensemble never give it")
+                return [Check("sampling", stats.FAIL, f"{cause} (exact, no false-FAIL rate)", cause=cause),
+                        *_budget_check(over, how_all, budget)]
+        tests += [(e, key, counts.get(key, 0), low, high + tail) for key, (low, high) in bins.items()]
+        shown.append(len(law))
+    level = delta / max(len(tests), 1)
+    pvalues = [_interval_pvalue(count, runs, low, high) for _, _, count, low, high in tests]
+    worst = int(np.argmin(pvalues))
+    law_text = "p ∝ α/c(h), votes ±c(h)" if cost_aware else "p ∝ α, votes ±1"
+    resolution = math.sqrt(2.0 * math.log(2.0 / level) * 0.25 / runs)
+    seen = not any("not observable" in how for how in how_all)
+    text = (f"3 test examples, each predicted {runs} times under B = {budget:g} (costs {costs.tolist()}); outcomes "
+            f"{'(features examined, prediction)' if seen else 'prediction'} "
+            f"against their exact law given your ensemble ({law_text}, draws while k + max c(h) < B; a tie v = 0 may "
+            f"go either way, so its mass is allowed to either label): {len(tests)} exact two-sided binomial tests, "
+            f"each at δ/{len(tests)} (Bonferroni; false-FAIL rate ≤ {delta:g}); they detect a probability off by "
+            f"about {resolution:.2g} (Hoeffding). Features examined: {'; '.join(sorted(how_all))}")
+    if pvalues[worst] <= level:
+        e, key, count, low, high = tests[worst]
+        what = (f"(features {[j for j in range(len(costs)) if key[0] >> j & 1]}, prediction {key[1]:+g})"
+                if isinstance(key, tuple) else f"the prediction {key:+g}")
+        cause = (f"example {e + 1}: {what} came {count} times in {runs}; the law given your ensemble gives it "
+                 f"probability {low:.4g}" + (f" to {high:.4g}" if high > low + 1e-12 else "")
+                 + f" (p = {pvalues[worst]:.2g} ≤ {level:.2g})")
+        return [Check("sampling", stats.FAIL, f"{text}. {cause}", cause=cause), *_budget_check(over, how_all, budget)]
+    return [Check("sampling", stats.PASS, f"{text}. Smallest p = {pvalues[worst]:.2g} > {level:.2g}"),
+            *_budget_check(over, how_all, budget)]
+
+
+def _budget_check(over: list[str], how: set[str], budget: float) -> list[Check]:
+    if any("not observable" in h for h in how):
+        return [_not_run("attributes", "the features a prediction examines could not be seen (a compiled kernel on "
+                         "the raw buffer, and no examined(row)), so the budget was not audited")]
+    text = (f"the cost of the features each prediction read ({'; '.join(sorted(how))}) against the box's guarantee "
+            f"k < B = {budget:g} (before the last draw k + max c(h) < B). Exact: no false-FAIL rate")
+    if over:
+        return [Check("attributes", stats.FAIL, f"{text}. {over[0]}", cause=over[0])]
+    return [Check("attributes", stats.PASS, text + "; every prediction within it")]
+
+
+ALGORITHMS.update({
+    "AdaBoostRS": Spec("theorycheck.algorithms:AdaBoostRS", checks=_boosting_checks(False),
+                       names=("training", "sampling", "attributes")),
+    "AdaBoostRS_AC": Spec("theorycheck.algorithms:AdaBoostRSAC", checks=_boosting_checks(True),
+                          names=("training", "sampling", "attributes")),
+})
+
+
+# ---------------------------------------------------------------------- hk12 §4: GenEst and AESVR
+#: Procedure 3's instance: dyadic, ‖x‖₂ ≤ 1, ‖w‖₂ ≤ B = 1 (N = 4, ν₀ = 4), f′ a polynomial of degree 3 ≤ ν₀
+_GENEST = (np.array([0.5, -0.25, 0.125, 0.25]), np.array([0.5, 0.25, -0.375, 0.125]), 0.25,
+           np.array([0.5, 1.0, -0.5, 0.25]), 1.0)
+_GENEST_AUDITED = 300  # draws whose reads are observed
+
+
+def _genest_law() -> dict[tuple[float, int], float]:
+    """{(φ̂, queries): probability} of Procedure 3 on :data:`_GENEST`: the exact law for n ≤ 3, and for n > 3
+    (φ̂ = 0, aₙ = 0) the queries the procedure still makes: n up to ν₀, n·N beyond (to n = 63; 2⁻⁶⁴ left)."""
+    w, x, y, coefficients, B = _GENEST
+    N, nu = estimators.genest_threshold(B)
+    law: dict[tuple[float, int], float] = {}
+    for prob, value, queries in estimators.genest_distribution(w, x, y, coefficients, B):
+        if queries >= 0:  # the lumped tail (−1) is replaced by its parts below
+            key = (float(value), int(queries))
+            law[key] = law.get(key, 0.0) + float(prob)
+    for n in range(len(coefficients), 64):
+        key = (0.0, n if n <= nu else n * N)
+        law[key] = law.get(key, 0.0) + 2.0 ** -(n + 1)
+    return law
+
+
+def _genest_checks(make, own, profile, delta, seed):
+    """GenEst: the joint law of (φ̂, queries) against Procedure 3's, and the reads observed against the queries."""
+    from scipy.stats import binomtest
+
+    from .observe import observed_call
+
+    w, x, y, coefficients, B = _GENEST
+    runs = profile["runs"]
+    law = _genest_law()
+    keys = list(law)
+    values = np.array([k[0] for k in keys])
+    counts = np.zeros(len(keys), dtype=np.int64)
+    seeds = seed.generate_state(runs, dtype=np.uint32)
+    assumed = {"w": w.tolist(), "x": x.tolist(), "y": y, "coefficients": coefficients.tolist(), "B": B}
+    over, defeated, audited = [], "", 0
+    for r in range(runs):
+        call = lambda xv, r=r: make(w.copy(), xv, y, coefficients.copy(), B, random_state=int(seeds[r]))  # noqa: E731
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if r < _GENEST_AUDITED and not defeated:
+                    (value, queries), read, bulk = observed_call(call, x)
+                    try:
+                        again = call(np.where(read, x, np.nan))
+                    except Exception:  # it refused NaN, or read one and crashed: noise decides
+                        again = call(np.where(read, x, np.random.default_rng(r).uniform(-0.5, 0.5, x.shape)))
+                    if (float(again[0]), int(again[1])) != (float(value), int(queries)):
+                        defeated = (f"draw {r + 1}: with every attribute not observed read blanked, the same random "
+                                    "state gave another (φ̂, queries): the function reads x by a route the view does "
+                                    "not see (a compiled kernel on the raw buffer, ...)")
+                    else:
+                        audited += 1
+                        if int(read.sum()) > int(queries):
+                            bulk_text = f" (whole-array reads: {', '.join(bulk)})" if bulk else ""
+                            over.append(f"draw {r + 1}: {int(read.sum())} distinct attributes read, {int(queries)} "
+                                        f"queries reported{bulk_text}")
+                else:
+                    value, queries = call(x)
+            value, queries = float(value), int(queries)
+        except Exception as err:  # the subject's failure is a verdict, with its cause
+            cause = f"draw {r + 1}: your function raised {type(err).__name__}: {err}"
+            return assumed, [Check("estimator", stats.FAIL, cause, cause=cause)]
+        gap = np.where([k[1] == queries for k in keys], np.abs(values - value), np.inf)
+        best = int(np.argmin(gap))
+        if not gap[best] <= 1e-9 * (1.0 + abs(values[best])):
+            cause = (f"draw {r + 1}: (φ̂, queries) = ({value:.6g}, {queries}), which Procedure 3 never gives on this "
+                     "instance")
+            return assumed, [Check("estimator", stats.FAIL, f"{cause}; exact, no false-FAIL rate", cause=cause),
+                             _genest_audit(over, defeated, audited)]
+        counts[best] += 1
+    level = delta / len(keys)
+    pvalues = [binomtest(int(c), runs, p).pvalue if p > 0 else 1.0 for c, p in zip(counts, law.values(), strict=True)]
+    worst = int(np.argmin(pvalues))
+    resolution = math.sqrt(2.0 * math.log(2.0 / level) * 0.25 / runs)
+    text = (f"{runs} draws on one example (d = 4, B = 1: N = 4, ν₀ = 4; f′ of degree 3): the joint law of (φ̂, number "
+            f"of queries) against Procedure 3's exact law ({len(keys)} outcomes, the queries of n > 3 included: n up "
+            f"to ν₀, n·N beyond), exact two-sided binomial tests each at δ/{len(keys)} (Bonferroni; false-FAIL rate "
+            f"≤ {delta:g}); they detect a probability off by about {resolution:.2g} (Hoeffding)")
+    checks = [_genest_audit(over, defeated, audited)]
+    if pvalues[worst] <= level:
+        value, queries = keys[worst]
+        cause = (f"(φ̂, queries) = ({value:.6g}, {queries}) came {int(counts[worst])} times in {runs}; Procedure 3 "
+                 f"gives it probability {list(law.values())[worst]:.4g} (p = {pvalues[worst]:.2g} ≤ {level:.2g})")
+        return assumed, [Check("estimator", stats.FAIL, f"{text}. {cause}", cause=cause), *checks]
+    return assumed, [Check("estimator", stats.PASS, f"{text}. Smallest p = {pvalues[worst]:.2g} > {level:.2g}"),
+                     *checks]
+
+
+def _genest_audit(over: list[str], defeated: str, audited: int) -> Check:
+    if defeated:
+        return _not_run("attributes", f"the reads could not be observed: {defeated}")
+    text = (f"the attributes of x read in {audited} draws, observed through a watched view and confirmed by a call "
+            "with every other attribute blanked, against the queries the function reports (a repeated query "
+            "counts again, so distinct reads ≤ queries). Exact: no false-FAIL rate")
+    if over:
+        return Check("attributes", stats.FAIL, f"{text}. {over[0]}", cause=over[0])
+    return Check("attributes", stats.PASS, text + "; no draw read more than it reported")
+
+
+ALGORITHMS.update({
+    "GenEst": Spec("theorycheck.estimators:genest", checks=_genest_checks, names=("estimator", "attributes"),
+                   function=True),
+    "AESVR": Spec("theorycheck.algorithms:AESVR", names=("estimator", "behaviour"),
+                  options=lambda d: {"eps": 0.5}, design_options=lambda design: {"eps": 0.5},
+                  no_law="AESVR's φ̃ averages two GenEst draws of a 60-term series (erf): its law has no finite "
+                         "enumeration here; GenEst's own law is checked by `theorycheck conform GenEst`"),
+})

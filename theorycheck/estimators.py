@@ -203,8 +203,18 @@ def _vector(name: str, v) -> np.ndarray:
     return check_matrix(name, v, ndim=1)
 
 
-def _check_example(w, x, y) -> tuple[np.ndarray, np.ndarray, float]:
-    x = _vector("x", x)
+def _check_example(w, x, y, finite_x: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
+    """(w, x, y) validated; ``finite_x`` False leaves x's values unread (a caller that reads a few
+    attributes checks those it reads)."""
+    if finite_x:
+        x = _vector("x", x)
+    elif isinstance(x, (int, float, complex, np.generic)) or np.ndim(x) != 1:
+        raise ParameterError(f"x must be a 1-D array, got {x!r}")
+    else:
+        try:
+            x = np.ascontiguousarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ParameterError(f"x must be numeric: {err}") from None
     w = _vector("w", w)
     if x.shape[0] == 0:
         raise ParameterError("x must have at least one attribute")
@@ -1009,10 +1019,12 @@ def genest(w, x, y, coefficients, B, *, random_state) -> tuple[float, int]:
     :mod:`theorycheck.rng`. ``genest.kernel`` is the jitted kernel; ``genest.moments(..., n,
     random_state=..., cap=...)`` draws n estimates in one jitted loop and returns a
     :class:`GenEstSample`."""
-    w, x, y = _check_example(w, x, y)
+    w, x, y = _check_example(w, x, y, finite_x=False)  # the attributes it queries, and no other, are read
     coef = _coefficients(coefficients)
     N, nu = genest_threshold(B)
     est, queries = _genest_kernel(w, x, y, coef, N, nu, as_kernel_state(random_state))
+    if not math.isfinite(est):
+        raise ParameterError("x has a NaN or infinite value among the attributes GenEst read")
     return float(est), int(queries)
 
 

@@ -1,8 +1,9 @@
 """Which entries of X did a learner read? Observed from the outside, for plain Python/NumPy code.
 
-:func:`observed_fit` hands ``fit`` a :class:`Watched` view of X: an ``ndarray`` subclass that shares
-X's values and carries, for each of its elements, the position of that element in X. An entry counts
-as *read* when its value leaves the view: a scalar index (``x[j]``), an advanced index (``x[idx]``,
+:func:`observed_fit` hands ``fit`` (and :func:`observed_call` any callable, e.g. ``predict``) a
+:class:`Watched` view of X: an ``ndarray`` subclass that shares X's values and carries, for each of
+its elements, the position of that element in X. An entry counts as *read* when its value leaves
+the view: a scalar index (``x[j]``), an advanced index (``x[idx]``,
 ``x[mask]``, ``np.take(x, idx)``), any ufunc or NumPy function that takes the view (``w @ x``,
 ``np.abs(x)``, ``x.sum()``, ``np.linalg.norm(x)``: every element of the operand), iteration,
 ``dot``, ``tolist``, ``item``. Basic slicing (``X[t]``, ``X[:, j]``) and shape changes return views
@@ -262,9 +263,9 @@ def _converting(original):
 
 
 def observed_call(func, X: np.ndarray, *args, **kwargs):
-    """Call ``func(view, *args, **kwargs)`` on a watched view of ``X``: returns (its result, the bool mask
-    (shape of X) of the entries read, the first bulk reads as text). Raises whatever ``func`` raises."""
-    X = np.array(X, dtype=np.float64, order="C")  # a copy: a subject that writes into its X leaves ours alone
+    """Call ``func(view, *args, **kwargs)`` with a watched view of ``X`` (any shape): returns (what it returned,
+    the bool mask of the entries of X read, the first bulk reads as text). Raises whatever ``func`` raises."""
+    X = np.array(X, dtype=np.float64, order="C")  # a copy: a callee that writes into its X leaves ours alone
     log = _Log(X.size)
     positions = np.arange(X.size, dtype=np.int32 if X.size < 2**31 else np.int64).reshape(X.shape)
     view = Watched(X, positions, log)

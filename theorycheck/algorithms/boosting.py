@@ -221,11 +221,13 @@ def _adaboost_kernel(X, y, D0, order, n_rounds, criterion, floor):
 
 @njit(cache=True)
 def _sampled_predict_kernel(X, features, thresholds, polarities, cumulative, increments, fcost, maxc, budget,
-                            relevant, n_relevant, full_sign, max_samples, state):
+                            relevant, n_relevant, vote_weights, max_samples, state):
     """Algorithms 2/3 for every row of X in order. Returns (predictions ±1, τ, features
     examined, cost, votes, CSR indptr, CSR indices, ties, exhausted, capped).
 
     ``relevant[j]``: feature j is read by a stump of positive probability (``n_relevant`` of them).
+    An exhausted row predicts the sign of the full vote Σ vote_weights_i h_i(x), which reads only
+    features already examined (a stump of weight 0 is skipped).
     """
     n = X.shape[0]
     d = X.shape[1]
@@ -279,7 +281,15 @@ def _sampled_predict_kernel(X, features, thresholds, polarities, cumulative, inc
         cost[e] = k
         votes[e] = v
         indptr[e + 1] = nnz
-        sign = full_sign[e] if exhausted[e] else (1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0))
+        if exhausted[e]:
+            v = 0.0
+            for i in range(features.shape[0]):
+                if vote_weights[i] != 0.0:
+                    if X[e, features[i]] > thresholds[i]:
+                        v += vote_weights[i] * polarities[i]
+                    else:
+                        v -= vote_weights[i] * polarities[i]
+        sign = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
         if sign == 0.0:
             ties[e] = True
             sign = next_sign(state)
@@ -504,10 +514,11 @@ class AdaBoostStumps(ClassifierMixin, BaseEstimator):
 
     # -- the full vote -------------------------------------------------------------------
 
-    def _check_X(self, X):
+    def _check_X(self, X, finite: bool = True):
+        """X validated; ``finite`` False leaves the values unread (a budgeted prediction checks those it reads)."""
         check_is_fitted(self, "alphas_")
         try:
-            return validate_data(self, X, reset=False, dtype=np.float64, order="C", ensure_all_finite=True)
+            return validate_data(self, X, reset=False, dtype=np.float64, order="C", ensure_all_finite=finite)
         except ValueError as err:
             raise ParameterError(str(err)) from None
 
@@ -614,17 +625,22 @@ class _BudgetedBoost(AdaBoostStumps):
         """
         if budget is None:
             return self._full_predict(X)
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # an attribute not examined is not read, not even to validate it
         B = check_real("budget", budget, low=0.0, strict_low=True)
         max_samples = check_int("max_samples", self.max_samples, low=1)
         c, p, cumulative, inc = self._law(costs)
         maxc = float(c[self.features_].max())
         relevant = np.zeros(self.n_features_in_, dtype=np.bool_)
         relevant[self.features_[p > 0.0]] = True
-        full = np.sign(self.decision_function(X))
         preds, taus, n_feat, cost, votes, indptr, indices, ties, exhausted, capped = _sampled_predict_kernel(
             X, self.features_, self.thresholds_, self.polarities_, cumulative, inc, c, maxc, B, relevant,
-            int(relevant.sum()), full, max_samples, self._state(random_state))
+            int(relevant.sum()), np.ascontiguousarray(self.vote_weights_), max_samples, self._state(random_state))
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
+        bad = ~np.isfinite(X[rows, indices])
+        if bad.any():
+            first = int(np.argmax(bad))
+            raise ParameterError(f"X has a non-finite value at example {int(rows[first])}, feature "
+                                 f"{int(indices[first])}, which the prediction examined")
         self._record(B, c, taus, n_feat, cost, votes, indptr, indices, ties)
         self.exhausted_ = exhausted
         self.capped_ = capped
