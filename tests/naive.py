@@ -113,11 +113,12 @@ def aer_sampler(*, v_factor=1.0, y_replacement=True):
         d, half = x.shape[0], k // 2
         subset = np.empty(d, dtype=np.int64)
         sample_without_replacement(state, d, half, subset)
-        available, l1, y_hat = np.abs(w), float(np.abs(w).sum()), 0.0
+        available, l1, y_hat, drawn = np.abs(w), float(np.abs(w).sum()), 0.0, set()
         for _ in range(half if l1 > 0 else 0):
             if available.sum() == 0:
                 break
             i = int(next_weighted_index(state, np.cumsum(available)))
+            drawn.add(i)
             y_hat += (2.0 / k) * np.sign(w[i]) * l1 * x[i]
             if not y_replacement:
                 available = available.copy()
@@ -125,7 +126,7 @@ def aer_sampler(*, v_factor=1.0, y_replacement=True):
         g = np.zeros(d)
         chosen = subset[:half]
         g[chosen] = 2.0 * (y_hat - y) * v_factor * (2.0 / k) * d * x[chosen]
-        return g, len(set(chosen.tolist()))
+        return g, len(set(chosen.tolist()) | drawn)  # every attribute read: C's and ŷ's
 
     return estimate
 

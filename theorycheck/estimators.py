@@ -203,6 +203,13 @@ def _vector(name: str, v) -> np.ndarray:
     return check_matrix(name, v, ndim=1)
 
 
+def _check_read_finite(estimate: np.ndarray) -> None:
+    """A NaN or infinite attribute among those an estimator read shows in its estimate: refuse it then
+    (the estimators read a few attributes, so they do not check the others)."""
+    if not np.all(np.isfinite(estimate)):
+        raise ParameterError("x has a NaN or infinite value among the attributes the estimate read")
+
+
 def _check_example(w, x, y, finite_x: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
     """(w, x, y) validated; ``finite_x`` False leaves x's values unread (a caller that reads a few
     attributes checks those it reads)."""
@@ -363,11 +370,12 @@ def aer_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int]
     n_attributes_read : int
         Distinct attributes of x read: |C ∪ {i_1, ..., i_{k/2}}| ≤ min(k, d).
     """
-    w, x, y = _check_example(w, x, y)
+    w, x, y = _check_example(w, x, y, finite_x=False)  # only the attributes drawn are read
     k = _check_aer_budget(k, x.shape[0])
     state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aer_gradient_kernel(w, x, y, k, state, out)
+    _check_read_finite(out)
     return out, int(n_read)
 
 
@@ -468,11 +476,12 @@ def aerr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int
     n_attributes_read : int
         Distinct attributes read, |{i_1, ..., i_k, j}| ≤ min(k + 1, d) (≤ k at w = 0).
     """
-    w, x, y = _check_example(w, x, y)
+    w, x, y = _check_example(w, x, y, finite_x=False)  # only the attributes drawn are read
     k = _check_hk12_budget(k, x.shape[0])
     state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aerr_gradient_kernel(w, x, y, k, state, out)
+    _check_read_finite(out)
     return out, int(n_read)
 
 
@@ -529,11 +538,12 @@ def aelr_gradient_estimate(w, x, y, k, *, random_state) -> tuple[np.ndarray, int
     n_attributes_read : int
         Distinct attributes read, |{i_1, ..., i_k, j}| ≤ min(k + 1, d) (≤ k at w = 0).
     """
-    w, x, y = _check_example(w, x, y)
+    w, x, y = _check_example(w, x, y, finite_x=False)  # only the attributes drawn are read
     k = _check_hk12_budget(k, x.shape[0])
     state = as_kernel_state(random_state)
     out = np.empty(x.shape[0])
     n_read = _aelr_gradient_kernel(w, x, y, k, state, out)
+    _check_read_finite(out)
     return out, int(n_read)
 
 
