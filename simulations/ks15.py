@@ -40,13 +40,12 @@ from theorycheck.bounds.ks15 import (
 from theorycheck.claims import Defect, Hypothesis, Measurement, SubjectFailure, register
 from theorycheck.estimators import gaerr_conditional_second_moment
 from theorycheck.generators.registry import design_names, ridge_design
-from theorycheck.kinds.bound import RiskBound, excess_range
+from theorycheck.kinds.bound import RiskBound, draw_repetition, excess_range
 from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, excess_and_range
 from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract
-from theorycheck.rng import kernel_state
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _DEFECTS = "tests.defects_ks15:"
@@ -302,11 +301,8 @@ class _AgainstUniform:
 
         rows, x_max, y_max, over = [], 0.0, 0.0, []
         for r, child in enumerate(seed.spawn(task["reps"])):
-            data_seq, algo_seq = child.spawn(2)
-            X, y = design.sample(m, kernel_state(data_seq))
-            size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
-            x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
-            own = int(algo_seq.generate_state(1)[0])
+            X, y, size_x, size_y, own = draw_repetition(design, m, child, self.norm)
+            x_max, y_max = max(x_max, size_x), max(y_max, size_y)
             model, _ = counted_fit(subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params), X, y)
             reference = self.uniform_learner(k=k, B=B, eta=eta, random_state=own, second_moments=np.ones(d)).fit(X, y)
             value, size, inside = excess(model)

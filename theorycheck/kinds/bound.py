@@ -278,6 +278,16 @@ class MeanBound(Claim):
 
 
 # ---------------------------------------------------------------------- a learner's excess risk
+def draw_repetition(design, m: int, child, norm: str) -> tuple[np.ndarray, np.ndarray, float, float, int]:
+    """One repetition of a risk bound: ``m`` examples of ``design`` from the first child of the
+    repetition's seed ``child``, and the learner's integer seed from the second; returns (X, y, the
+    largest ‖x‖ (‖·‖₂ for ``norm`` "l2", ‖·‖∞ otherwise), the largest |y|, the learner's seed)."""
+    data_seq, algo_seq = child.spawn(2)
+    X, y = design.sample(m, kernel_state(data_seq))
+    size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if norm == "l2" else float(np.abs(X).max())
+    return X, y, size_x, float(np.abs(y).max()), int(algo_seq.generate_state(1)[0])
+
+
 def excess_range(norm: str, moments, B: float, w_opt: np.ndarray) -> float:
     """An almost-sure upper end of L(w) − L(w*) over the ball (½-loss), w* the minimiser.
 
@@ -476,11 +486,9 @@ class RiskBound(MeanBound):
         _, x_name, _, _ = _SETTING[self.norm]
         rows, x_max, y_max, over = [], 0.0, 0.0, []
         for r, child in enumerate(seed.spawn(task["reps"])):
-            data_seq, algo_seq = child.spawn(2)
-            X, y = design.sample(m, kernel_state(data_seq))
-            size_x = float(np.sqrt(np.einsum("ij,ij->i", X, X).max())) if self.norm == "l2" else float(np.abs(X).max())
-            x_max, y_max = max(x_max, size_x), max(y_max, float(np.abs(y).max()))
-            model = subjects["learner"](k=k, B=B, eta=eta, random_state=int(algo_seq.generate_state(1)[0]), **params)
+            X, y, size_x, size_y, own = draw_repetition(design, m, child, self.norm)
+            x_max, y_max = max(x_max, size_x), max(y_max, size_y)
+            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params)
             model, _ = counted_fit(model, X, y)  # a learner that reads more than it reports FAILs here
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
