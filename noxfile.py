@@ -41,7 +41,15 @@ def verify(session: nox.Session) -> None:
     status 3 (nothing failed, something undecided) passes; FAIL, errors and bad usage fail the session."""
     session.install("-e", ".[data]")
     session.install("--no-deps", *NO_DEPS_DATA)
-    session.run("theorycheck", "verify", "--profile", "full", "--jobs", "-1", *session.posargs, success_codes=[0, 3])
+    preset = [*(["--profile", "full"] if not _given(session.posargs, "--profile") else []),
+              *(["--jobs", "-1"] if not _given(session.posargs, "--jobs") else [])]
+    session.run("theorycheck", "verify", *preset, *session.posargs, success_codes=[0, 3])
+
+
+def _given(args: list[str], option: str) -> bool:
+    """Whether ``option`` is among the arguments after ``--`` (as ``--option VALUE`` or ``--option=VALUE``), so
+    the preset leaves it out instead of echoing both."""
+    return any(a == option or a.startswith(option + "=") for a in args)
 
 
 @nox.session
