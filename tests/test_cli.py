@@ -474,3 +474,13 @@ def test_conform_exits_3_only_when_a_check_it_could_not_run_is_required(capsys, 
     status, out, err = run(capsys, *args, "--require", "estimator")
     assert status == 3 and out.startswith("INCONCLUSIVE"), out
     assert "estimator required, NOT RUN" in err
+
+
+def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tmp_path):
+    claim = discover()["cbss11.lemma9"]
+    [idea] = [d for d in claim.defects if d.idea]
+    assert len(claim.defects) > 1  # so running all of them would differ
+    status, _, _ = run(capsys, "verify", claim.id, "--power-idea", "--quiet", "--out", str(tmp_path))
+    assert status == 0
+    runs = json.loads((tmp_path / "results" / f"{claim.id}.json").read_text())["power_runs"]
+    assert [(r["name"], r["verdict"]) for r in runs] == [(idea.name, "FAIL")]

@@ -167,7 +167,9 @@ EXAMPLES = {
                ("theorycheck verify cbss11.thm2 --set d=37 k=11", "your parameters"),
                ("theorycheck verify hk12.thm3.1 --subject learner=mymodule:MyAERR", "the theorem, with your learner"),
                ("theorycheck verify --profile full --jobs -1", "everything at paper scale, as `nox -s verify`"),
-               ("theorycheck verify hk12.thm3.1 --power", "also run each planted defect the claim declares")),
+               ("theorycheck verify hk12.thm3.1 --power", "also run each planted defect the claim declares"),
+               ("theorycheck verify 'ks15.*' --profile full --power-idea",
+                "is each claim's idea-removing defect caught on the full profile?")),
     "clean": (("theorycheck clean", "delete reports/.cache and reports/.power; the report stays"),
               ("theorycheck clean --out /tmp/run", "the same for another folder")),
     "report": (("theorycheck report", "rewrite reports/index.html, errata.html and the claim pages"),
@@ -260,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--power", action="store_true",
                    help="also run each claim once per planted defect it declares (same profile and seed) and "
                         "show on its page what each defect's verdict was on this code version")
+    p.add_argument("--power-idea", action="store_true",
+                   help="as --power, but only each claim's defect that removes its paper's idea (the power atlas's "
+                        "column on the index), e.g. to see it caught on the full profile at twice a run's cost")
     claims_option(p)
 
     p = command("clean", "delete the cached tasks under --out (the report and results stay)",
@@ -461,8 +466,8 @@ def _cmd_verify(args) -> int:
     overrides = _parse_assignments(args.sets, "--set")
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
-    _output_folder(args.out, claims, power=args.power)
-    planted = _planted_defects(claims) if args.power else []
+    _output_folder(args.out, claims, power=args.power or args.power_idea)
+    planted = _planted_defects(claims, idea_only=not args.power) if args.power or args.power_idea else []
     as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
@@ -513,13 +518,16 @@ def _cmd_verify(args) -> int:
     return exit_status(r["verdict"] for r in records)
 
 
-def _planted_defects(claims) -> list[tuple]:
-    """(claim, defect, its subjects loaded) for every defect the claims declare; a defect whose
+def _planted_defects(claims, *, idea_only: bool = False) -> list[tuple]:
+    """(claim, defect, its subjects loaded) for every defect the claims declare (``idea_only``: only
+    those marked ``idea``, which remove the paper's idea); a defect whose
     module cannot be loaded is a usage error before any work (the built-in claims' defects live in
     the repository's tests/ folder, so --power runs from the repository)."""
     planted = []
     for claim in claims:
         for defect in claim.defects:
+            if idea_only and not defect.idea:
+                continue
             try:
                 subjects = {name: _load_subject(spec) for name, spec in defect.subjects.items()}
             except ParameterError as err:
