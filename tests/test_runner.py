@@ -269,3 +269,36 @@ def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_met
     assert len(headline(decision.replace("budget 20", "x" * 400), "INCONCLUSIVE")) <= 240
     reported = "Method.\n- a (reported, not decided): REVERSED. x\n- b: TIED. median 0 in [0, 0]\n"
     assert headline(reported, "FAIL").startswith("b: TIED")  # the finding that decides comes first
+
+
+def test_compile_time_counts_numba_compilation_and_not_cached_calls():
+    from numba import njit
+    from numba.core import event
+
+    from theorycheck.runner import _CompileTime
+
+    @njit
+    def twice(x):
+        return 2 * x
+
+    first, second = _CompileTime(), _CompileTime()
+    with event.install_listener("numba:compile", first):
+        twice(1.0)
+    with event.install_listener("numba:compile", second):
+        twice(2.0)
+    assert first.seconds > 0.01 and second.seconds == 0.0
+
+
+def test_eta_leaves_start_up_and_compilation_out_of_the_rate():
+    from types import SimpleNamespace
+
+    from theorycheck.runner import _Eta
+
+    eta = _Eta()
+    bar = SimpleNamespace(n=0.0, total=100.0, format_dict={"elapsed": 10.0})
+    assert eta.left(bar) == "time left ?"
+    bar = SimpleNamespace(n=10.0, total=100.0, format_dict={"elapsed": 60.0})
+    eta.task(seconds=5.0, compiling=4.0, elapsed=20.0)  # 15 s of start-up before the first task returned
+    eta.task(seconds=15.0, compiling=6.0, elapsed=60.0)
+    # 45 s of work at half the CPU compiling: 10 expected seconds per 22.5 s, 90 left -> 202.5 s
+    assert eta.left(bar) == "about 03:22 left"

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numba.core import event as numba_event
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
@@ -239,6 +240,26 @@ class Plan:
     cache_dir: Path
 
 
+class _CompileTime(numba_event.Listener):
+    """The CPU time of this thread spent compiling numba kernels (outermost compilations only; a kernel
+    compiled while another compiles is inside it). A first run on a fresh machine compiles, later runs
+    load the kernels from numba's cache: the progress bar leaves this time out of the machine's rate."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._depth = 0
+
+    def on_start(self, event):
+        if self._depth == 0:
+            self._start = time.thread_time()
+        self._depth += 1
+
+    def on_end(self, event):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.thread_time() - self._start
+
+
 def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
     """Run one task; never raises (a worker's exception would abort the whole pool).
 
@@ -247,8 +268,9 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
     A task's ``seconds`` is the CPU time of the thread that ran it (BLAS is held to that thread), so a
     loaded machine or a worker running other tasks beside it does not inflate it."""
     start = time.thread_time()
+    compiling = _CompileTime()
     try:
-        with threadpool_limits(limits=1):
+        with threadpool_limits(limits=1), numba_event.install_listener("numba:compile", compiling):
             result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
         if not isinstance(result, Measurement):
             raise TypeError(f"{claim.id}.measure must return a Measurement")
@@ -256,6 +278,7 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
             "rows": result.rows,
             "hypotheses": [asdict(h) for h in result.hypotheses],
             "seconds": time.thread_time() - start,
+            "compile_seconds": compiling.seconds,
         }
         # Round-trip through JSON now, so a cached and a fresh run see identical values.
         return repetition, json.loads(json.dumps(payload, default=_json_default)), None
@@ -546,8 +569,9 @@ def run_claims(
         mininterval=0.5,
         smoothing=0,  # the rate over the whole run: tasks finish in lumps, a moving average jumps
         dynamic_ncols=True,
-        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}",
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
     )
+    eta = _Eta()
     start = time.perf_counter()
     env = environment()
     finished: dict[int, dict[str, Any]] = {}
@@ -579,7 +603,7 @@ def run_claims(
                     finish(i)
                 if pending and client is None and scheduler is not None:
                     client = _dask_client(scheduler)
-                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish)
+                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish)
                 wanted = _extensions(plans, stored, errors)
         finally:
             bar.close()
@@ -629,7 +653,7 @@ def _from_cache(plans, key, stored, use_cache: bool) -> bool:
     return False
 
 
-def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, finish) -> None:
+def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish) -> None:
     """Run the ``pending`` tasks, store each as it finishes, advance the progress bar and call
     ``finish(i)`` after each task of claim i."""
     cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
@@ -656,14 +680,45 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
                 finished |= {key for key in pending if key[0] == i}
         new = finished - done
         done |= new
+        if payload is not None:
+            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), bar.format_dict["elapsed"])
         bar.update(round(sum(cost[key] for key in new), 1))
         running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
-        bar.set_postfix_str(f"running {running}", refresh=False)
+        bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
         if error is not None:
             continue
         stored[(i, r)] = payload
         write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
         finish(i)
+
+
+class _Eta:
+    """The time left, from the expected costs (shipped or from history) and the rate this run achieves.
+
+    tqdm's own estimate divides the work done by the time elapsed; on a fresh machine the first minute is
+    mostly starting the workers and compiling numba kernels, which later tasks load from numba's cache,
+    so that rate is several times too slow and the first ETA hours too long. Here the time before the
+    first task returns and the share of the tasks' CPU spent compiling are left out of the rate:
+    time left = expected work left / (expected work done / ((elapsed - start-up) * (1 - compiling share))).
+    A loaded machine still slows the rate, as it should."""
+
+    def __init__(self):
+        self.cpu = 0.0
+        self.compiling = 0.0
+        self.startup: float | None = None
+
+    def task(self, seconds: float, compiling: float, elapsed: float) -> None:
+        if self.startup is None:
+            self.startup = max(elapsed - seconds, 0.0)
+        self.cpu += seconds
+        self.compiling += min(compiling, seconds)
+
+    def left(self, bar) -> str:
+        done, total, elapsed = bar.n, bar.total, bar.format_dict["elapsed"]
+        working = (elapsed - (self.startup or 0.0)) * (1 - self.compiling / self.cpu if self.cpu > 0 else 1)
+        if done <= 0 or working <= 0:
+            return "time left ?"
+        return f"about {tqdm.format_interval((total - done) * working / done)} left"
 
 
 def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
@@ -726,9 +781,18 @@ def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
     return max(shipped.get(f"{plan.claim.id}|{profile}", 1.0), 0.01)
 
 
+def _work_seconds(payload: dict) -> float | None:
+    seconds = payload.get("seconds")
+    compiling = payload.get("compile_seconds", 0.0)
+    if not isinstance(seconds, int | float):
+        return None
+    return max(float(seconds) - (compiling if isinstance(compiling, int | float) else 0.0), 0.0)
+
+
 def _write_timings(out: Path, history, plans, stored, profile: str) -> None:
     for i, plan in enumerate(plans):
-        times = [stored.get((i, r), {}).get("seconds") for r in range(len(plan.tasks))]
+        # without the time spent compiling, which a run on a warm numba cache does not pay
+        times = [_work_seconds(stored.get((i, r), {})) for r in range(len(plan.tasks))]
         if times and all(isinstance(t, int | float) for t in times):
             history[f"{plan.claim.id}|{profile}"] = [round(float(t), 4) for t in times]
     write_json(out / ".cache" / _TIMINGS, history)
