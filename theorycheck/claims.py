@@ -162,6 +162,11 @@ class Defect:
     idea: bool = False
 
 
+#: the verdict stored for a planted defect that ``verify --power`` did not run because its ``overrides``
+#: do not fit the run's profile (a size chosen for quick that contradicts full's other parameters)
+NOT_RUN = "NOT RUN"
+
+
 @dataclass
 class Measurement:
     """What one task produced: tidy rows and the hypotheses it checked."""

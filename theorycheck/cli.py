@@ -453,7 +453,7 @@ def _check_scheduler(address: str) -> None:
 
 def _cmd_verify(args) -> int:
     from . import report
-    from .claims import select
+    from .claims import NOT_RUN, select
     from .runner import STORAGE_ERRNOS, NotWritten, headline, run_claims
 
     _check_jobs(args.jobs)
@@ -467,7 +467,8 @@ def _cmd_verify(args) -> int:
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
     _output_folder(args.out, claims, power=args.power or args.power_idea)
-    planted = _planted_defects(claims, idea_only=not args.power) if args.power or args.power_idea else []
+    planted = (_planted_defects(claims, args.profile, overrides, idea_only=not args.power)
+               if args.power or args.power_idea else [])
     as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
@@ -500,12 +501,17 @@ def _cmd_verify(args) -> int:
             print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
         print(f"report: {index}")
         print("\n".join(verify_summary(records, args.out)))
-        runs = [(r["id"], p) for r in records for p in r.get("power_runs") or []]
+        runs = [(r["id"], p) for r in records for p in r.get("power_runs") or [] if p["verdict"] != NOT_RUN]
+        unfit = [f"{r['id']} [{p['name']}]" for r in records for p in r.get("power_runs") or []
+                 if p["verdict"] == NOT_RUN]
         if runs:
             unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
                       if (p["verdict"] == "FAIL") != p["declared_caught"]]
             print(f"planted defects run (--power): {len(runs)}, {len(runs) - len(unlike)} as declared"
                   + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
+        if unfit:
+            print(f"planted defects not run, their settings do not fit the {args.profile} profile (see the claims' "
+                  f"pages): {'; '.join(unfit)}")
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
             decision = r.get("decision") or ""
@@ -518,33 +524,46 @@ def _cmd_verify(args) -> int:
     return exit_status(r["verdict"] for r in records)
 
 
-def _planted_defects(claims, *, idea_only: bool = False) -> list[tuple]:
-    """(claim, defect, its subjects loaded) for every defect the claims declare (``idea_only``: only
-    those marked ``idea``, which remove the paper's idea); a defect whose
-    module cannot be loaded is a usage error before any work (the built-in claims' defects live in
-    the repository's tests/ folder, so --power runs from the repository)."""
+def _planted_defects(claims, profile: str, overrides: dict[str, str], *, idea_only: bool = False) -> list[tuple]:
+    """(claim, defect, its subjects loaded or None, why it cannot run) for every defect the claims declare
+    (``idea_only``: only those marked ``idea``, which remove the paper's idea). A defect whose module cannot
+    be loaded is a usage error before any work (the built-in claims' defects live in the repository's
+    tests/ folder, so --power runs from the repository); one whose ``--set`` values do not fit this
+    profile's parameters (a size chosen for quick, say) is not run, and its power entry says why."""
     planted = []
     for claim in claims:
         for defect in claim.defects:
             if idea_only and not defect.idea:
                 continue
             try:
+                claim.params_for(profile, {**overrides, **defect.overrides})
+            except ParameterError as err:
+                planted.append((claim, defect, None, f"its settings {defect.overrides} do not fit the {profile} "
+                                                     f"profile ({err})"))
+                continue
+            try:
                 subjects = {name: _load_subject(spec) for name, spec in defect.subjects.items()}
             except ParameterError as err:
                 raise ParameterError(f"--power: {claim.id}'s planted defect {defect.name!r}: {err} (run from the "
                                      "folder that holds its module, for the built-in claims the repository)") from None
-            planted.append((claim, defect, subjects))
+            planted.append((claim, defect, subjects, None))
     return planted
 
 
 def _run_defects(planted, records, args, overrides) -> None:
     """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
     serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
+    from .claims import NOT_RUN
     from .runner import code_version, headline, run_claims, write_json
 
     out = Path(args.out)
     runs: dict[str, list[dict]] = {}
-    for n, (claim, defect, subjects) in enumerate(planted, 1):
+    for n, (claim, defect, subjects, why_not) in enumerate(planted, 1):
+        if why_not is not None:
+            runs.setdefault(claim.id, []).append({
+                "name": defect.name, "verdict": NOT_RUN, "headline": f"not run: {why_not}",
+                "declared_caught": defect.caught, "profile": args.profile, "code_version": code_version()})
+            continue
         if not args.quiet:
             print(f"planted defect {n}/{len(planted)}: {claim.id} with {defect.name}", file=sys.stderr)
         folder = out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)

@@ -27,7 +27,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .. import stats
-from ..claims import PAPERS, Claim, discover, natural_key
+from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
 from ..errata import default_subjects, gather, replaced_subjects
 from ..runner import write_atomic
@@ -220,7 +220,8 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
         defects = []
         for d in record.get("defects") or []:
             run = runs.get(d.get("name"))
-            status = "not run" if run is None else ("caught" if run.get("verdict") == stats.FAIL else "not caught")
+            status = ("not run" if run is None or run.get("verdict") == NOT_RUN
+                      else "caught" if run.get("verdict") == stats.FAIL else "not caught")
             defects.append({"name": d.get("name"), "declared": bool(d.get("caught")), "idea": bool(d.get("idea")),
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})
