@@ -635,16 +635,22 @@ class _BudgetedBoost(AdaBoostStumps):
         preds, taus, n_feat, cost, votes, indptr, indices, ties, exhausted, capped = _sampled_predict_kernel(
             X, self.features_, self.thresholds_, self.polarities_, cumulative, inc, c, maxc, B, relevant,
             int(relevant.sum()), np.ascontiguousarray(self.vote_weights_), max_samples, self._state(random_state))
+        self._check_examined(X, indptr, indices)
+        self._record(B, c, taus, n_feat, cost, votes, indptr, indices, ties)
+        self.exhausted_ = exhausted
+        self.capped_ = capped
+        return self.classes_[(preds > 0).astype(np.int64)]
+
+    @staticmethod
+    def _check_examined(X, indptr, indices):
+        """Raise ParameterError when a feature examined (CSR ``indptr``/``indices`` per row) is not finite: a
+        budgeted prediction validates the entries it reads and no other (one advanced index of X)."""
         rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
         bad = ~np.isfinite(X[rows, indices])
         if bad.any():
             first = int(np.argmax(bad))
             raise ParameterError(f"X has a non-finite value at example {int(rows[first])}, feature "
                                  f"{int(indices[first])}, which the prediction examined")
-        self._record(B, c, taus, n_feat, cost, votes, indptr, indices, ties)
-        self.exhausted_ = exhausted
-        self.capped_ = capped
-        return self.classes_[(preds > 0).astype(np.int64)]
 
     def _record(self, B, c, taus, n_feat, cost, votes, indptr, indices, ties):
         self.budget_ = B
@@ -751,13 +757,14 @@ class AdaBoostDeterministic(_BudgetedBoost):
             return self._full_predict(X)
         if self.rule not in ("greedy", "prefix"):
             raise ParameterError(f"rule must be 'greedy' or 'prefix', got {self.rule!r}")
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # the features taken are checked after, and no other is read
         B = check_real("budget", budget, low=0.0, strict_low=True)
         c = self._costs(costs)
         order = np.ascontiguousarray(self.order(c))
         preds, taken, n_feat, cost, votes, indptr, indices, ties = _deterministic_kernel(
             X, self.features_, self.thresholds_, self.polarities_, self.alphas_, order, c, B,
             self.rule == "prefix", self._state(random_state))
+        self._check_examined(X, indptr, indices)
         self._record(B, c, taken, n_feat, cost, votes, indptr, indices, ties)
         self.exhausted_ = np.zeros(X.shape[0], dtype=np.bool_)
         self.capped_ = np.zeros(X.shape[0], dtype=np.bool_)
