@@ -35,7 +35,7 @@ from theorycheck.validation import Grid, Integer, ParameterError, Positive, Prob
 D = "tests.defects_sk13:"
 _FEW = {"m_grid": "8000", "batches": "60"}  # the defect runs: one consistency level
 _READS = (" Reads are not observed here (no watched view, unlike the claims of the other papers that count "
-          "attributes): sk13's budget B limits the judgments bought for each test object, which the claims count "
+          "attributes): sk13's budget B limits the judgments bought for each test object, which the claim counts "
           "from the chosen r and the costs; the training set, k judgments of every feature of every object, is "
           "given whole to every selector by design (§3), and no statement of the paper bounds what a selector "
           "reads of it.")
@@ -232,7 +232,7 @@ class Theorem31(Rate):
         "are run with fit_intercept=False (Algorithm 1 as printed; the crowds have zero means). The trivial "
         "estimate obĵ ≡ 0 is measured beside: its deviation does not fall, so the instance is not vacuous. Whether "
         "Scoring converges faster than Full on the diagonal crowd is reported in the notes (ratio of the means "
-        "per level), not decided: the theorem compares worst-case bounds." + _READS + _SIMULATED)
+        "per level), not decided: the theorem compares worst-case bounds." + _SIMULATED)
     subjects = {"full": FullSelector, "scoring": ScoringSelector}
     protocols = {name: Contract(ProjectingSelector, init=("budget", "costs", "fit_intercept"))
                  for name in ("full", "scoring")}
