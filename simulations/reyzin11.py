@@ -39,6 +39,7 @@ from theorycheck.kinds.ensemble import (
     feature_costs,
     fitted,
     int_seed,
+    sampled_path,
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
@@ -141,7 +142,8 @@ class Cor3(SampledFrequency):
             Bs = sorted(set(p["B_grid"]))
             stop = next((k for k, B in enumerate(Bs) if B * theta * theta / 8 >= p["s_max"]), len(Bs) - 1)
             Bs = np.array(Bs[:stop + 1], dtype=np.int64)
-            path = model.sample_path(np.repeat(Xte[i:i + 1], p["trials"], axis=0), Bs, random_state=int_seed(stream))
+            path = sampled_path(model, np.repeat(Xte[i:i + 1], p["trials"], axis=0), Bs, who="the ensemble",
+                                random_state=int_seed(stream))
             y = 1.0 if yte[i] == model.classes_[1] else -1.0
             votes = y * path.votes / Bs
             for c, B in enumerate(Bs):
@@ -990,7 +992,7 @@ class Experiments(BudgetTables):
         if r < p["curve_repetitions"]:
             taus = np.unique(np.concatenate([np.arange(1, 65), np.geomspace(64, p["tau_max"], 60).round()])).astype(
                 np.int64)
-            path = rs.sample_path(Xte, taus, random_state=int_seed(seed.spawn(1)[0]))
+            path = sampled_path(rs, Xte, taus, who="AdaBoostRS", random_state=int_seed(seed.spawn(1)[0]))
             y = np.where(yte == rs.classes_[1], 1.0, -1.0)
             signed = y[:, None] * path.votes
             err = np.mean(np.where(signed < 0, 1.0, np.where(signed == 0, 0.5, 0.0)), axis=0)

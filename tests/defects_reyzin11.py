@@ -126,13 +126,25 @@ class RSFrozenAfter100(AdaBoostRS):
         return SamplePath(taus, path.votes[:, at], path.n_features[:, at], path.cost[:, at])
 
 
+class RSPathReadsAll(AdaBoostRS):
+    """Its sample path also evaluates every stump on every example (the full vote, kept aside), while it reports
+    only the features its draws examined."""
+
+    def sample_path(self, X, taus, costs=None, random_state=None):
+        path = super().sample_path(X, taus, costs=costs, random_state=random_state)
+        X = self._check_X(X, finite=False)
+        self.full_votes_ = (np.where(X[:, self.features_] > self.thresholds_, 1.0, -1.0)
+                            * self.polarities_) @ self.vote_weights_
+        return path
+
+
 class ACUniformAfterFirst(AdaBoostRSAC):
     """The first draw follows the AC law, every later one is uniform over the stumps."""
 
     def sample_path(self, X, taus, costs=None, random_state=None):
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # it reads the features it draws, below, and reports them
         taus = np.asarray(taus, dtype=np.int64)
-        _, p, _, inc = self._law(costs)
+        c, p, _, inc = self._law(costs)
         rng = as_generator(random_state if random_state is not None else self.random_state)
         n, top, T = X.shape[0], int(taus[-1]), self.alphas_.size
         draws = rng.integers(0, T, size=(n, top))
@@ -140,8 +152,12 @@ class ACUniformAfterFirst(AdaBoostRSAC):
         f = self.features_[draws]
         h = np.where(X[np.arange(n)[:, None], f] > self.thresholds_[draws], 1.0, -1.0) * self.polarities_[draws]
         votes = np.cumsum(h * inc[draws], axis=1)[:, taus - 1]
-        zeros = np.zeros((n, taus.size), dtype=np.int64)
-        return SamplePath(taus, votes, zeros, zeros.astype(np.float64))
+        first = np.zeros(f.shape, dtype=bool)  # the draws that examine a feature for the first time in their row
+        for e in range(n):
+            first[e, np.unique(f[e], return_index=True)[1]] = True
+        n_features = np.cumsum(first, axis=1)[:, taus - 1]
+        cost = np.cumsum(np.where(first, c[f], 0.0), axis=1)[:, taus - 1]
+        return SamplePath(taus, votes, n_features, cost)
 
 
 # ------------------------------------------------------------------------------ budget rules (Python loops)

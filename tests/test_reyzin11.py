@@ -158,6 +158,13 @@ def test_a_predictor_reading_more_than_it_reports_fails_the_observed_audit(small
             ens.budgeted_predict(model, Xte, who=cls.__name__, budget=4.0, costs=costs, random_state=5)
         model.predict(Xte, budget=4.0, costs=costs, random_state=5)  # its own report, taken on its word
         assert model.n_features_examined_.max() < np.unique(model.features_).size  # fewer than it read
+    # the same for sample paths (sampled_path: cor3, prop4/6, thm5, balls-bins and exp's curves)
+    for cls in (bad.RSFrozenAfter100, bad.RSCountsRepeats, bad.ACUniformAfterFirst):
+        model = cls(n_estimators=60).fit(Xtr, ytr)
+        ens.sampled_path(model, Xte, [1, 4, 150], who=cls.__name__, random_state=6)
+    model = bad.RSPathReadsAll(n_estimators=60).fit(Xtr, ytr)
+    with pytest.raises(SubjectFailure, match="reads more than it reports"):
+        ens.sampled_path(model, Xte, [1, 4], who="RSPathReadsAll", random_state=6)
 
 
 def test_planted_budget_rules_overspend_and_the_library_does_not(small_split):

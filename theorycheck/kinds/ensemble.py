@@ -102,6 +102,7 @@ __all__ = [
     "fitted",
     "int_seed",
     "rs_vote_law",
+    "sampled_path",
     "unavailable",
     "unsampled_law",
     "vote_law",
@@ -271,6 +272,15 @@ def budgeted_predict(model, X, *, who: str, **kwargs):
     pred, _ = counted_call(model.predict, X, reported=lambda _: int(np.sum(model.n_features_examined_)),
                            per_example=lambda _: model.n_features_examined_, who=who, **kwargs)
     return pred
+
+
+def sampled_path(model, X, taus, *, who: str, **kwargs):
+    """``model.sample_path(X, taus, **kwargs)`` with the features it reads held to those it reports: as
+    :func:`budgeted_predict`, the report being each row's distinct features examined by the last τ
+    (``n_features[:, -1]``). Returns the :class:`~theorycheck.algorithms.SamplePath`."""
+    path, _ = counted_call(model.sample_path, X, taus, reported=lambda path: int(np.sum(path.n_features[:, -1])),
+                           per_example=lambda path: path.n_features[:, -1], who=who, **kwargs)
+    return path
 
 
 def data_errors():
@@ -752,7 +762,7 @@ class SignConvergence(SampledFrequency):
 
     @staticmethod
     def sample(model, X, taus, costs, seed):
-        return model.sample_path(X, taus, costs=costs, random_state=seed)
+        return sampled_path(model, X, taus, who="the ensemble", costs=costs, random_state=seed)
 
     def notes(self, p, table):
         out = []
