@@ -270,7 +270,9 @@ class BallsBins(ExactAndSampled):
         "without replacement leave n − k, below the formula). On data, comparison (ii) FAILs a sampler that examines "
         "clearly more features than any law could (e.g. counting a repeated feature again), and (i) a sampler whose "
         "draws do not follow the law it declares, by more than about twice the resolution in expected features; a "
-        "sampler that follows another legitimate law (uniform over stumps) and says so cannot be told apart."
+        "sampler that follows another legitimate law (uniform over stumps) and says so cannot be told apart. A "
+        "replaced sampler seen to read more features of an example than its path reports (through a watched view "
+        "of X) FAILs at its first path, exactly."
     )
     plot = Plot(x="k", y="mean", theory="target", low="low", high="high", hue="what", kind="line", logx=True,
                 xlabel="k (draws)", ylabel="features not examined", theory_label="compared value",

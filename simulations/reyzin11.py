@@ -832,7 +832,9 @@ class Experiments(BudgetTables):
         "tolerance (charging a repeated feature again, reading B as 10), and an AdaBoostRS_AC that does not take more "
         "samples than AdaBoostRS, or whose error reverses Table 5's finding on census (sampling ∝ α without the cost "
         "correction: REVERSED), and an AdaBoostRS whose vote stops approaching AdaBoost's (one frozen after 100 "
-        "draws, on census: (e) FAILs). Error differences "
+        "draws, on census: (e) FAILs). A replaced predictor seen to read more features of a test example than it "
+        "reports (through a watched view of X: one that breaks ties by the full vote) FAILs at its first prediction, "
+        "exactly. Error differences "
         "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
         "data are not the paper's."
     )
@@ -1132,7 +1134,10 @@ class Deterministic(BudgetComparison):
     )
     power = (
         "One example over budget, or one vote that depends on a feature the contender did not report, is a certain "
-        "FAIL. A contender that spends less than allowed (a budget check counting repeated features) passes: the "
+        "FAIL, and so is a replaced contender seen to read, through a watched view of X, more features of a test "
+        "example than it reports (one that breaks ties by the full vote: its recorded vote does not move when the "
+        "unreported features are overwritten, but its reads are observed). A contender that spends less than "
+        "allowed (a budget check counting repeated features) passes: the "
         "claim is an upper bound on spending. Who wins is not decided, so no defect that only changes accuracy is "
         "caught here."
     )
