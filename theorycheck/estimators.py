@@ -958,7 +958,7 @@ def gaerr_conditional_second_moment(X, y, W, q, k, c) -> np.ndarray:
 # hk12 §4.1: GenEst (Procedure 3), an unbiased estimate of f′(⟨w,x⟩ − y) for analytic f
 # --------------------------------------------------------------------------------------------
 #
-# Three forms, as above: the jitted kernel ``_genest_kernel(w, x, y, coef, N, nu, state) ->
+# Three forms, as above: the jitted kernel ``_genest_kernel(w, x, y, coef, N, nu, state, scale=1) ->
 # (estimate, queries)``; the public :func:`genest` with ``random_state``; and the exact law
 # :func:`genest_distribution` (rational, for a polynomial f′ whose degree keeps every n in the
 # first branch, so that the geometric randomness is finite), with :func:`genest_moments`, the
