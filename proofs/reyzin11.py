@@ -19,6 +19,7 @@ from theorycheck.kinds.ensemble import (
     fitted,
     int_seed,
     rs_vote_law,
+    sampled_path,
     unsampled_law,
 )
 from theorycheck.protocols import Contract, Function
@@ -180,7 +181,7 @@ class Thm5(ExactAndSampled):
         chosen += rest[: p["mc_examples"] - len(chosen)]
         taus = np.array(sorted(set(p["mc_taus"])), dtype=np.int64)
         X = np.repeat(Xte[chosen], p["mc_samples"], axis=0)
-        path = model.sample_path(X, taus, costs=costs, random_state=int_seed(seed))
+        path = sampled_path(model, X, taus, who="the ensemble", costs=costs, random_state=int_seed(seed))
         per_draw = H[chosen] * hc
         for e, i in enumerate(chosen):
             lo, hi = float(per_draw[e].min()), float(per_draw[e].max())
@@ -258,6 +259,8 @@ class BallsBins(ExactAndSampled):
         Defect("law that ignores q (always uniform)", {"law": D + "unsampled_ignores_q"}),
         Defect("sampler whose feature count counts repeated draws", {"ensemble": D + "RSCountsRepeats"}),
         Defect("sampler drawing ∝ α² (declared law ∝ α)", {"ensemble": D + "RSSquaredAlpha"}),
+        Defect("sampler that also evaluates every stump on every example (reads every feature of the ensemble, "
+               "reports the drawn ones)", {"ensemble": D + "RSPathReadsAll"}),
         Defect("sampler drawing uniformly over its stumps, declaring so", {"ensemble": D + "RSUniformStumps"},
                caught=False, why="uniform draws over the stumps are a law the claim allows: (ii) holds for every "
                                  "distribution, and (i) compares with the law the subject declares"),
@@ -267,7 +270,9 @@ class BallsBins(ExactAndSampled):
         "without replacement leave n − k, below the formula). On data, comparison (ii) FAILs a sampler that examines "
         "clearly more features than any law could (e.g. counting a repeated feature again), and (i) a sampler whose "
         "draws do not follow the law it declares, by more than about twice the resolution in expected features; a "
-        "sampler that follows another legitimate law (uniform over stumps) and says so cannot be told apart."
+        "sampler that follows another legitimate law (uniform over stumps) and says so cannot be told apart. A "
+        "replaced sampler seen to read more features of an example than its path reports (through a watched view "
+        "of X) FAILs at its first path, exactly."
     )
     plot = Plot(x="k", y="mean", theory="target", low="low", high="high", hue="what", kind="line", logx=True,
                 xlabel="k (draws)", ylabel="features not examined", theory_label="compared value",
@@ -315,7 +320,7 @@ class BallsBins(ExactAndSampled):
         top = max(2, int(np.ceil(p["k_factor"] * n)))
         ks = np.unique(np.geomspace(1, top, p["k_points"]).round().astype(np.int64))
         X = Xte[np.arange(p["runs"]) % Xte.shape[0]]
-        path = model.sample_path(X, ks, random_state=int_seed(seed))
+        path = sampled_path(model, X, ks, who="the ensemble", random_state=int_seed(seed))
         rows = []
         for c, k in enumerate(ks):
             left = (n - path.n_features[:, c]).astype(np.float64)

@@ -33,11 +33,13 @@ from theorycheck.kinds.ensemble import (
     BudgetTables,
     SampledFrequency,
     SignConvergence,
+    budgeted_predict,
     data_errors,
     data_split,
     feature_costs,
     fitted,
     int_seed,
+    sampled_path,
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
@@ -140,7 +142,8 @@ class Cor3(SampledFrequency):
             Bs = sorted(set(p["B_grid"]))
             stop = next((k for k, B in enumerate(Bs) if B * theta * theta / 8 >= p["s_max"]), len(Bs) - 1)
             Bs = np.array(Bs[:stop + 1], dtype=np.int64)
-            path = model.sample_path(np.repeat(Xte[i:i + 1], p["trials"], axis=0), Bs, random_state=int_seed(stream))
+            path = sampled_path(model, np.repeat(Xte[i:i + 1], p["trials"], axis=0), Bs, who="the ensemble",
+                                random_state=int_seed(stream))
             y = 1.0 if yte[i] == model.classes_[1] else -1.0
             votes = y * path.votes / Bs
             for c, B in enumerate(Bs):
@@ -676,11 +679,13 @@ class Table6(BudgetTables):
         for B in p["budgets"]:
             printed = every = ac_printed = ac_every = 0.0
             for block, c in zip(blocks, costs, strict=True):
-                model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                budgeted_predict(model, Xte[block], who="AdaBoostRS", budget=B, costs=c,
+                                 random_state=int_seed(seed.spawn(1)[0]))
                 printed += float(np.sum(model.n_samples_)) / Xte.shape[0]
                 every += float(np.sum(every_draw_tau(model, len(block), B, c, rng))) / Xte.shape[0]
                 if ac is not None:
-                    ac.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                    budgeted_predict(ac, Xte[block], who="AdaBoostRS_AC", budget=B, costs=c,
+                                     random_state=int_seed(seed.spawn(1)[0]))
                     ac_printed += float(np.sum(ac.n_samples_)) / Xte.shape[0]
                     ac_every += float(np.sum(every_draw_tau(ac, len(block), B, c, rng))) / Xte.shape[0]
             if ac is not None:
@@ -818,13 +823,18 @@ class Experiments(BudgetTables):
         Defect("AdaBoostRS_AC whose loop runs while k < B (over budget)", {"ac": D + "ACLoopWhileUnderBudget"},
                caught=False, why="it takes even more samples than AdaBoostRS_AC and errs no more; spending is "
                                  "checked by reyzin11.deterministic, not here"),
+        Defect("AdaBoostRS that breaks a tied vote by the full vote (reads every stump's feature, reports the "
+               "drawn ones)", {"rs": D + "RSFullVoteTies"},
+               overrides={"repetitions": "2", "curve_repetitions": "0", "cost_blocks": "2"}),
     )
     power = (
         "Decided points catch a budget rule that changes how many features AdaBoostRS pays for by more than the "
         "tolerance (charging a repeated feature again, reading B as 10), and an AdaBoostRS_AC that does not take more "
         "samples than AdaBoostRS, or whose error reverses Table 5's finding on census (sampling ∝ α without the cost "
         "correction: REVERSED), and an AdaBoostRS whose vote stops approaching AdaBoost's (one frozen after 100 "
-        "draws, on census: (e) FAILs). Error differences "
+        "draws, on census: (e) FAILs). A replaced predictor seen to read more features of a test example than it "
+        "reports (through a watched view of X: one that breaks ties by the full vote) FAILs at its first prediction, "
+        "exactly. Error differences "
         "below the resolution, everything at B = 20/21 but (c)–(d), and Tables 3–4 are reported, not decided: our "
         "data are not the paper's."
     )
@@ -964,7 +974,8 @@ class Experiments(BudgetTables):
             for label, model in (("AdaBoostRS", rs), ("AdaBoostRS_AC", ac)):
                 got = {"wrong": 0.0, "tau": 0.0, "features": 0.0, "exhausted": 0.0, "spent": 0.0}
                 for block, c in zip(blocks, costs, strict=True):
-                    pred = model.predict(Xte[block], budget=B, costs=c, random_state=int_seed(seed.spawn(1)[0]))
+                    pred = budgeted_predict(model, Xte[block], who=label, budget=B, costs=c,
+                                            random_state=int_seed(seed.spawn(1)[0]))
                     got["wrong"] += float(np.sum(pred != yte[block]))
                     got["tau"] += float(np.sum(model.n_samples_))
                     got["features"] += float(np.sum(model.n_features_examined_))
@@ -983,7 +994,7 @@ class Experiments(BudgetTables):
         if r < p["curve_repetitions"]:
             taus = np.unique(np.concatenate([np.arange(1, 65), np.geomspace(64, p["tau_max"], 60).round()])).astype(
                 np.int64)
-            path = rs.sample_path(Xte, taus, random_state=int_seed(seed.spawn(1)[0]))
+            path = sampled_path(rs, Xte, taus, who="AdaBoostRS", random_state=int_seed(seed.spawn(1)[0]))
             y = np.where(yte == rs.classes_[1], 1.0, -1.0)
             signed = y[:, None] * path.votes
             err = np.mean(np.where(signed < 0, 1.0, np.where(signed == 0, 0.5, 0.0)), axis=0)
@@ -1117,10 +1128,16 @@ class Deterministic(BudgetComparison):
         Defect("deterministic rule that reports only the first feature examined", {"b": D + "DeterministicHides"}),
         Defect("AdaBoostRS_AC whose budget check counts repeated features", {"a": D + "ACCountsRepeatsBudget"},
                caught=False, why="it spends less than allowed, which the budget check permits; its error shows it"),
+        Defect("AdaBoostRS_AC that breaks a tied vote by the full vote (reads every stump's feature, reports the "
+               "drawn ones; its recorded vote is the sampled one, so overwriting unreported features leaves it)",
+               {"a": D + "ACFullVoteTies"}, overrides={"repetitions": "2"}),
     )
     power = (
         "One example over budget, or one vote that depends on a feature the contender did not report, is a certain "
-        "FAIL. A contender that spends less than allowed (a budget check counting repeated features) passes: the "
+        "FAIL, and so is a replaced contender seen to read, through a watched view of X, more features of a test "
+        "example than it reports (one that breaks ties by the full vote: its recorded vote does not move when the "
+        "unreported features are overwritten, but its reads are observed). A contender that spends less than "
+        "allowed (a budget check counting repeated features) passes: the "
         "claim is an upper bound on spending. Who wins is not decided, so no defect that only changes accuracy is "
         "caught here."
     )

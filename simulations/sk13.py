@@ -34,6 +34,11 @@ from theorycheck.validation import Grid, Integer, ParameterError, Positive, Prob
 
 D = "tests.defects_sk13:"
 _FEW = {"m_grid": "8000", "batches": "60"}  # the defect runs: one consistency level
+_READS = (" Reads are not observed here (no watched view, unlike the claims of the other papers that count "
+          "attributes): sk13's budget B limits the judgments bought for each test object, which the claim counts "
+          "from the chosen r and the costs; the training set, k judgments of every feature of every object, is "
+          "given whole to every selector by design (§3), and no statement of the paper bounds what a selector "
+          "reads of it.")
 _SIMULATED = " Simulated judgments (generators/crowds.py): no offline copy of the paper's crowd data exists."
 
 
@@ -375,7 +380,7 @@ class Experiments(PairedComparison):
         "its sign-test interval but not decided: on this simulated crowd the median favours k = 2 (by about 0.02 in "
         "RMSE at 60 against 30 objects) while about a quarter of the repetitions go the other way, more than 30–50 "
         "repetitions can resolve at the claim's error rate. Its caption speaks of "
-        "training loss; the test RMSE is what its conclusion (choose a small k) is about." + _SIMULATED)
+        "training loss; the test RMSE is what its conclusion (choose a small k) is about." + _READS + _SIMULATED)
     labels = ("Full (k = 2)", "the other selector (or k = 4)")
     statistic = "median"
     subjects = {"full": FullSelector, "scoring": ScoringSelector, "averages": AveragesSelector,

@@ -126,13 +126,25 @@ class RSFrozenAfter100(AdaBoostRS):
         return SamplePath(taus, path.votes[:, at], path.n_features[:, at], path.cost[:, at])
 
 
+class RSPathReadsAll(AdaBoostRS):
+    """Its sample path also evaluates every stump on every example (the full vote, kept aside), while it reports
+    only the features its draws examined."""
+
+    def sample_path(self, X, taus, costs=None, random_state=None):
+        path = super().sample_path(X, taus, costs=costs, random_state=random_state)
+        X = self._check_X(X, finite=False)
+        self.full_votes_ = (np.where(X[:, self.features_] > self.thresholds_, 1.0, -1.0)
+                            * self.polarities_) @ self.vote_weights_
+        return path
+
+
 class ACUniformAfterFirst(AdaBoostRSAC):
     """The first draw follows the AC law, every later one is uniform over the stumps."""
 
     def sample_path(self, X, taus, costs=None, random_state=None):
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # it reads the features it draws, below, and reports them
         taus = np.asarray(taus, dtype=np.int64)
-        _, p, _, inc = self._law(costs)
+        c, p, _, inc = self._law(costs)
         rng = as_generator(random_state if random_state is not None else self.random_state)
         n, top, T = X.shape[0], int(taus[-1]), self.alphas_.size
         draws = rng.integers(0, T, size=(n, top))
@@ -140,16 +152,21 @@ class ACUniformAfterFirst(AdaBoostRSAC):
         f = self.features_[draws]
         h = np.where(X[np.arange(n)[:, None], f] > self.thresholds_[draws], 1.0, -1.0) * self.polarities_[draws]
         votes = np.cumsum(h * inc[draws], axis=1)[:, taus - 1]
-        zeros = np.zeros((n, taus.size), dtype=np.int64)
-        return SamplePath(taus, votes, zeros, zeros.astype(np.float64))
+        first = np.zeros(f.shape, dtype=bool)  # the draws that examine a feature for the first time in their row
+        for e in range(n):
+            first[e, np.unique(f[e], return_index=True)[1]] = True
+        n_features = np.cumsum(first, axis=1)[:, taus - 1]
+        cost = np.cumsum(np.where(first, c[f], 0.0), axis=1)[:, taus - 1]
+        return SamplePath(taus, votes, n_features, cost)
 
 
 # ------------------------------------------------------------------------------ budget rules (Python loops)
 @njit(cache=True)
 def _planted_kernel(X, features, thresholds, polarities, cumulative, increments, fcost, maxc, budget, relevant,
-                    n_relevant, full_sign, count_repeats, while_under, state):
+                    n_relevant, vote_weights, count_repeats, while_under, state):
     """Algorithms 2/3's loop with one planted change to the budget rule (count_repeats: a repeated
-    feature is charged again; while_under: the loop runs while k < B)."""
+    feature is charged again; while_under: the loop runs while k < B). An exhausted row takes the full
+    vote's sign, from the features already examined (as the library's kernel)."""
     n, d = X.shape
     taus = np.zeros(n, dtype=np.int64)
     n_feat = np.zeros(n, dtype=np.int64)
@@ -196,7 +213,12 @@ def _planted_kernel(X, features, thresholds, polarities, cumulative, increments,
         spent[e] = paid
         votes[e] = v
         indptr[e + 1] = nnz
-        sign = full_sign[e] if exhausted[e] else (1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0))
+        if exhausted[e]:
+            v = 0.0
+            for i in range(features.shape[0]):
+                if vote_weights[i] != 0.0:
+                    v += vote_weights[i] * polarities[i] * (1.0 if X[e, features[i]] > thresholds[i] else -1.0)
+        sign = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
         if sign == 0.0:
             ties[e] = True
             sign = next_sign(state)
@@ -207,15 +229,15 @@ def _planted_kernel(X, features, thresholds, polarities, cumulative, increments,
 def _sampled_predict(model, X, budget, costs, random_state, *, count_repeats=False, while_under=False):
     if budget is None:
         return model._full_predict(X)
-    X = model._check_X(X)
+    X = model._check_X(X, finite=False)  # the features examined are checked after the loop, as the library does
     c, p, cumulative, inc = model._law(costs)
     relevant = np.zeros(model.n_features_in_, dtype=np.bool_)
     relevant[model.features_[p > 0.0]] = True
-    full = np.sign(model.decision_function(X))
     preds, taus, n_feat, spent, votes, indptr, indices, ties, exhausted = _planted_kernel(
         X, model.features_, model.thresholds_, model.polarities_, cumulative, inc, c,
-        float(c[model.features_].max()), float(budget), relevant, int(relevant.sum()), full, count_repeats,
-        while_under, model._state(random_state))
+        float(c[model.features_].max()), float(budget), relevant, int(relevant.sum()),
+        np.ascontiguousarray(model.vote_weights_), count_repeats, while_under, model._state(random_state))
+    model._check_examined(X, indptr, indices)
     model._record(float(budget), c, taus, n_feat, spent, votes, indptr, indices, ties)
     model.exhausted_, model.capped_ = exhausted, np.zeros(X.shape[0], dtype=np.bool_)
     return model.classes_[(preds > 0).astype(np.int64)]
@@ -295,14 +317,39 @@ class DeterministicOvershoot(AdaBoostDeterministic):
     def predict(self, X, budget=None, costs=None, random_state=None):
         if budget is None:
             return self._full_predict(X)
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)
         c = self._costs(costs)
         preds, taken, n_feat, cost, votes, indptr, indices, ties = _overshoot_kernel(
             X, self.features_, self.thresholds_, self.polarities_, self.alphas_,
             np.ascontiguousarray(self.order(c)), c, float(budget), self._state(random_state))
+        self._check_examined(X, indptr, indices)
         self._record(float(budget), c, taken, n_feat, cost, votes, indptr, indices, ties)
         self.exhausted_ = self.capped_ = np.zeros(X.shape[0], dtype=np.bool_)
         return self.classes_[(preds > 0).astype(np.int64)]
+
+
+class _FullVoteTies:
+    """Breaks a sampled vote of 0 by the sign of the full vote Σ α_t h_t(x): it evaluates every stump on every
+    example, and reports (``n_features_examined_``, ``examined``) only the features its draws examined."""
+
+    def predict(self, X, budget=None, costs=None, random_state=None):
+        pred = super().predict(X, budget=budget, costs=costs, random_state=random_state)
+        if budget is None:
+            return pred
+        X = self._check_X(X, finite=False)
+        full = (np.where(X[:, self.features_] > self.thresholds_, 1.0, -1.0) * self.polarities_) @ self.vote_weights_
+        tied = self.votes_ == 0.0
+        pred[tied & (full > 0)] = self.classes_[1]
+        pred[tied & (full < 0)] = self.classes_[0]
+        return pred
+
+
+class RSFullVoteTies(_FullVoteTies, AdaBoostRS):
+    """AdaBoostRS whose ties are broken by the full vote (reads every stump's feature, reports the drawn ones)."""
+
+
+class ACFullVoteTies(_FullVoteTies, AdaBoostRSAC):
+    """AdaBoostRS_AC whose ties are broken by the full vote (reads every stump's feature, reports the drawn ones)."""
 
 
 class DeterministicHides(AdaBoostDeterministic):

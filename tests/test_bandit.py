@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from theorycheck.algorithms import SuccessiveElimination
+from theorycheck.algorithms import SequentialSearch, SuccessiveElimination
 from theorycheck.generators.lower_bounds import good_feature
 from theorycheck.rng import kernel_state, next_uniform
 from theorycheck.validation import ParameterError
@@ -124,3 +124,75 @@ def test_bad_parameters(kwargs):
     "check_estimators_nan_inf": "X is checked where it is read; the planted NaN may be unread"})
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------- SequentialSearch (told P_j's form)
+def search_reference(X, y, k, p, reject, accept, state):
+    """Wald's test on the coordinates, literally: k slots, each reads its coordinate once per example; a
+    coordinate goes at a test ratio ≤ −reject (its slot takes the next free coordinate, cyclically, afresh),
+    one is accepted at a total ratio ≥ accept; else the largest total ratio, ties at random."""
+    m, d = X.shape
+    total, test = [0.0] * d, [0.0] * d
+    slots = list(range(k))
+    pointer, n_read = k % d, 0
+    for t in range(m):
+        for s in range(k):
+            i = slots[s]
+            step = math.log(1 + 2 * p) if X[t, i] * y[t] > 0 else math.log(1 - 2 * p)
+            total[i] += step
+            test[i] += step
+            n_read += 1
+            if total[i] >= accept:
+                return i, n_read, i
+            if test[i] <= -reject:
+                free = [c for c in [(pointer + c) % d for c in range(d)] if c not in slots or c == i]
+                slots[s] = free[0]
+                test[free[0]] = 0.0
+                pointer = (free[0] + 1) % d
+    best, ties = 0, 0
+    for i in range(d):
+        if ties == 0 or total[i] > total[best]:
+            best, ties = i, 1
+        elif total[i] == total[best]:
+            ties += 1
+            if next_uniform(state) * ties < 1.0:
+                best = i
+    return best, n_read, -1
+
+
+@pytest.mark.parametrize("m, d, k, eps, alpha, beta", [
+    (300, 8, 3, 1 / 32, 0.05, 0.5), (200, 5, 5, 1 / 20, 0.1, 0.2), (40, 12, 1, 1 / 17, 0.05, 0.5),
+    (1, 3, 2, 1 / 32, 0.05, 0.5), (2000, 30, 4, 1 / 64, 0.01, 0.3),
+])
+def test_search_kernel_matches_reference(m, d, k, eps, alpha, beta):
+    design = good_feature(d, eps, j_seed=5)
+    X, y = design.sample(m, 12)
+    seed = np.random.SeedSequence(8)
+    est = SequentialSearch(k=k, eps=eps, alpha=alpha, beta=beta, random_state=kernel_state(seed)).fit(X, y)
+    best, n_read, accepted = search_reference(X, y, k, math.sqrt(eps), math.log(1 / beta), math.log(d / alpha),
+                                              kernel_state(seed))
+    expected = np.zeros(d)
+    expected[best] = 2 * math.sqrt(eps)
+    np.testing.assert_array_equal(est.coef_, expected)
+    assert (est.n_attributes_seen_, est.accepted_) == (n_read, accepted)
+    assert est.n_attributes_seen_ <= k * m
+
+
+def test_search_finds_the_good_feature_and_reads_k_per_example():
+    """On P_j it accepts j (excess 0) with at most k distinct reads per example, observed through a watched view."""
+    from theorycheck.observe import observed_call
+
+    for seed in range(5):
+        design = good_feature(64, 1 / 32, j_seed=seed)
+        X, y = design.sample(4000, seed)
+        est, read, _ = observed_call(SequentialSearch(k=4, eps=1 / 32, random_state=0).fit, X, y)
+        assert est.accepted_ == design.j and design.excess_risk(est.coef_) < 1e-12  # w = 2p·e_j up to p's rounding
+        assert read.sum() == 0  # the kernel reads the raw buffer: its count is audited by the reference above
+        assert est.n_attributes_seen_ < 0.25 * X.size
+
+
+@pytest.mark.parametrize("kwargs", [{"k": 0}, {"k": 9}, {"eps": None}, {"eps": 0.25}, {"alpha": 1.0},
+                                    {"beta": 0.0}, {"B": 0.0}])
+def test_search_bad_parameters(kwargs):
+    with pytest.raises(ParameterError):
+        SequentialSearch(**{"k": 2, "eps": 1 / 32, **kwargs}).fit(np.ones((3, 8)), np.ones(3))

@@ -571,6 +571,50 @@ def test_sample_path_continues_predicts_draws():
         assert path.votes[0, 0] == vote and path.n_features[0, 0] == n_feat
 
 
+@pytest.mark.parametrize("cls", [AdaBoostRS, AdaBoostRSAC, AdaBoostDeterministic])
+def test_budgeted_predict_reads_only_what_it_examines(cls):
+    """Through a watched view, a budgeted prediction reads exactly the features it reports examined (its
+    validation included); a NaN at a feature it does not examine changes nothing, one it examines raises."""
+    from theorycheck.observe import observed_call
+
+    model, X, _ = _fitted(cls)
+    costs = np.random.default_rng(5).uniform(0.05, 1.0, size=X.shape[1])
+    preds, read, bulk = observed_call(lambda v: model.predict(v, budget=3.5, costs=costs, random_state=_state(3)), X)
+    examined = np.zeros(X.shape, dtype=bool)
+    for e in range(X.shape[0]):
+        examined[e, model.examined(e)] = True
+    np.testing.assert_array_equal(read, examined)
+    assert not bulk and examined.sum() == model.n_features_examined_.sum()
+    holes = np.where(examined, X, np.nan)
+    np.testing.assert_array_equal(model.predict(holes, budget=3.5, costs=costs, random_state=_state(3)), preds)
+    e, j = 7, model.examined(7)[0]
+    bad = X.copy()
+    bad[e, j] = np.inf
+    with pytest.raises(ParameterError, match=f"example {e}, feature {j}"):
+        model.predict(bad, budget=3.5, costs=costs, random_state=_state(3))
+
+
+@pytest.mark.parametrize("cls", [AdaBoostRS, AdaBoostRSAC])
+def test_sample_path_reads_only_what_it_examines(cls):
+    """As a budgeted prediction: per row the entries read through a watched view are the distinct features its
+    draws examined (n_features at the last τ); unread entries may be NaN, a read one may not."""
+    from theorycheck.observe import observed_call
+
+    model, X, _ = _fitted(cls)
+    costs = np.random.default_rng(6).uniform(0.05, 1.0, size=X.shape[1])
+    taus = [1, 3, 12]
+    path, read, bulk = observed_call(lambda v: model.sample_path(v, taus, costs=costs, random_state=_state(4)), X)
+    assert not bulk
+    np.testing.assert_array_equal(read.sum(axis=1), path.n_features[:, -1])
+    again = model.sample_path(np.where(read, X, np.nan), taus, costs=costs, random_state=_state(4))
+    np.testing.assert_array_equal(again.votes, path.votes)
+    e, j = 3, int(np.flatnonzero(read[3])[0])
+    bad = X.copy()
+    bad[e, j] = np.nan
+    with pytest.raises(ParameterError, match=f"example {e}, feature {j}"):
+        model.sample_path(bad, taus, costs=costs, random_state=_state(4))
+
+
 @pytest.mark.parametrize("call", [
     dict(budget=0.0), dict(budget=-1.0), dict(budget=np.inf), dict(budget=3, costs=np.ones(3)),
     dict(budget=3, costs="zeros"), dict(budget=3, costs="nan"),

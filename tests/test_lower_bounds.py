@@ -90,6 +90,36 @@ def test_rate_repetitions_cannot_exceed_repetitions(thm1):
         thm1.params_for("quick", {"rate_repetitions": "30"})
 
 
+def test_tightness_is_the_smallest_mean_first_passage_over_the_bound(thm1):
+    """The page's observed/bound: per (point, learner) the mean first-passage count over the rate runs divided by
+    the bound, the smallest over the pairs where every run reached ε (a mean, never the luckiest run)."""
+    import pandas as pd
+
+    p = {**thm1.params_for("quick"), "learners": ("search", "bandit"), "d_grid": (16, 32, 64), "eps_grid": (0.03125,),
+         "d": 16, "tight_d": 16, "tight_eps": 0.03125, "extra_eps": ()}
+    rows = []
+    # (learner, d, [(attributes, success) per level] per run): first passages 50 and 30 (mean 40) for search at
+    # d = 16; bandit at d = 32 reaches in one run only (no mean); at d = 64 it reaches in both (60, 100: mean 80)
+    runs = [("search", 16, [[(10, False), (50, True), (90, True)], [(30, True), (60, True)]]),
+            ("bandit", 32, [[(20, True)], [(20, False), (40, False)]]),
+            ("bandit", 64, [[(60, True), (70, True)], [(40, False), (100, True)]])]
+    for name, d, paths in runs:
+        for rep, levels in enumerate(paths):
+            rows += [{"d": d, "eps": 0.03125, "repetition": rep, "rate": True, "learner": name, "level": lv,
+                      "m": lv + 1, "attributes": a, "excess": 0.0, "success": ok, "violation": False}
+                     for lv, (a, ok) in enumerate(levels)]
+    rows += [{"d": d, "eps": 0.03125, "repetition": 0, "rate": False, "learner": name, "level": 0, "m": 1,
+              "attributes": 100, "excess": 1.0, "success": False, "violation": False}  # the bound tests need a run
+             for name, d in (("search", 32), ("search", 64), ("bandit", 16))]
+    evidence = thm1.decide(p, pd.DataFrame(rows))
+    candidates = [(40 / thm1.bound(p, 16, 0.03125), 40.0), (80 / thm1.bound(p, 64, 0.03125), 80.0)]
+    ratio, observed = min(candidates)
+    assert evidence.ratio == pytest.approx(ratio) and evidence.observed == pytest.approx(observed)
+    summary = evidence.summary.dropna(subset=["over_bound"])
+    # search at d = 16 lies on all three paths (d at ε = 1/32, 1/ε at d = 16, the tightness point)
+    assert sorted(zip(summary["learner"], summary["d"], strict=True)) == [("bandit", 64)] + [("search", 16)] * 3
+
+
 def test_small_run_end_to_end(run_claim):
     record = run_claim("cbss11.thm1", learners="bandit", d_grid="8,16,32", eps_grid="0.05,0.03125,0.02",
                        d="16", extra_eps="0.03125", extra_d="64", repetitions="20", rate_repetitions="3")

@@ -140,6 +140,33 @@ def test_reads_only_what_it_reports(small_split):
     assert ens.BudgetComparison.unreported_reads(hiding, Xte, 5.0, costs, 7) > 0
 
 
+def test_a_predictor_reading_more_than_it_reports_fails_the_observed_audit(small_split):
+    """budgeted_predict (what reyzin11.exp, table6 and deterministic call) holds a replaced predictor's reported
+    features to the reads observed: the planted budget rules, which read what they examine, pass; one that
+    breaks ties by the full vote (every stump's feature read, the drawn ones reported) is a SubjectFailure."""
+    from theorycheck.claims import SubjectFailure
+
+    Xtr, ytr, Xte, _ = small_split
+    costs = ens.feature_costs(Xte.shape[1], 0.0, 1.0, np.random.default_rng(4))
+    for cls in (bad.RSCountsRepeatsBudget, bad.ACLoopWhileUnderBudget, bad.DeterministicOvershoot,
+                bad.RSBudgetOneLess):
+        model = cls(n_estimators=60).fit(Xtr, ytr)
+        ens.budgeted_predict(model, Xte, who=cls.__name__, budget=4.0, costs=costs, random_state=5)
+    for cls in (bad.RSFullVoteTies, bad.ACFullVoteTies):
+        model = cls(n_estimators=60).fit(Xtr, ytr)
+        with pytest.raises(SubjectFailure, match="reads more than it reports"):
+            ens.budgeted_predict(model, Xte, who=cls.__name__, budget=4.0, costs=costs, random_state=5)
+        model.predict(Xte, budget=4.0, costs=costs, random_state=5)  # its own report, taken on its word
+        assert model.n_features_examined_.max() < np.unique(model.features_).size  # fewer than it read
+    # the same for sample paths (sampled_path: cor3, prop4/6, thm5, balls-bins and exp's curves)
+    for cls in (bad.RSFrozenAfter100, bad.RSCountsRepeats, bad.ACUniformAfterFirst):
+        model = cls(n_estimators=60).fit(Xtr, ytr)
+        ens.sampled_path(model, Xte, [1, 4, 150], who=cls.__name__, random_state=6)
+    model = bad.RSPathReadsAll(n_estimators=60).fit(Xtr, ytr)
+    with pytest.raises(SubjectFailure, match="reads more than it reports"):
+        ens.sampled_path(model, Xte, [1, 4], who="RSPathReadsAll", random_state=6)
+
+
 def test_planted_budget_rules_overspend_and_the_library_does_not(small_split):
     Xtr, ytr, Xte, _ = small_split
     costs = ens.feature_costs(Xte.shape[1], 0.0, 1.0, np.random.default_rng(1))

@@ -958,7 +958,7 @@ def gaerr_conditional_second_moment(X, y, W, q, k, c) -> np.ndarray:
 # hk12 §4.1: GenEst (Procedure 3), an unbiased estimate of f′(⟨w,x⟩ − y) for analytic f
 # --------------------------------------------------------------------------------------------
 #
-# Three forms, as above: the jitted kernel ``_genest_kernel(w, x, y, coef, N, nu, state) ->
+# Three forms, as above: the jitted kernel ``_genest_kernel(w, x, y, coef, N, nu, state, scale=1) ->
 # (estimate, queries)``; the public :func:`genest` with ``random_state``; and the exact law
 # :func:`genest_distribution` (rational, for a polynomial f′ whose degree keeps every n in the
 # first branch, so that the geometric randomness is finite), with :func:`genest_moments`, the
@@ -975,8 +975,9 @@ def gaerr_conditional_second_moment(X, y, W, q, k, c) -> np.ndarray:
 
 
 @njit(cache=True)
-def _genest_kernel(w, x, y, coef, N, nu, state):
-    """One draw of Procedure 3; returns (φ̂, number of queries of x)."""
+def _genest_kernel(w, x, y, coef, N, nu, state, scale=1.0):
+    """One draw of Procedure 3 on x/scale (each attribute queried is divided when read: AESVR's x/ε without
+    reading the others); returns (φ̂, number of queries of x)."""
     d = x.shape[0]
     cumulative = np.empty(d)
     sq = 0.0
@@ -996,7 +997,7 @@ def _genest_kernel(w, x, y, coef, N, nu, state):
                 j = next_weighted_index(state, cumulative)
                 while w[j] == 0.0:  # only reachable through rounding at the top end
                     j -= 1
-                total += sq * x[j] / w[j]
+                total += sq * (x[j] / scale) / w[j]
                 queries += 1
         product *= total / reps - y
     a_n = coef[n] if n < coef.shape[0] else 0.0

@@ -17,6 +17,7 @@ estimator                paper                        attributes read per exampl
 :class:`OnlineGradientDescent`  full information      all d
 :class:`ExponentiatedGradient`  full information      all d
 :class:`SuccessiveElimination`  cbss11 Thm 1 (bandit)  a few coordinates per example
+:class:`SequentialSearch`  cbss11 Thm 1 (told P_j's form)  k per example (Wald's test per coordinate)
 :class:`AdaBoostRS`      reyzin11 Algorithm 2         at test time: < B features (∝ α samples)
 :class:`AdaBoostRSAC`    reyzin11 Algorithm 3         at test time: cost < B (∝ α/c samples)
 :class:`AdaBoostDeterministic`  reyzin11 §6           at test time: cost ≤ B (top α/c stumps)
@@ -34,7 +35,7 @@ from .aelr import AELR
 from .aer import AER, aer_lambda
 from .aerr import AERR
 from .aesvr import AESVR
-from .bandit import SuccessiveElimination
+from .bandit import SequentialSearch, SuccessiveElimination
 from .baseline import Baseline, baseline_estimates, baseline_objective
 from .boosting import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC, AdaBoostStumps, SamplePath
 from .full_information import ExponentiatedGradient, OnlineGradientDescent, sklearn_baselines
@@ -57,6 +58,7 @@ __all__ = [
     "ExponentiatedGradient",
     "OnlineGradientDescent",
     "SamplePath",
+    "SequentialSearch",
     "SuccessiveElimination",
     "TwoPhaseDDAELR",
     "TwoPhaseDDAERR",

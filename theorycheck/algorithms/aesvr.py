@@ -30,7 +30,17 @@ from ..bounds.hk12_svr import aesvr_eta
 from ..estimators import _genest_kernel, genest_threshold, taylor_rho_prime
 from ..rng import next_index
 from ..validation import ParameterError, check_int, check_real
-from ._common import BudgetedRegressor, check_lasso_budget, check_radius, check_step, fit_data, state_from
+from ._common import (
+    BudgetedRegressor,
+    _checked,
+    check_lasso_budget,
+    check_radius,
+    check_reads,
+    check_step,
+    fit_data,
+    reads_guard,
+    state_from,
+)
 from .aerr import ridge_start
 
 __all__ = ["AESVR", "insensitive_loss", "rho", "smoothed_loss", "smoothed_loss_derivative",
@@ -67,14 +77,15 @@ def smoothed_loss_second_derivative(r, delta, eps):
 
 
 @njit(cache=True)
-def _aesvr_kernel(X, y, k, eta, B, delta, eps, w1, coef, N, nu, state, per_example):
+def _aesvr_kernel(X, y, k, eta, B, delta, eps, w1, coef, N, nu, state, per_example, bad):
     """Algorithm 4 on AERR's structure; returns (w̄, total queries). ``per_example[t]`` receives
-    the queries of example t."""
+    the queries of example t. Only the attributes drawn and queried are read: the k draws are checked
+    finite where read (``bad``, see :func:`._common.reads_guard`), GenEst's queries on its estimate
+    (a non-finite attribute queried makes it non-finite; noted as attribute −1)."""
     m, d = X.shape
     w = w1.copy()
     acc = np.zeros(d)
     idx = np.empty(k, dtype=np.int64)
-    xp = np.empty(d)
     total = 0
     for t in range(m):
         for i in range(d):
@@ -82,19 +93,20 @@ def _aesvr_kernel(X, y, k, eta, B, delta, eps, w1, coef, N, nu, state, per_examp
         # lines 3-7: k uniform draws, x̃ = (d/k) Σ_r x[i_r] e_{i_r}
         for r in range(k):
             idx[r] = next_index(state, d)
-        # lines 8-9 replaced (Algorithm 4, line 2)
-        for i in range(d):
-            xp[i] = X[t, i] / eps
-        e_plus, q_plus = _genest_kernel(w, xp, (y[t] + delta) / eps, coef, N, nu, state)
-        e_minus, q_minus = _genest_kernel(w, xp, (y[t] - delta) / eps, coef, N, nu, state)
+        # lines 8-9 replaced (Algorithm 4, line 2): GenEst on x/ε, each queried attribute scaled as it is read
+        e_plus, q_plus = _genest_kernel(w, X[t], (y[t] + delta) / eps, coef, N, nu, state, eps)
+        e_minus, q_minus = _genest_kernel(w, X[t], (y[t] - delta) / eps, coef, N, nu, state, eps)
         phi = 0.5 * (e_plus + e_minus)
+        if bad[0] < 0 and not np.isfinite(phi):
+            bad[0] = t
+            bad[1] = -1
         queries = k + q_plus + q_minus
         per_example[t] = queries
         total += queries
         # lines 10-12: w ← Π_B(w − η φ̃ x̃)
         for r in range(k):
             i = idx[r]
-            w[i] -= eta * phi * (d / k) * X[t, i]
+            w[i] -= eta * phi * (d / k) * _checked(X[t, i], t, i, bad)
         norm = 0.0
         for i in range(d):
             norm += w[i] * w[i]
@@ -168,7 +180,7 @@ class AESVR(BudgetedRegressor):
 
     def fit(self, X, y):
         """Run one pass of Algorithm 4 over (X, y) in row order; returns self."""
-        X, y = fit_data(self, X, y, all_finite=True)  # GenEst gets every attribute of x/ε: O(d) anyway
+        X, y = fit_data(self, X, y)  # X is checked where it is read (the k draws; GenEst's queries on its estimate)
         m, d = X.shape
         k = check_lasso_budget(self.k, d)
         B = check_radius(self.B)
@@ -183,8 +195,13 @@ class AESVR(BudgetedRegressor):
         coef = np.asarray(self._coefficients(check_int("n_terms", self.n_terms, low=1)), dtype=np.float64)
         w1 = ridge_start(self.w_init, d, B)
         per = np.zeros(m, dtype=np.int64)
+        bad = reads_guard()
         wbar, total = _aesvr_kernel(X, y, k, eta, B, delta, eps, w1, coef, N, nu, state_from(self.random_state),
-                                    per)
+                                    per, bad)
+        if bad[0] >= 0 and bad[1] < 0:
+            raise ParameterError(f"X has a non-finite value among the attributes GenEst read at example "
+                                 f"{int(bad[0])} (its estimate is not finite); X must be finite where it is read")
+        check_reads(X, bad)
         self.coef_ = wbar
         self.intercept_ = 0.0
         self.eta_ = float(eta)

@@ -32,9 +32,18 @@ from numba import njit
 
 from ..rng import next_uniform
 from ..validation import check_int, check_real
-from ._common import BudgetedRegressor, _checked, check_radius, check_reads, fit_data, reads_guard, state_from
+from ._common import (
+    BudgetedRegressor,
+    _checked,
+    check_lasso_budget,
+    check_radius,
+    check_reads,
+    fit_data,
+    reads_guard,
+    state_from,
+)
 
-__all__ = ["SuccessiveElimination"]
+__all__ = ["SequentialSearch", "SuccessiveElimination"]
 
 
 @njit(cache=True)
@@ -161,4 +170,136 @@ class SuccessiveElimination(BudgetedRegressor):
         self.n_attributes_seen_ = int(n_read)
         self.active_ = active
         self.samples_ = counts
+        return self
+
+
+@njit(cache=True)
+def _search_kernel(X, y, k, p, reject, accept, state, bad):
+    """Returns (coef index, n_attributes_read, accepted arm or −1, log-likelihood ratios)."""
+    m, d = X.shape
+    up = math.log(1.0 + 2.0 * p)  # log-likelihood ratio of x_i·y = +1 (good arm against a fair one)
+    down = math.log(1.0 - 2.0 * p)  # ... of x_i·y = −1
+    total = np.zeros(d)  # over all of the arm's reads
+    test = np.zeros(d)  # over the reads of its current test
+    held = np.zeros(d, dtype=np.bool_)
+    slots = np.empty(k, dtype=np.int64)
+    pointer = 0
+    for s in range(k):  # k ≤ d: the first k arms
+        slots[s] = pointer
+        held[pointer] = True
+        pointer = (pointer + 1) % d
+    accepted = -1
+    n_read = 0
+    for t in range(m):
+        if accepted >= 0:
+            break
+        for s in range(k):
+            i = slots[s]
+            x = _checked(X[t, i], t, i, bad)
+            step = up if x * y[t] > 0.0 else down
+            total[i] += step
+            test[i] += step
+            n_read += 1
+            if total[i] >= accept:
+                accepted = i
+                break
+            if test[i] <= -reject:  # rejected: the slot takes the next arm no slot holds, its test afresh
+                held[i] = False
+                for c in range(d):
+                    cand = (pointer + c) % d
+                    if not held[cand]:
+                        slots[s] = cand
+                        held[cand] = True
+                        test[cand] = 0.0
+                        pointer = (cand + 1) % d
+                        break
+    if accepted >= 0:
+        return accepted, n_read, accepted, total
+    best, ties = 0, 0  # the posterior mode (uniform prior on j), ties uniformly at random (reservoir)
+    for i in range(d):
+        if ties == 0 or total[i] > total[best]:
+            best, ties = i, 1
+        elif total[i] == total[best]:
+            ties += 1
+            if next_uniform(state) * ties < 1.0:
+                best = i
+    return best, n_read, -1, total
+
+
+class SequentialSearch(BudgetedRegressor):
+    """A learner that knows the form of cbss11's P_j (Appendix A.1) and searches for its good coordinate.
+
+    On P_j, y is uniform on ±1 and x_i = y with probability ½ + p·1{i = j}, p = √ε, so w* = 2p·e_j and the
+    learner needs only j. It runs Wald's sequential probability-ratio test on the coordinates, k at a time: each
+    of k slots tests one coordinate, reading it once per example (k attributes per example, each at most once);
+    a read adds ln(1 + 2p) to the coordinate's log-likelihood ratio (good against fair) when x_i·y = +1 and
+    ln(1 − 2p) otherwise. A coordinate whose ratio over its current test falls to −ln(1/β) is rejected and its
+    slot takes the next coordinate no slot holds, in cyclic order (a coordinate rejected by mistake is tested
+    afresh on the next cycle); one whose ratio over all its reads reaches ln(d/α) is accepted, and reading stops.
+    The output is 2p·e_I (clipped to [−B, B]) for the accepted coordinate, or else for the posterior mode
+    (largest total ratio: the most likely j under a uniform prior, given every read), ties uniformly at random.
+
+    This is the strongest learner for P_j written here for cbss11.thm1's tightness: it is told p, reads k
+    attributes per example and spends them on the search alone. Its data must be ±1 (x_i·y > 0 is read as
+    agreement).
+
+    Parameters
+    ----------
+    k : int, default 1
+        Attributes read per example (1 ≤ k ≤ d).
+    eps : float
+        The ε of P_j (0 < ε < 1/4): p = √ε.
+    B : float, default 1.0
+        The output's one non-zero entry is clipped to [−B, B].
+    alpha : float, default 0.05
+        Acceptance threshold ln(d/α): a fair coordinate is accepted with probability ≤ α/d per test (Wald).
+    beta : float, default 0.5
+        Rejection threshold ln(1/β): the good coordinate is rejected with probability ≤ β per test (Wald). A
+        rejected good coordinate costs one more cycle, so the search costs about (½ + β/(1 − β))·ln(1/β) reads
+        per fair coordinate and per unit of information; 0.5 minimises that factor.
+    random_state : None, int, SeedSequence, Generator or kernel state
+        Breaks ties of the posterior mode.
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray, shape (d,)
+    intercept_ : float
+        Always 0.0.
+    n_attributes_seen_ : int
+        Attributes read, counted in the kernel.
+    accepted_ : int
+        The coordinate accepted, −1 when none was (the output is then the posterior mode).
+    log_ratios_ : numpy.ndarray, shape (d,)
+        Each coordinate's total log-likelihood ratio.
+    n_features_in_ : int
+    """
+
+    def __init__(self, k=1, eps=None, B=1.0, alpha=0.05, beta=0.5, random_state=None):
+        self.k = k
+        self.eps = eps
+        self.B = B
+        self.alpha = alpha
+        self.beta = beta
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Search the rows of X in order (see the class docstring); returns self."""
+        X, y = fit_data(self, X, y)
+        d = X.shape[1]
+        k = check_lasso_budget(self.k, d)
+        eps = check_real("eps", self.eps, low=0.0, high=0.25, strict_low=True, strict_high=True)
+        B = check_radius(self.B)
+        alpha = check_real("alpha", self.alpha, low=0.0, high=1.0, strict_low=True, strict_high=True)
+        beta = check_real("beta", self.beta, low=0.0, high=1.0, strict_low=True, strict_high=True)
+        p = math.sqrt(eps)
+        bad = reads_guard()
+        best, n_read, accepted, ratios = _search_kernel(X, y, k, p, math.log(1.0 / beta), math.log(d / alpha),
+                                                        state_from(self.random_state), bad)
+        check_reads(X, bad)
+        self.coef_ = np.zeros(d)
+        self.coef_[best] = min(B, 2.0 * p)
+        self.intercept_ = 0.0
+        self.n_attributes_seen_ = int(n_read)
+        self.accepted_ = int(accepted)
+        self.log_ratios_ = ratios
         return self

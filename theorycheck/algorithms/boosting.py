@@ -300,7 +300,7 @@ def _sampled_predict_kernel(X, features, thresholds, polarities, cumulative, inc
 @njit(cache=True)
 def _sample_path_kernel(X, features, thresholds, polarities, cumulative, increments, fcost, checkpoints, state):
     """max(checkpoints) draws per row, no budget; records (vote, distinct features, their cost)
-    after each checkpoint τ."""
+    after each checkpoint τ, and the features each row examined (CSR indptr, indices)."""
     n = X.shape[0]
     d = X.shape[1]
     c = checkpoints.shape[0]
@@ -309,6 +309,15 @@ def _sample_path_kernel(X, features, thresholds, polarities, cumulative, increme
     n_feat = np.zeros((n, c), dtype=np.int64)
     cost = np.zeros((n, c))
     stamp = np.full(d, -1, dtype=np.int64)
+    used = np.zeros(d, dtype=np.bool_)
+    n_used = 0
+    for i in range(features.shape[0]):
+        if not used[features[i]]:
+            used[features[i]] = True
+            n_used += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices = np.empty(max(1, n * min(n_used, total)), dtype=np.int64)
+    nnz = 0
     guide = guide_table(cumulative)
     for e in range(n):
         k = 0.0
@@ -322,6 +331,8 @@ def _sample_path_kernel(X, features, thresholds, polarities, cumulative, increme
                 stamp[j] = e
                 k += fcost[j]
                 count += 1
+                indices[nnz] = j
+                nnz += 1
             if X[e, j] > thresholds[i]:
                 v += increments[i] * polarities[i]
             else:
@@ -331,7 +342,8 @@ def _sample_path_kernel(X, features, thresholds, polarities, cumulative, increme
                 n_feat[e, nxt] = count
                 cost[e, nxt] = k
                 nxt += 1
-    return votes, n_feat, cost
+        indptr[e + 1] = nnz
+    return votes, n_feat, cost, indptr, indices[:nnz].copy()
 
 
 @njit(cache=True)
@@ -635,16 +647,22 @@ class _BudgetedBoost(AdaBoostStumps):
         preds, taus, n_feat, cost, votes, indptr, indices, ties, exhausted, capped = _sampled_predict_kernel(
             X, self.features_, self.thresholds_, self.polarities_, cumulative, inc, c, maxc, B, relevant,
             int(relevant.sum()), np.ascontiguousarray(self.vote_weights_), max_samples, self._state(random_state))
+        self._check_examined(X, indptr, indices)
+        self._record(B, c, taus, n_feat, cost, votes, indptr, indices, ties)
+        self.exhausted_ = exhausted
+        self.capped_ = capped
+        return self.classes_[(preds > 0).astype(np.int64)]
+
+    @staticmethod
+    def _check_examined(X, indptr, indices):
+        """Raise ParameterError when a feature examined (CSR ``indptr``/``indices`` per row) is not finite: a
+        budgeted prediction validates the entries it reads and no other (one advanced index of X)."""
         rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
         bad = ~np.isfinite(X[rows, indices])
         if bad.any():
             first = int(np.argmax(bad))
             raise ParameterError(f"X has a non-finite value at example {int(rows[first])}, feature "
                                  f"{int(indices[first])}, which the prediction examined")
-        self._record(B, c, taus, n_feat, cost, votes, indptr, indices, ties)
-        self.exhausted_ = exhausted
-        self.capped_ = capped
-        return self.classes_[(preds > 0).astype(np.int64)]
 
     def _record(self, B, c, taus, n_feat, cost, votes, indptr, indices, ties):
         self.budget_ = B
@@ -678,7 +696,7 @@ class _BudgetedBoost(AdaBoostStumps):
         -------
         SamplePath
         """
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # the features examined are checked after the draws, and no other is read
         checkpoints = np.asarray(taus)
         if checkpoints.ndim != 1 or checkpoints.size == 0 or not np.issubdtype(checkpoints.dtype, np.integer):
             raise ParameterError("taus must be a non-empty 1-D sequence of integers")
@@ -686,8 +704,10 @@ class _BudgetedBoost(AdaBoostStumps):
         if checkpoints[0] < 1 or np.any(np.diff(checkpoints) <= 0):
             raise ParameterError("taus must be positive and strictly increasing")
         c, _, cumulative, inc = self._law(costs)
-        votes, n_feat, cost = _sample_path_kernel(X, self.features_, self.thresholds_, self.polarities_, cumulative,
-                                                  inc, c, np.ascontiguousarray(checkpoints), self._state(random_state))
+        votes, n_feat, cost, indptr, indices = _sample_path_kernel(
+            X, self.features_, self.thresholds_, self.polarities_, cumulative, inc, c,
+            np.ascontiguousarray(checkpoints), self._state(random_state))
+        self._check_examined(X, indptr, indices)
         return SamplePath(checkpoints, votes, n_feat, cost)
 
 
@@ -751,13 +771,14 @@ class AdaBoostDeterministic(_BudgetedBoost):
             return self._full_predict(X)
         if self.rule not in ("greedy", "prefix"):
             raise ParameterError(f"rule must be 'greedy' or 'prefix', got {self.rule!r}")
-        X = self._check_X(X)
+        X = self._check_X(X, finite=False)  # the features taken are checked after, and no other is read
         B = check_real("budget", budget, low=0.0, strict_low=True)
         c = self._costs(costs)
         order = np.ascontiguousarray(self.order(c))
         preds, taken, n_feat, cost, votes, indptr, indices, ties = _deterministic_kernel(
             X, self.features_, self.thresholds_, self.polarities_, self.alphas_, order, c, B,
             self.rule == "prefix", self._state(random_state))
+        self._check_examined(X, indptr, indices)
         self._record(B, c, taken, n_feat, cost, votes, indptr, indices, ties)
         self.exhausted_ = np.zeros(X.shape[0], dtype=np.bool_)
         self.capped_ = np.zeros(X.shape[0], dtype=np.bool_)

@@ -75,6 +75,7 @@ import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Measurement, Plot
+from ..observe import counted_call
 from ..protocols import BudgetedEnsemble, Contract, SampledEnsemble
 from ..validation import Integer, Names, Number, ParameterError, Positive, Probability
 from .comparison import PairedComparison
@@ -93,6 +94,7 @@ __all__ = [
     "SampledFrequency",
     "SignConvergence",
     "ac_vote_law",
+    "budgeted_predict",
     "certified_below_exp",
     "data_errors",
     "data_split",
@@ -100,6 +102,7 @@ __all__ = [
     "fitted",
     "int_seed",
     "rs_vote_law",
+    "sampled_path",
     "unavailable",
     "unsampled_law",
     "vote_law",
@@ -258,6 +261,26 @@ def fitted(cls, name: str, p: dict):
                 "full_error": float(np.mean(model.predict(Xte) != yte))}
         _FITTED[key] = (model, Xtr, ytr, Xte, yte, info)
     return _FITTED[key]
+
+
+def budgeted_predict(model, X, *, who: str, **kwargs):
+    """``model.predict(X, **kwargs)`` (a budgeted prediction) with the features it reads held to those it reports:
+    a replaced predictor runs on a watched view of X (:func:`theorycheck.observe.counted_call`) and raises
+    :class:`theorycheck.claims.SubjectFailure` (a FAIL, exact) when it is seen to read more entries of a test
+    example than its ``n_features_examined_`` says. The built-in predictors are called as they are (their
+    kernels' counters are audited by the tests). Returns the predictions."""
+    pred, _ = counted_call(model.predict, X, reported=lambda _: int(np.sum(model.n_features_examined_)),
+                           per_example=lambda _: model.n_features_examined_, who=who, **kwargs)
+    return pred
+
+
+def sampled_path(model, X, taus, *, who: str, **kwargs):
+    """``model.sample_path(X, taus, **kwargs)`` with the features it reads held to those it reports: as
+    :func:`budgeted_predict`, the report being each row's distinct features examined by the last τ
+    (``n_features[:, -1]``). Returns the :class:`~theorycheck.algorithms.SamplePath`."""
+    path, _ = counted_call(model.sample_path, X, taus, reported=lambda path: int(np.sum(path.n_features[:, -1])),
+                           per_example=lambda path: path.n_features[:, -1], who=who, **kwargs)
+    return path
 
 
 def data_errors():
@@ -496,7 +519,8 @@ class BudgetComparison(PairedComparison):
         out = {"examples": int(Xte.shape[0]), "full_error": info["full_error"]}
         for who, seed in zip("ab", seeds, strict=True):
             model = models[who][0]
-            pred = model.predict(Xte, budget=B, costs=costs, random_state=seed)
+            pred = budgeted_predict(model, Xte, who=self.labels["ab".index(who)], budget=B, costs=costs,
+                                    random_state=seed)
             spent = np.array([costs[np.unique(model.examined(i))].sum() for i in range(Xte.shape[0])])
             out[f"loss_{who}"] = float(np.mean(pred != yte))
             out[f"spent_max_{who}"] = float(spent.max())
@@ -738,7 +762,7 @@ class SignConvergence(SampledFrequency):
 
     @staticmethod
     def sample(model, X, taus, costs, seed):
-        return model.sample_path(X, taus, costs=costs, random_state=seed)
+        return sampled_path(model, X, taus, who="the ensemble", costs=costs, random_state=seed)
 
     def notes(self, p, table):
         out = []
