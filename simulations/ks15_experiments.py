@@ -228,14 +228,20 @@ class Figure1(_Figure):
         Defect("Two-Phased DDAERR without the smoothing term 13ε/6",
                {"two_phase": _DEFECTS + "TwoPhaseDDAERRNoSmoothing"}, caught=False,
                why="the experiments set ε = 0, as the paper does, so the term is 0 anyway"),
+        Defect("DDAERR that ignores the moments it is given (q uniform, j ∝ w_j²: AERR under DDAERR's name)",
+               {"dd": _DEFECTS + "DDAERRIgnoresMoments"}, caught=False,
+               why="with 20 runs no finding decides against the paper (α = −2: log(err(AERR)/err(DD)) in "
+                   "[−0.43, 0.14], UNDECIDED); on full's 100 runs it FAILs: the advantage's growth from α = −0.5 "
+                   "to −1 is TIED and Two-Phased DDAERR beats it at α = −2 (REVERSED)", idea=True),
     )
     power = (
         "Catches a DD learner whose estimate is biased in a way tuning cannot undo (an unnormalised inner product "
         "makes DDAERR worse than AERR, and its advantage shrink, as ρ falls) and a two-phase learner that samples "
-        "from wrong moments (it falls below AERR). It cannot see a DD learner that is merely no better than AERR "
-        "(no finding fails; the verdict is INCONCLUSIVE), defects that tuning absorbs (a positive rescaling of the "
-        "estimate, such as mismatched importance weights), effects on a minority of the instances (the tests are on "
-        "medians), or differences below the resolution (5% in error ratio).")
+        "from wrong moments (it falls below AERR). A DD learner that is merely no better than AERR (the "
+        "moments ignored, the paper's idea removed) FAILs only on full, whose 100 runs decide findings the quick "
+        "profile's 20 leave UNDECIDED (INCONCLUSIVE there). It cannot see defects that tuning absorbs (a positive "
+        "rescaling of the estimate, such as mismatched importance weights), effects on a minority of the instances "
+        "(the tests are on medians), or differences below the resolution (5% in error ratio).")
 
 
 @register
@@ -265,6 +271,10 @@ class Figure2(_Figure):
                {"two_phase": _DEFECTS + "TwoPhaseDDAELRShiftedMoments"}, caught=False,
                why="a shift by one barely changes a slowly decaying profile except at the first attribute, which "
                    "then goes unsampled; that costs only the instances whose w*_1 ≠ 0 (30%), which medians ignore"),
+        Defect("DDAELR that ignores the moments it is given (q uniform, j ∝ |w_j|: AELR under DDAELR's name)",
+               {"dd": _DEFECTS + "DDAELRIgnoresMoments"}, caught=False,
+               why="with 20 runs no finding decides against the paper (α = −2: log(err(AELR)/err(DD)) in "
+                   "[−0.54, 0.30], UNDECIDED)", idea=True),
     )
     power = (
         "Catches a DD learner that samples the wrong attributes (q from the moments in reverse order: worse than "
