@@ -4,8 +4,8 @@
 Each is a subclass of the library's learner that differs in one way: its q (still unbiased), its
 phase 1, its label, or whether it moves. The defects of the estimator itself (draws and importance
 weights from different distributions, unnormalised improved inner-product probabilities) replace the
-kernel by a literal GAERR (Algorithm 1 written out, no lazy scaling or sum-trees) with that one
-thing changed; with the defaults it is GAERR."""
+kernel by a literal GAERR (Algorithm 1 written out, no lazy scaling or sum-trees) or GAELR (Algorithm 3)
+with that one thing changed; with the defaults (uniform q) it is GAERR or GAELR, draw for draw."""
 
 from __future__ import annotations
 
