@@ -274,13 +274,15 @@ class Figure2(_Figure):
         Defect("DDAELR that ignores the moments it is given (q uniform, j ∝ |w_j|: AELR under DDAELR's name)",
                {"dd": _DEFECTS + "DDAELRIgnoresMoments"}, caught=False,
                why="with 20 runs no finding decides against the paper (α = −2: log(err(AELR)/err(DD)) in "
-                   "[−0.54, 0.30], UNDECIDED)", idea=True),
+                   "[−0.54, 0.30], UNDECIDED); on full's 100 runs it FAILs: the advantage's growth from α = −0.5 "
+                   "to −1 is TIED (REPRODUCED with DDAELR)", idea=True),
     )
     power = (
         "Catches a DD learner that samples the wrong attributes (q from the moments in reverse order: worse than "
-        "AELR at small ρ). It cannot see a DD learner that is merely no better than AELR (no finding fails; the "
-        "verdict is INCONCLUSIVE), defects that tuning absorbs, effects on a minority of the instances (the tests "
-        "are on medians), or differences below the resolution (5% in error ratio).")
+        "AELR at small ρ). A DD learner that is merely no better than AELR (the moments ignored, the paper's idea "
+        "removed) FAILs only on full (100 runs; INCONCLUSIVE on quick's 20). It cannot see defects that tuning "
+        "absorbs, effects on a minority of the instances (the tests are on medians), or differences below the "
+        "resolution (5% in error ratio).")
 
     def learner(self, p, name, subject, design, m, value, random_state):
         if name == "offline":
