@@ -944,7 +944,9 @@ class Theorem45(_TwoPhase):
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillTwoPhaseDDAELR"}, overrides=_A_ONLY),
         Defect("smoothing term dropped (q ∝ A)", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAELR"}, caught=False,
                why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 so small "
-                   "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias",
+                   "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias (full at "
+                   "m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = ½(7/8)⁹, against the bound "
+                   "0.31: INCONCLUSIVE)",
                overrides={**_A_ONLY, "m1": "1"}, idea=True),
     )
     power = (
