@@ -53,7 +53,7 @@ class Lemma7(Exact):
     case_columns = ("n", "k", "family", "f")
     details = {"exact_equal": ("expectation", "mean_of_f")}
     defects = (
-        Defect("sum divided by k + 1", {"subset_average": D + "subset_average_k_plus_1"}),
+        Defect("sum divided by k + 1", {"subset_average": D + "subset_average_k_plus_1"}, idea=True),
         Defect("average over the distinct values only", {"subset_average": D + "subset_average_distinct"}),
     )
     power = (

@@ -78,7 +78,8 @@ class GoodRegressorKnowsJ(Exact):
     case_columns = ("d", "p", "j", "family")
     details = {c: ("example",) for c in checks}
     defects = (
-        Defect("generator whose good feature carries bias p/2", {"generator": D + "good_feature_half_bias"}),
+        Defect("generator whose good feature carries bias p/2", {"generator": D + "good_feature_half_bias"},
+               idea=True),
         Defect("generator with the bias on coordinate j + 1", {"generator": D + "good_feature_shifted"}),
         Defect("closed-form risk with the ½ of hk12", {"generator": D + "good_feature_half_risk"}),
         Defect("read-out: first coordinate with |w_i| ≥ √ε/2", {"generator": D + "good_feature_loose_readout"}),
@@ -277,6 +278,8 @@ class BanditAlgebra(Exact):
     details = {c: ("example",) for c in checks}
     defects = (
         Defect("relaxation −ln(1 − q) ≤ 1.1q", {"relax": D + "relax_11"}),
+        Defect("relaxation −ln(1 − q) ≤ q (the first-order term, no room for the higher ones)",
+               {"relax": D + "relax_first_order"}, idea=True),
         Defect("bound ½⌊d/(48ε)⌋ (wrong constant)", {"attributes_bound": D + "attributes_bound_48"}),
         Defect("bound ⌊d/(96ε)⌋ (the ½ dropped)", {"attributes_bound": D + "attributes_bound_no_half"}),
         Defect("bound ½⌊d/(192ε)⌋ (a weaker constant)", {"attributes_bound": D + "attributes_bound_192"},

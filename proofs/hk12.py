@@ -311,7 +311,7 @@ class LemmaA2(Exact):
     details = {"within_bound": ("mean", "variance", "bias", "bound"), "sharp": ("mean", "variance", "bias")}
     worst = {"within_bound": "excess_over_C"}
     defects = (
-        Defect("clip at C/2", {"clip": D + "clip_at_half"}),
+        Defect("clip at C/2", {"clip": D + "clip_at_half"}, idea=True),
         Defect("bound with constant 1/4", {"bias_bound": D + "bias_bound_quarter"}),
         Defect("bound with constant 1", {"bias_bound": D + "bias_bound_one"}, caught=False,
                why="not a defect of the statement: every constant ≥ 1/2 holds (the sharp one is 1/2)"),

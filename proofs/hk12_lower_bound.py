@@ -69,7 +69,7 @@ class LemmaB4(Exact):
     case_columns = ("m", "d", "seed")
     details = {c: ("example",) for c in checks}
     defects = (
-        Defect("rows e_i without their signs r_i", {"generator": D + "sparse_rows_unsigned"}),
+        Defect("rows e_i without their signs r_i", {"generator": D + "sparse_rows_unsigned"}, idea=True),
         Defect("rows drawn from T plus one extra coordinate", {"generator": D + "sparse_rows_extra_row"}),
         Defect("closed-form risk with the ½ of hk12 §3", {"generator": D + "sparse_rows_half_risk"}),
     )
@@ -282,7 +282,7 @@ class LemmaB5(Exact):
     )
     defects = (
         Defect("premise level with 10δ for δ", {"premise_level": D + "premise_level_10_delta"}),
-        Defect("premise level without the factor 2", {"premise_level": D + "premise_level_no_two"}),
+        Defect("premise level without the factor 2", {"premise_level": D + "premise_level_no_two"}, idea=True),
         Defect("generator with rows e_i without signs", {"generator": D + "sparse_rows_unsigned"}),
     )
     power = (

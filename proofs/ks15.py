@@ -332,6 +332,8 @@ class Rho(Exact):
     details = {"agrees": ("subject", "exact")}
     defects = (
         Defect("ρ_Ridge with Σ√s_i in place of (Σ√s_i)²", {"rho_ridge": D + "rho_ridge_unsquared"}),
+        Defect("ρ_Ridge from AERR's moment term Σ s_i/q_i at q uniform (d·‖s‖₁) in place of its minimum ‖s‖_{1/2}",
+               {"rho_ridge": D + "rho_ridge_uniform_q"}, idea=True),
         Defect("ρ_Lasso normalised by ‖s‖₂ instead of ‖s‖∞", {"rho_lasso": D + "rho_lasso_two_norm"}),
         Defect("a design whose second moments are i^{α/2} (a standard deviation for the second moment)",
                {"design": D + "design_standard_deviation"}),

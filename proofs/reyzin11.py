@@ -256,7 +256,7 @@ class BallsBins(ExactAndSampled):
     details = {"formula": ("mean", "target"), "uniform_least": ("mean", "uniform")}
     defects = (
         Defect("law of draws without replacement", {"law": D + "unsampled_without_replacement"}),
-        Defect("law that ignores q (always uniform)", {"law": D + "unsampled_ignores_q"}),
+        Defect("law that ignores q (always uniform)", {"law": D + "unsampled_ignores_q"}, idea=True),
         Defect("sampler whose feature count counts repeated draws", {"ensemble": D + "RSCountsRepeats"}),
         Defect("sampler drawing ∝ α² (declared law ∝ α)", {"ensemble": D + "RSSquaredAlpha"}),
         Defect("sampler that also evaluates every stump on every example (reads every feature of the ensemble, "

@@ -49,7 +49,7 @@ class Theorem2(LowerBound):
     profiles = {"quick": {"d": 20, "k": 5, "examples": 200_000, "repetitions": 4},
                 "full": {"d": 200, "k": 20, "examples": 200_000, "repetitions": 10}}
     defects = (
-        Defect("construction with w* = e_1", {"instance": _DEFECTS + "spiked_instance"}),
+        Defect("construction with w* = e_1", {"instance": _DEFECTS + "spiked_instance"}, idea=True),
         Defect("dependent (copied) attributes", {"instance": _DEFECTS + "copied_attributes_instance",
                                                  "predictors": _DEFECTS + "SCALED_FIRST"}),
         _PEEKER,
@@ -84,7 +84,8 @@ class Theorem3(LowerBound):
     profiles = {"quick": {"d": 30, "k": 5, "c": 2.0, "examples": 100_000, "repetitions": 4},
                 "full": {"d": 300, "k": 20, "c": 2.5, "examples": 200_000, "repetitions": 10}}
     defects = (
-        Defect("ck non-zero weights, half the mass on one", {"instance": _DEFECTS + "unequal_sparse_instance"}),
+        Defect("ck non-zero weights, half the mass on one", {"instance": _DEFECTS + "unequal_sparse_instance"},
+               idea=True),
         Defect("dependent (copied) attributes", {"instance": _DEFECTS + "copied_sparse_instance",
                                                  "predictors": _DEFECTS + "SCALED_FIRST"}),
         _PEEKER,

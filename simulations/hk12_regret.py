@@ -75,7 +75,8 @@ class Lemma32(Pathwise):
         Defect("no projection (line 12 dropped)", {"learner": _DEFECTS + "AERRNoProjection"}),
         Defect("gradient ascent (step along +g̃)", {"learner": _DEFECTS + "AERRAscent"}),
         Defect("steps 2η, reports η", {"learner": _DEFECTS + "AERRDoubleStep"}),
-        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AERRFrozen"}),
+        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AERRFrozen"},
+               idea=True),
         Defect("returns w_1, not the average of its path", {"learner": _DEFECTS + "AERRReturnsStart"}),
     )
     power = (
@@ -131,7 +132,8 @@ class Lemma35(Pathwise):
                 "full": {"d": 64, "k": 4, "m": 10000, "repetitions": 200}}
     defects = (
         Defect("EG± with the wrong sign", {"learner": _DEFECTS + "AELRWrongSign"}),
-        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}),
+        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"},
+               idea=True),
         Defect("no clipping (line 13 dropped)", {"learner": _DEFECTS + "AELRNoClip"}),
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
                caught=False, why="a regret bound holds for any sequence of clipped losses, whatever their law"),
@@ -184,7 +186,8 @@ class Lemma36(ExpectedInequality):
                          "repetitions": 500}}
     defects = (
         Defect("EG± with the wrong sign", {"learner": _DEFECTS + "AELRWrongSign"}),
-        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}),
+        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"},
+               idea=True),
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
                caught=False, why="at quick's d = 4 the weight d² only scales the estimate by 4 and clipping caps it: "
                                  "the regret rises from about 0.7 to 0.85 of the bound, still below it"),
@@ -237,7 +240,8 @@ class Lemma37(ExpectedInequality):
                 "full": {"d": 64, "m": 400, "designs": ("label_bound", "sparse", "mixed", "correlated_mixed"),
                          "repetitions": 1000}}
     defects = (
-        Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"}),
+        Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
+               idea=True),
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}, caught=False,
                why="Lemma 3.7 bounds the bias of clipping the estimator, whatever iterates in the ball it is "
                    "evaluated at, so a learner that does not move satisfies it (rightly)"),

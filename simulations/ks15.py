@@ -755,12 +755,19 @@ class Theorem41(RiskBound):
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillGAELR"}, overrides=_A_ONLY),
         Defect("label read with the wrong sign", {"learner": _DEFECTS + "NegatedLabelGAELR"},
                overrides={**_A_ONLY, "repetitions": "25"}),
+        Defect("draws from q weighted d, the importance weight of uniform draws (q and weights mismatched)",
+               {"learner": _DEFECTS + "MismatchedWeightsGAELR"}, overrides=_A_ONLY, caught=False,
+               why="E g̃ = diag(d·q)·∇L: a preconditioned gradient whose fixed point is still w* wherever ∇L(w*) = 0, "
+                   "as on every design here, so it learns (q rising: excess 0.090 against the bound 0.336 on quick; "
+                   "PASS on full too); its bias is caught exactly by ks15.lemma4.2", idea=True),
     )
     power = (
         "Catches a learner that does not learn and one that converges to the wrong point (every design is "
         "non-vacuous). The bound is loose (observed/bound about 0.1-0.15), so a poor but unbiased q only slows the "
-        "learner within it: the 'rising' q shows it, at a larger G² and a larger bound. The constant 5 of the bound "
-        "is checked where it comes from (hk12.lemma3.7).")
+        "learner within it: the 'rising' q shows it, at a larger G² and a larger bound. Nor can it see importance "
+        "weights that do not match q (the paper's idea removed): on these designs the gradient vanishes at w*, so "
+        "the bias only preconditions the descent. The constant 5 of the bound is checked where it comes from "
+        "(hk12.lemma3.7).")
 
     def variants(self, p):
         return [{**v, "label": f"{v['label']}, q {rule}", "fixed": {**v["fixed"], "q_rule": rule}}
@@ -937,7 +944,9 @@ class Theorem45(_TwoPhase):
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillTwoPhaseDDAELR"}, overrides=_A_ONLY),
         Defect("smoothing term dropped (q ∝ A)", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAELR"}, caught=False,
                why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 so small "
-                   "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias",
+                   "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias (full at "
+                   "m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = ½(7/8)⁹, against the bound "
+                   "0.31: INCONCLUSIVE)",
                overrides={**_A_ONLY, "m1": "1"}, idea=True),
     )
     power = (

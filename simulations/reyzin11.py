@@ -1122,7 +1122,7 @@ class Deterministic(BudgetComparison):
                 "paper": {"datasets": ALL,
                           "repetitions": 30, "n_test": 2000}}
     defects = (
-        Defect("AdaBoostRS_AC whose loop runs while k < B", {"a": D + "ACLoopWhileUnderBudget"}),
+        Defect("AdaBoostRS_AC whose loop runs while k < B", {"a": D + "ACLoopWhileUnderBudget"}, idea=True),
         Defect("deterministic rule that takes a stump when k ≤ B before adding it",
                {"b": D + "DeterministicOvershoot"}),
         Defect("deterministic rule that reports only the first feature examined", {"b": D + "DeterministicHides"}),

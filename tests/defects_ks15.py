@@ -4,8 +4,8 @@
 Each is a subclass of the library's learner that differs in one way: its q (still unbiased), its
 phase 1, its label, or whether it moves. The defects of the estimator itself (draws and importance
 weights from different distributions, unnormalised improved inner-product probabilities) replace the
-kernel by a literal GAERR (Algorithm 1 written out, no lazy scaling or sum-trees) with that one
-thing changed; with the defaults it is GAERR."""
+kernel by a literal GAERR (Algorithm 1 written out, no lazy scaling or sum-trees) or GAELR (Algorithm 3)
+with that one thing changed; with the defaults (uniform q) it is GAERR or GAELR, draw for draw."""
 
 from __future__ import annotations
 
@@ -124,6 +124,58 @@ class MismatchedWeightsGAERR(_MismatchedWeights, GAERR):
 
 class UniformDrawsGAERR(_UniformDraws, GAERR):
     """GAERR that draws uniformly but weights by the declared 1/q_i."""
+
+
+@njit(cache=True)
+def _literal_gaelr(X, y, k, eta, B, theta, state, q_cumulative, q_weight):
+    """GAELR (ks15 Algorithm 3) written out densely: k data-point draws from q weighted q_weight[i] each, one
+    inner-product draw j ∝ |w_j| (none while w = 0), ḡ = clip(φ̃·x̃, 1/η), θ ← θ − ηḡ with z± = e^{±θ}, so
+    w = B·(z⁺ − z⁻)/(‖z⁺‖₁ + ‖z⁻‖₁). Returns (w̄, distinct attributes read)."""
+    m, d = X.shape
+    theta = theta.copy()
+    w, wsum, cum, xt = np.zeros(d), np.zeros(d), np.empty(d), np.zeros(d)
+    idx = np.empty(k, dtype=np.int64)
+    stamp = np.full(d, -1)
+    n_read = 0
+    for t in range(m):
+        top = np.abs(theta).max()
+        plus, minus = np.exp(theta - top), np.exp(-theta - top)
+        w[:] = B * (plus - minus) / (plus + minus).sum()
+        wsum += w
+        for r in range(k):
+            i = next_weighted_index(state, q_cumulative)
+            idx[r] = i
+            if stamp[i] != t:
+                stamp[i] = t
+                n_read += 1
+        phi = -y[t]
+        total = np.abs(w).sum()
+        if total > 0.0:
+            cum[:] = np.cumsum(np.abs(w))
+            j = next_weighted_index(state, cum)
+            phi += math.copysign(total, w[j]) * X[t, j]
+            if stamp[j] != t:
+                stamp[j] = t
+                n_read += 1
+        xt[:] = 0.0
+        for r in range(k):
+            i = idx[r]
+            xt[i] += q_weight[i] * X[t, i] / k
+        for i in range(d):
+            if xt[i] != 0.0:
+                theta[i] -= eta * min(max(phi * xt[i], -1.0 / eta), 1.0 / eta)
+    return wsum / m, n_read
+
+
+class MismatchedWeightsGAELR(GAELR):
+    """GAELR that draws the data-point attributes from q but weighs each draw by d, the importance weight of uniform
+    draws: x̃ is then biased (E[x̃_i] = d·q_i·x_i), unless q is uniform."""
+
+    def _run(self, X, y, k, eta, B, start, state, q, inner, draws, moments=None, record=True):
+        d = X.shape[1]
+        q = np.full(d, 1.0 / d) if q is None else q
+        wbar, n_read = _literal_gaelr(X, y, k, eta, B, start, state, np.cumsum(q), np.full(d, float(d)))
+        return wbar, n_read, 0
 
 
 class MismatchedWeightsDDAERR(_MismatchedWeights, DDAERR):

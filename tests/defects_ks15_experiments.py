@@ -141,3 +141,25 @@ class TwoPhaseDDAERRNoSmoothing(TwoPhaseDDAERR):
 
     def _weights(self, A, eps):
         return np.sqrt(A)
+
+
+class _IgnoresMoments:
+    """Forgets the second moments it is given: q uniform and the inner product j ∝ w_j², i.e. the uniform learner
+    (AERR/AELR) under the DD learner's name, at the step size it is given."""
+
+    def fit(self, X, y):
+        d = np.shape(X)[1]
+        saved = self.second_moments, self.improved_inner
+        self.second_moments, self.improved_inner = np.ones(d), False
+        try:
+            return super().fit(X, y)
+        finally:
+            self.second_moments, self.improved_inner = saved
+
+
+class DDAERRIgnoresMoments(_IgnoresMoments, DDAERR):
+    """DDAERR that samples as AERR does, whatever E[x²]: ks15's idea removed."""
+
+
+class DDAELRIgnoresMoments(_IgnoresMoments, DDAELR):
+    """DDAELR that samples as AELR does, whatever E[x²]: ks15's idea removed."""

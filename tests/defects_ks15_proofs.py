@@ -85,6 +85,14 @@ def rho_ridge_unsquared(s, expected_sq_norm=None):
     return float(np.sqrt(s).sum() / (len(s) * (s.sum() if expected_sq_norm is None else expected_sq_norm)))
 
 
+def rho_ridge_uniform_q(s, expected_sq_norm=None):
+    """Σ_i s_i/q_i at q uniform (d·‖s‖₁, AERR's moment term) in place of its minimum over q, ‖s‖_{1/2}
+    (q ∝ √s, eq. (2)): the ratio of the uniform learner to itself, 1 at the default E‖x‖² whatever s."""
+    s = np.asarray(s, dtype=float)
+    q = np.full(len(s), 1.0 / len(s))
+    return float((s / q).sum() / (len(s) * (s.sum() if expected_sq_norm is None else expected_sq_norm)))
+
+
 def rho_lasso_two_norm(s):
     """‖s‖₁/(d·‖s‖₂) in place of ‖s‖₁/(d·‖s‖∞)."""
     s = np.asarray(s, dtype=float)

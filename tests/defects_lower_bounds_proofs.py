@@ -73,6 +73,12 @@ def relax_11(q):
     return Fraction(11, 10) * Fraction(q)
 
 
+def relax_first_order(q):
+    """−ln(1 − q) ≈ q, the first-order term alone: below −ln(1 − q) for every q > 0, so (14) no longer bounds
+    the bandit term."""
+    return Fraction(q)
+
+
 def attributes_bound_48(d, eps):
     """½⌊d/(48ε)⌋: twice the printed bound."""
     return Fraction(math.floor(Fraction(d) / (48 * Fraction(eps))), 2)
