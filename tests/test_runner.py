@@ -289,16 +289,19 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
     assert first.seconds > 0.01 and second.seconds == 0.0
 
 
-def test_eta_leaves_start_up_and_compilation_out_of_the_rate():
+def test_eta_starts_from_the_machines_share_and_leaves_start_up_and_compilation_out_of_the_rate():
     from types import SimpleNamespace
 
     from theorycheck.runner import _Eta
 
-    eta = _Eta()
-    bar = SimpleNamespace(n=0.0, total=100.0, format_dict={"elapsed": 10.0})
-    assert eta.left(bar) == "time left ?"
-    bar = SimpleNamespace(n=10.0, total=100.0, format_dict={"elapsed": 60.0})
-    eta.task(seconds=5.0, compiling=4.0, elapsed=20.0)  # 15 s of start-up before the first task returned
-    eta.task(seconds=15.0, compiling=6.0, elapsed=60.0)
-    # 45 s of work at half the CPU compiling: 10 expected seconds per 22.5 s, 90 left -> 202.5 s
-    assert eta.left(bar) == "about 03:22 left"
+    eta = _Eta(share=0.5)  # half a core, say two workers on two cores beside six busy processes
+    bar = SimpleNamespace(n=0.0, total=1000.0, format_dict={"elapsed": 10.0})
+    assert eta.left(bar) == "about 33:20 left"  # before any task returns: 1000 expected seconds at the prior 0.5
+    eta.task(seconds=5.0, compiling=4.0, expected=1.0, elapsed=20.0)  # 15 s of start-up before the first task
+    eta.task(seconds=15.0, compiling=6.0, expected=9.0, elapsed=60.0)
+    # 45 s elapsed after start-up, half of the tasks' CPU compiling: 22.5 s of work for 10 expected seconds; the
+    # machine needs 1 CPU second per expected second, so the prior stays 0.5; weight 50 expected seconds:
+    # rate (10 + 50) / (22.5 + 100) = 0.49 per second, 990 left -> 2021 s
+    bar = SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 60.0})
+    assert eta.left(bar) == "about 33:41 left"
+    assert _Eta.for_machine(-1).share > 0

@@ -571,7 +571,7 @@ def run_claims(
         dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
     )
-    eta = _Eta()
+    eta = _Eta.for_machine(jobs)
     start = time.perf_counter()
     env = environment()
     finished: dict[int, dict[str, Any]] = {}
@@ -681,7 +681,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
         new = finished - done
         done |= new
         if payload is not None:
-            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), bar.format_dict["elapsed"])
+            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)], bar.format_dict["elapsed"])
         bar.update(round(sum(cost[key] for key in new), 1))
         running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
         bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
@@ -698,27 +698,45 @@ class _Eta:
     tqdm's own estimate divides the work done by the time elapsed; on a fresh machine the first minute is
     mostly starting the workers and compiling numba kernels, which later tasks load from numba's cache,
     so that rate is several times too slow and the first ETA hours too long. Here the time before the
-    first task returns and the share of the tasks' CPU spent compiling are left out of the rate:
-    time left = expected work left / (expected work done / ((elapsed - start-up) * (1 - compiling share))).
-    A loaded machine still slows the rate, as it should."""
+    first task returns and the share of the tasks' CPU spent compiling are left out of the measured rate,
+    and the rate starts from a prior, ``share`` (the cores this run can expect: its workers' fair share
+    of the machine beside the load it started under) divided by the CPU this machine needs per expected
+    second (1 until tasks return), worth ``weight`` expected seconds; the measured rate takes over as
+    work is done: rate = (done + weight) / (working time + weight / prior)."""
 
-    def __init__(self):
-        self.cpu = 0.0
-        self.compiling = 0.0
+    #: the prior's worth: 5% of the run's expected work, at most two minutes of one core's
+    weight_fraction, weight_cap = 0.05, 120.0
+
+    def __init__(self, share: float):
+        self.share = share
+        self.cpu = self.compiling = self.expected = 0.0
         self.startup: float | None = None
 
-    def task(self, seconds: float, compiling: float, elapsed: float) -> None:
+    @classmethod
+    def for_machine(cls, workers: int) -> _Eta:
+        cores = os.cpu_count() or 1
+        workers = min(workers if workers > 0 else cores, cores)
+        others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        return cls(share=workers * cores / max(cores, others + workers))
+
+    def task(self, seconds: float, compiling: float, expected: float, elapsed: float) -> None:
         if self.startup is None:
             self.startup = max(elapsed - seconds, 0.0)
         self.cpu += seconds
         self.compiling += min(compiling, seconds)
+        self.expected += expected
 
     def left(self, bar) -> str:
         done, total, elapsed = bar.n, bar.total, bar.format_dict["elapsed"]
-        working = (elapsed - (self.startup or 0.0)) * (1 - self.compiling / self.cpu if self.cpu > 0 else 1)
-        if done <= 0 or working <= 0:
+        weight = min(self.weight_cap, self.weight_fraction * total)
+        started = elapsed if self.startup is None else self.startup
+        working = max(elapsed - started, 0.0) * (1 - self.compiling / self.cpu if self.cpu else 1)
+        speed = (self.cpu - self.compiling) / self.expected if self.expected > 0 else 1.0
+        prior = self.share / max(speed, 1e-3)
+        rate = (done + weight) / (working + weight / prior) if weight > 0 else done / working if working > 0 else 0
+        if rate <= 0:
             return "time left ?"
-        return f"about {tqdm.format_interval((total - done) * working / done)} left"
+        return f"about {tqdm.format_interval(max(total - done, 0.0) / rate)} left"
 
 
 def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
@@ -770,7 +788,7 @@ def _shipped_costs() -> dict[str, float]:
 def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
     """The expected CPU cost of task r: its own time in an earlier run with as many tasks, else the
     claim's mean time per task in that run, else the shipped mean per task (the paper profile,
-    when the claim declares none of its own, is its full profile), else 1 s. Only ratios matter:
+    when the claim declares none of its own, is its full profile), else the median shipped cost. Only ratios matter:
     the progress bar's rate, measured as the run goes, turns them into the machine's seconds."""
     times = history.get(f"{plan.claim.id}|{profile}")
     if times:
@@ -778,7 +796,16 @@ def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
     shipped = _shipped_costs()
     if profile == "paper" and "paper" not in plan.claim.profiles:
         profile = "full"
-    return max(shipped.get(f"{plan.claim.id}|{profile}", 1.0), 0.01)
+    return max(shipped.get(f"{plan.claim.id}|{profile}", _typical_cost(profile)), 0.01)
+
+
+@functools.cache
+def _typical_cost(profile: str) -> float:
+    """The median shipped cost per task on ``profile`` (1 s if none), for a claim that ships none (a
+    user's): a guess of the right order, where a flat 1 s made a package of cheap claims weigh more
+    than all the built-in ones together."""
+    costs = [v for k, v in _shipped_costs().items() if k.endswith(f"|{profile}")]
+    return float(np.median(costs)) if costs else 1.0
 
 
 def _work_seconds(payload: dict) -> float | None:
