@@ -1,8 +1,12 @@
-"""Fixtures shared by every test: the registry and ``run_claim``."""
+"""Fixtures shared by every test: the registry, ``run_claim`` and the session's shared quick runs."""
 
 from __future__ import annotations
 
+import fcntl
 import importlib
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -35,12 +39,43 @@ def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: 
     return record
 
 
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory) -> Path:
+    """The folder of the session's shared quick runs, one for all the xdist workers (the parent of a
+    worker's own temporary root is the session's)."""
+    root = tmp_path_factory.getbasetemp()
+    return (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "quick-runs"
+
+
+def quick_cache(claim_id: str, out, shared: Path) -> None:
+    """Put into ``out`` the task cache of the claim's run on quick at seed 0 with its default subjects,
+    computed once per test session: the first caller, in whichever worker, runs the claim into
+    ``shared/<claim>`` under a lock, and every caller gets a copy of that run's cache (the cache
+    ``verify`` resumes from). A run into ``out`` then decides the claim again from the stored tasks
+    and writes its files there: a run like any other, without the work."""
+    home = shared / claim_id
+    home.mkdir(parents=True, exist_ok=True)
+    with open(shared / f"{claim_id}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (home / "results" / f"{claim_id}.json").exists():
+            run_one(claim_id, home)
+    shutil.copytree(home / ".cache", Path(out) / ".cache", dirs_exist_ok=True)
+
+
+def run_quick(claim_id: str, out, shared: Path) -> dict:
+    """:func:`run_one` of the claim on quick at seed 0 with its default subjects, from :func:`quick_cache`."""
+    quick_cache(claim_id, out, shared)
+    return run_one(claim_id, out)
+
+
 @pytest.fixture
-def run_claim(tmp_path):
+def run_claim(tmp_path, shared_runs):
     """``run_claim(claim_id, subjects=None, profile="quick", **overrides) -> record``, with the
-    output in a fresh temporary folder."""
+    output in a fresh temporary folder. A run with nothing but the claim id is :func:`run_quick`'s."""
 
     def run(claim_id: str, subjects=None, profile: str = "quick", **overrides) -> dict:
+        if not subjects and profile == "quick" and not overrides:
+            return run_quick(claim_id, tmp_path, shared_runs)
         return run_one(claim_id, tmp_path, subjects=subjects, profile=profile, **overrides)
 
     return run

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import run_one
+from tests.conftest import run_one, run_quick
 from tests.defects_regression import AERZeros, estimates_overreporting
 from theorycheck import stats
 from theorycheck.algorithms.aer import AER
@@ -33,14 +33,14 @@ CLAIMS = ["cbss11.lemma8", "cbss11.lemma9", "cbss11.lemma10", "cbss11.thm6", "cb
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    """Each claim run once on its quick profile, on demand."""
+def quick(tmp_path_factory, shared_runs):
+    """Each claim run once on its quick profile, on demand (its tasks from the session's shared run)."""
     records = {}
 
     def get(claim_id):
         if claim_id not in records:
             out = tmp_path_factory.mktemp(claim_id.replace(".", "_"))
-            records[claim_id] = (run_one(claim_id, out), out)
+            records[claim_id] = (run_quick(claim_id, out, shared_runs), out)
         return records[claim_id]
 
     return get
