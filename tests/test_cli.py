@@ -499,11 +499,11 @@ def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tm
 
 
 def test_a_defect_whose_settings_do_not_fit_the_profile_is_not_run_and_says_why():
-    from theorycheck.cli import _planted_defects
+    from theorycheck.cli import planted_defects
 
     claim = discover()["hk12.thm3.1"]  # its idea defect sets d = 40, below the full profile's largest k
-    [(_, defect, subjects, why_not)] = _planted_defects([claim], "full", {}, idea_only=True)
+    [(_, defect, subjects, why_not)] = planted_defects([claim], "full", {}, idea_only=True)
     assert defect.idea and subjects is None
     assert "do not fit the full profile" in why_not and "k_grid" in why_not
-    [(_, _, subjects, why_not)] = _planted_defects([claim], "quick", {}, idea_only=True)
+    [(_, _, subjects, why_not)] = planted_defects([claim], "quick", {}, idea_only=True)
     assert subjects and why_not is None

@@ -275,13 +275,13 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
     from numba import njit
     from numba.core import event
 
-    from theorycheck.runner import _CompileTime
+    from theorycheck.runner import CompileTime
 
     @njit
     def twice(x):
         return 2 * x
 
-    first, second = _CompileTime(), _CompileTime()
+    first, second = CompileTime(), CompileTime()
     with event.install_listener("numba:compile", first):
         twice(1.0)
     with event.install_listener("numba:compile", second):
@@ -289,12 +289,12 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
     assert first.seconds > 0.01 and second.seconds == 0.0
 
 
-def test_eta_starts_from_the_machines_share_and_leaves_start_up_and_compilation_out_of_the_rate():
+def test_time_left_starts_from_the_machines_share_and_leaves_start_up_and_compilation_out_of_the_rate():
     from types import SimpleNamespace
 
-    from theorycheck.runner import _Eta
+    from theorycheck.runner import TimeLeft
 
-    eta = _Eta(share=0.5)  # half a core, say two workers on two cores beside six busy processes
+    eta = TimeLeft(share=0.5)  # half a core, say two workers on two cores beside six busy processes
     bar = SimpleNamespace(n=0.0, total=1000.0, format_dict={"elapsed": 10.0})
     assert eta.left(bar) == "about 33:20 left"  # before any task returns: 1000 expected seconds at the prior 0.5
     eta.task(seconds=5.0, compiling=4.0, expected=1.0, elapsed=20.0)  # 15 s of start-up before the first task
@@ -304,4 +304,4 @@ def test_eta_starts_from_the_machines_share_and_leaves_start_up_and_compilation_
     # rate (10 + 50) / (22.5 + 100) = 0.49 per second, 990 left -> 2021 s
     bar = SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 60.0})
     assert eta.left(bar) == "about 33:41 left"
-    assert _Eta.for_machine(-1).share > 0
+    assert TimeLeft.for_machine(-1).share > 0

@@ -467,7 +467,7 @@ def _cmd_verify(args) -> int:
     subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
     claims = select(args.ids)
     _output_folder(args.out, claims, power=args.power or args.power_idea)
-    planted = (_planted_defects(claims, args.profile, overrides, idea_only=not args.power)
+    planted = (planted_defects(claims, args.profile, overrides, idea_only=not args.power)
                if args.power or args.power_idea else [])
     as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
     records = run_claims(
@@ -524,7 +524,7 @@ def _cmd_verify(args) -> int:
     return exit_status(r["verdict"] for r in records)
 
 
-def _planted_defects(claims, profile: str, overrides: dict[str, str], *, idea_only: bool = False) -> list[tuple]:
+def planted_defects(claims, profile: str, overrides: dict[str, str], *, idea_only: bool = False) -> list[tuple]:
     """(claim, defect, its subjects loaded or None, why it cannot run) for every defect the claims declare
     (``idea_only``: only those marked ``idea``, which remove the paper's idea). A defect whose module cannot
     be loaded is a usage error before any work (the built-in claims' defects live in the repository's

@@ -240,7 +240,7 @@ class Plan:
     cache_dir: Path
 
 
-class _CompileTime(numba_event.Listener):
+class CompileTime(numba_event.Listener):
     """The CPU time of this thread spent compiling numba kernels (outermost compilations only; a kernel
     compiled while another compiles is inside it). A first run on a fresh machine compiles, later runs
     load the kernels from numba's cache: the progress bar leaves this time out of the machine's rate."""
@@ -268,7 +268,7 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
     A task's ``seconds`` is the CPU time of the thread that ran it (BLAS is held to that thread), so a
     loaded machine or a worker running other tasks beside it does not inflate it."""
     start = time.thread_time()
-    compiling = _CompileTime()
+    compiling = CompileTime()
     try:
         with threadpool_limits(limits=1), numba_event.install_listener("numba:compile", compiling):
             result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
@@ -571,7 +571,7 @@ def run_claims(
         dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
     )
-    eta = _Eta.for_machine(jobs)
+    eta = TimeLeft.for_machine(jobs)
     start = time.perf_counter()
     env = environment()
     finished: dict[int, dict[str, Any]] = {}
@@ -692,7 +692,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
         finish(i)
 
 
-class _Eta:
+class TimeLeft:
     """The time left, from the expected costs (shipped or from history) and the rate this run achieves.
 
     tqdm's own estimate divides the work done by the time elapsed; on a fresh machine the first minute is
@@ -713,7 +713,7 @@ class _Eta:
         self.startup: float | None = None
 
     @classmethod
-    def for_machine(cls, workers: int) -> _Eta:
+    def for_machine(cls, workers: int) -> TimeLeft:
         cores = os.cpu_count() or 1
         workers = min(workers if workers > 0 else cores, cores)
         others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
