@@ -571,6 +571,12 @@ class _TwoPhase(RiskBound):
                                  f"m1={p['spiked_m1']}, m={p['spiked_m']})", "design": "spiked", "fixed": fixed})
         return out
 
+    def event_length(self, p):
+        return int(p["m1"]) + int(p["event_m2"])
+
+    def event_target(self, p, name):
+        return float(p["delta_phase1"])
+
     def more_tasks(self, p):
         out = super().more_tasks(p)
         for task in out:  # an event run on a variant with its own phase 1 is m₁ + event_m2 of that variant
@@ -696,12 +702,6 @@ class Theorem34(_TwoPhase):
 
     def start(self, p, d):
         return np.full(d, 1e-3 * p["B"] / math.sqrt(d))
-
-    def event_length(self, p):
-        return int(p["m1"]) + int(p["event_m2"])
-
-    def event_target(self, p, name):
-        return float(p["delta_phase1"])
 
     def event(self, p, name, design, model, X, y):
         d = X.shape[1]
@@ -923,36 +923,76 @@ class Theorem45(_TwoPhase):
         "dominant attribute and q is far from uniform, and the w.p. ≥ 1 − δ bound is the smaller form (0.28 × the "
         "w.p.-1 bound), as it is on 'label_bound' (0.61 × on quick, 0.60 × on full), so the moment bound decides on "
         "both. Not on quick: with the w.p.-1 form held below the trivial learner's B²/2 its expectation form is "
-        "about 0.15B², and the mean test over the range 2B² needs about 400 runs to PASS it. " + _WP1
-        + _SUBJECTS.format(extra="m1=, delta="))
+        "about 0.15B², and the mean test over the range 2B² needs about 400 runs to PASS it. "
+        "The event 'premise' is our reading of the proof (Appendix C.14, not in the text): the theorem's η is "
+        "Theorem 4.1's minimising η √(log(2d)/(5G²m₂)) at G² = 4B²((8‖A‖₁ + 20dε)/k + 1), and its w.p. ≥ 1 − δ "
+        "bound is Theorem 4.1's 4B²√(5(M + k)·log(2d)/(km₂)) at M = 16‖s‖₁ + (88d/3)ε; so on the good event the "
+        "proof needs Lemma 4.2's M = max_i s_i/q_i (with the learner's own q_) at most 8‖A‖₁ + 20dε, the premise of "
+        "Theorem 4.1 at that η, and that at most 16‖s‖₁ + (88d/3)ε. The smoothing term 13ε/6 is what keeps q_i > 0 "
+        "for an attribute phase 1 never read; without it s_i/q_i is infinite there. The event gets its own runs of "
+        "m₁ + event_m2 examples (A_ = H_ = ‖A‖₁ and q_ are fixed after phase 1), ε computed here from (d, k, m₁, δ), "
+        "decided at frequency ≤ δ (Clopper–Pearson). At the profiles' m₁ phase 1 reads every attribute hundreds of "
+        "times and these designs' x_i² are constant, so A = s there and the event is a check of the learner's q and "
+        "H_, not of the concentration; it has power where phase 1 is short (m₁ = 1 in the defect). " + _WP1
+        + _SUBJECTS.format(extra="m1=, delta=") + "For the event the learner sets H_ (‖A‖₁) and q_ (phase 2's q). ")
     norm = "l1"
     theory_label = "bound (w.p. 1 and w.p. ≥ 1−δ in expectation)"
     subjects = {"learner": TwoPhaseDDAELR}
-    parameters = {"alphas": _ALPHAS, "m1": Integer(1), "delta_phase1": Probability(), **_SPIKED_2P}
+    events = {"premise": "max_i E[x_i²]/q_i ≤ 8‖A‖₁ + 20dε ≤ 16‖E x²‖₁ + (88d/3)ε (the G² of the theorem's η, "
+                         "then of its w.p. ≥ 1 − δ bound)"}
+    parameters = {"alphas": _ALPHAS, "m1": Integer(1), "delta_phase1": Probability(), "event_m2": Integer(1),
+                  **_SPIKED_2P}
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "delta_phase1": 0.1,
             "k_grid": (1, 2, 4), "dk_repetitions": 0, "rate_repetitions": 0, "rate_designs": ("label_bound",),
-            "tail": 0.3}
+            "tail": 0.3, "event_m2": 10}
     profiles = {
         "quick": {"designs": ("label_bound",), "alphas": (-2.0,), "d": 4, "k": 4, "m1": 5000, "m": 60000,
                   "repetitions": 250, "m_grid": (30000, 60000, 120000), "dk_m": 60000, "spiked_d": 4, "spiked_k": 4,
-                  "spiked_m1": 5000, "spiked_m": 50000},
+                  "spiked_m1": 5000, "spiked_m": 50000, "event_repetitions": 200},
         "full": {"designs": ("label_bound", "sparse_signed", "spiked"), "alphas": (-2.0,), "d": 8, "k": 8,
                  "m1": 10000, "m": 110000, "repetitions": 400, "m_grid": (55000, 110000, 220000), "dk_m": 110000,
-                 "spiked_d": 8, "spiked_k": 8, "spiked_m1": 10000, "spiked_m": 74500},
+                 "spiked_d": 8, "spiked_k": 8, "spiked_m1": 10000, "spiked_m": 74500, "event_repetitions": 400},
     }
     defects = (
-        Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillTwoPhaseDDAELR"}, overrides=_A_ONLY),
-        Defect("smoothing term dropped (q ∝ A)", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAELR"}, caught=False,
-               why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 so small "
-                   "that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for the bias (full at "
-                   "m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = ½(7/8)⁹, against the bound "
-                   "0.31: INCONCLUSIVE)",
-               overrides={**_A_ONLY, "m1": "1"}, idea=True),
+        Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillTwoPhaseDDAELR"},
+               overrides={**_A_ONLY, "event_repetitions": "0"}),
+        Defect("smoothing term dropped (q ∝ A)", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAELR"},
+               overrides={**_A_ONLY, "m1": "1", "repetitions": "2", "event_repetitions": "60"}, idea=True),
+        Defect("smoothing term dropped, through the risk bounds alone", {"learner": _DEFECTS
+                                                                         + "NoSmoothingTwoPhaseDDAELR"},
+               caught=False, why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 "
+                                 "so small that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for "
+                                 "the bias (full at m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = "
+                                 "½(7/8)⁹, against the bound 0.31: INCONCLUSIVE); the event 'premise' catches it",
+               overrides={**_A_ONLY, "m1": "1", "event_repetitions": "0"}),
     )
     power = (
-        "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound'). The w.p.-1 bound's "
-        "constant 61 makes it the loosest of the paper's bounds, so the smoothing term and the choice of q are not "
-        "visible through it.")
+        "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound') and, through the event "
+        "'premise', a q without the smoothing term when phase 1 is too short to read every attribute (q_i = 0 for an "
+        "attribute with s_i > 0: the event fails on most runs). The w.p.-1 bound's constant 61 makes it the loosest "
+        "of the paper's bounds, so neither the smoothing term nor a poor but positive q is visible through the risk "
+        "bounds; the event sees q only through the learner's own q_ and H_.")
+
+    def event(self, p, name, design, model, X, y):
+        d = X.shape[1]
+        q, total = getattr(model, "q_", None), getattr(model, "H_", None)
+        if q is None or total is None:
+            raise SubjectFailure("the event 'premise' needs the learner's q_ (phase 2's sampling distribution) and "
+                                 "H_ (‖A‖₁)")
+        q = np.asarray(q, dtype=np.float64).ravel()
+        if q.shape != (d,):
+            raise SubjectFailure(f"the learner's q_ has shape {q.shape}, not ({d},)")
+        s = np.asarray(p["second_moments"], dtype=np.float64)
+        eps = phase1_epsilon(d, int(p["k"]), int(p["m1"]), p["delta_phase1"], lasso=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(s > 0.0, s / q, 0.0)
+        M = float(ratio.max())
+        G = 8.0 * float(total) + 20.0 * d * eps
+        top = 16.0 * float(s.sum()) + 88.0 * d / 3.0 * eps
+        slack = 1e-9
+        certain = not M <= G * (1 + slack) or G > top * (1 + slack)
+        possible = not M <= G * (1 - slack) or G > top * (1 - slack)
+        return certain, possible, M / G
 
     def check_params(self, p):
         super().check_params(p)
