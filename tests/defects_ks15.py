@@ -127,10 +127,12 @@ class UniformDrawsGAERR(_UniformDraws, GAERR):
 
 
 @njit(cache=True)
-def _literal_gaelr(X, y, k, eta, B, theta, state, q_cumulative, q_weight):
+def _literal_gaelr(X, y, k, eta, B, theta, state, q_cumulative, q_weight, record, rec_w, rec_g, rec_gt, rec_phi,
+                   rec_idx, rec_j):
     """GAELR (ks15 Algorithm 3) written out densely: k data-point draws from q weighted q_weight[i] each, one
     inner-product draw j ∝ |w_j| (none while w = 0), ḡ = clip(φ̃·x̃, 1/η), θ ← θ − ηḡ with z± = e^{±θ}, so
-    w = B·(z⁺ − z⁻)/(‖z⁺‖₁ + ‖z⁻‖₁). Returns (w̄, distinct attributes read)."""
+    w = B·(z⁺ − z⁻)/(‖z⁺‖₁ + ‖z⁻‖₁). With ``record``, row t of the rec_ arrays receives w_t, ḡ_t, g̃_t, φ̃_t,
+    the draws and j (−1 for none), as the library's kernel records them. Returns (w̄, distinct attributes read)."""
     m, d = X.shape
     theta = theta.copy()
     w, wsum, cum, xt = np.zeros(d), np.zeros(d), np.empty(d), np.zeros(d)
@@ -149,6 +151,7 @@ def _literal_gaelr(X, y, k, eta, B, theta, state, q_cumulative, q_weight):
                 stamp[i] = t
                 n_read += 1
         phi = -y[t]
+        j = -1
         total = np.abs(w).sum()
         if total > 0.0:
             cum[:] = np.cumsum(np.abs(w))
@@ -161,20 +164,35 @@ def _literal_gaelr(X, y, k, eta, B, theta, state, q_cumulative, q_weight):
         for r in range(k):
             i = idx[r]
             xt[i] += q_weight[i] * X[t, i] / k
+        if record:
+            rec_w[t] = w
+            rec_phi[t] = phi
+            rec_j[t] = j
+            rec_idx[t] = idx
         for i in range(d):
             if xt[i] != 0.0:
-                theta[i] -= eta * min(max(phi * xt[i], -1.0 / eta), 1.0 / eta)
+                g = phi * xt[i]
+                clipped = min(max(g, -1.0 / eta), 1.0 / eta)
+                if record:
+                    rec_gt[t, i] = g
+                    rec_g[t, i] = clipped
+                theta[i] -= eta * clipped
     return wsum / m, n_read
 
 
 class MismatchedWeightsGAELR(GAELR):
     """GAELR that draws the data-point attributes from q but weighs each draw by d, the importance weight of uniform
-    draws: x̃ is then biased (E[x̃_i] = d·q_i·x_i), unless q is uniform."""
+    draws: x̃ is then biased (E[x̃_i] = d·q_i·x_i), unless q is uniform. It records its path as GAELR does."""
 
     def _run(self, X, y, k, eta, B, start, state, q, inner, draws, moments=None, record=True):
-        d = X.shape[1]
+        m, d = X.shape
         q = np.full(d, 1.0 / d) if q is None else q
-        wbar, n_read = _literal_gaelr(X, y, k, eta, B, start, state, np.cumsum(q), np.full(d, float(d)))
+        keep = record and bool(self.record_trajectory)
+        rec = trajectory_buffers(keep, m, d, k, extra=("g_tilde",))
+        wbar, n_read = _literal_gaelr(X, y, k, eta, B, start, state, np.cumsum(q), np.full(d, float(d)), keep,
+                                      rec["w"], rec["g"], rec["g_tilde"], rec["phi"], rec["coordinates"], rec["j"])
+        if keep:
+            self.trajectory_ = {**rec, "eta": float(eta), "B": float(B)}
         return wbar, n_read, 0
 
 

@@ -93,6 +93,11 @@ Optional hooks for distribution-dependent learners and bounds (ks15; the hk12 cl
   :func:`theorycheck.stats.decide_frequency_at_most` (Clopper–Pearson) decides "P(violation) ≤
   target": FAIL when the certain count's interval lies above the target, PASS when the possible
   count's upper end is ≤ target·(1 + resolution). ``value`` is reported (its extremes).
+* ``consistency = {name: statement}`` with ``path_errors(p, model, X, y) -> {name: deviation}``:
+  every run of part (a) builds the learner with ``record_trajectory=True`` and measures how far the
+  path it recorded is from the algorithm's definition for the draws it recorded (e.g. ks15
+  Theorem 4.1's estimate φ̃·x̃ with the declared q); a deviation beyond 10⁻⁹ (relative) on one run
+  is a certain FAIL (:func:`theorycheck.stats.decide_always`), like the ball conclusion.
 
 δ is split evenly between part (a), part (b) (when it runs) and the events (when declared), and
 within each part by the union bound.
@@ -118,6 +123,7 @@ from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, P
 __all__ = ["MeanBound", "RiskBound", "excess_range"]
 
 _SLACK = 1e-9  # relative rounding slack: "w̄ in the ball" and the range checks
+_CONSISTENCY = 1e-9  # relative: a recorded path against the algorithm's definition
 
 
 def _level(delta: float) -> str:
@@ -325,6 +331,8 @@ class RiskBound(MeanBound):
     design_grid: ClassVar[dict[str, tuple[str, str]]] = {}
     #: supporting events checked at a frequency (name -> statement); see the module docstring
     events: ClassVar[dict[str, str]] = {}
+    #: checks that part (a)'s recorded paths are the algorithm's (name -> statement); see path_errors
+    consistency: ClassVar[dict[str, str]] = {}
     protocols = {"learner": Contract(BudgetedLearner, init=("k", "B", "eta", "random_state")),
                  "design": Contract(Function, call=("params", "name"))}
 
@@ -382,6 +390,12 @@ class RiskBound(MeanBound):
 
     def event_length(self, p) -> int:
         return int(p["m"])
+
+    def path_errors(self, p, model, X, y) -> dict[str, float]:
+        """For each name of :attr:`consistency`, the largest relative deviation of the path the
+        learner recorded (built with ``record_trajectory=True`` in part (a)) from what the algorithm
+        would have done with the draws it recorded: 0 up to rounding."""
+        return {}
 
     def variants(self, p) -> list[dict]:
         """Part (a)'s designs: dicts with ``label`` (the design column), ``design`` (the name the
@@ -488,8 +502,12 @@ class RiskBound(MeanBound):
         for r, child in enumerate(seed.spawn(task["reps"])):
             X, y, size_x, size_y, own = draw_repetition(design, m, child, self.norm)
             x_max, y_max = max(x_max, size_x), max(y_max, size_y)
-            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params)
+            record = bool(self.consistency) and task["part"] == "bound"
+            model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params,
+                                        **({"record_trajectory": True} if record else {}))
             model, _ = counted_fit(model, X, y)  # a learner that reads more than it reports FAILs here
+            checks = {f"check:{name}": float(v) for name, v in self.path_errors(q, model, X, y).items()} \
+                if record else {}
             w = np.asarray(model.coef_, dtype=np.float64).ravel()
             if w.shape != (d,) or not np.all(np.isfinite(w)):
                 problem = "non-finite values" if w.shape == (d,) else f"shape {w.shape}, not ({d},)"
@@ -515,7 +533,7 @@ class RiskBound(MeanBound):
                    "norm_w": size, "attributes": -1 if seen is None else int(seen),
                    "eta": math.nan if eta is None else eta,
                    "eta_reported": math.nan if reported is None else float(reported), "bound_for_eta": for_eta,
-                   **shown}
+                   **shown, **checks}
             if task["part"] == "event":
                 certain, possible, measured = self.event(q, task["event"], design, model, X, y)
                 rows.append({**row, "event": task["event"], "bound": math.nan, "copy": 0,
@@ -556,7 +574,25 @@ class RiskBound(MeanBound):
         left = set(out["design"])  # a design whose w̄ left the ball: every form of it goes untested
         excluded = {label for label in bound_rows["design"]
                     if any(label == name or label.startswith(f"{name} · ") for name in left)}
-        return [(dec.verdict, line)], left | excluded
+        return [(dec.verdict, line), *self.consistency_parts(runs[runs["part"] == "bound"])], left | excluded
+
+    def consistency_parts(self, runs) -> list[tuple[str, str]]:
+        """Each declared consistency check on every run of part (a): one run whose recorded path
+        deviates from the algorithm's by more than 10⁻⁹ (relative) is a certain FAIL."""
+        out = []
+        for name, text in self.consistency.items():
+            column = f"check:{name}"
+            if column not in runs:
+                raise RuntimeError(f"path_errors did not return the declared consistency check {name!r}")
+            dev = runs[column].to_numpy(dtype=float)
+            bad = ~(dev <= _CONSISTENCY)
+            dec = stats.decide_always(int(bad.sum()), len(runs), f"{name} ({text})", slack=f"{_CONSISTENCY:g} relative")
+            line = f"- Path: {dec.verdict}. {dec.reason}"
+            if bad.any():
+                worst = runs.iloc[int(np.nanargmax(np.where(np.isnan(dev), np.inf, dev)))]
+                line += f"; worst relative deviation {worst[column]:.3g} (design {worst['design']}, run {worst['run']})"
+            out.append((dec.verdict, line + "."))
+        return out
 
     def more_parts(self, p, table, delta, excluded):
         parts, notes = [], []
