@@ -10,7 +10,7 @@ import pytest
 
 from tests.conformance_learners import MyAERR
 from tests.conftest import TIED_ON_QUICK, UNDECIDED_ON_QUICK, quick_cache, run_quick
-from theorycheck.claims import discover
+from theorycheck.claims import Defect, discover
 from theorycheck.cli import main
 
 CBSS = ["cbss11.lemma7", "cbss11.thm2", "cbss11.thm3"]
@@ -501,7 +501,11 @@ def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tm
 def test_a_defect_whose_settings_do_not_fit_the_profile_is_not_run_and_says_why():
     from theorycheck.cli import planted_defects
 
-    claim = discover()["hk12.thm3.1"]  # its idea defect sets d = 40, below the full profile's largest k
+    class Narrow(type(discover()["hk12.thm3.1"])):  # a defect sized for quick: d = 40, below full's largest k
+        defects = (Defect("importance weight d/k missing, at d = 40",
+                          {"learner": "tests.defects_bounds:MissingScaleAERR"}, overrides={"d": "40"}, idea=True),)
+
+    claim = Narrow()
     [(_, defect, subjects, why_not)] = planted_defects([claim], "full", {}, idea_only=True)
     assert defect.idea and subjects is None
     assert "do not fit the full profile" in why_not and "k_grid" in why_not
