@@ -317,6 +317,23 @@ def excess_range(norm: str, moments, B: float, w_opt: np.ndarray) -> float:
     return min(top, 2.0 * B * B)
 
 
+def consistency_part(runs, name: str, text: str, where: tuple[str, str], lead: str) -> tuple[str, str]:
+    """The check ``name`` of a recorded path on every run of ``runs`` (column ``check:<name>``): one
+    run whose path deviates from the algorithm's by more than 10⁻⁹ (relative), or by NaN, is a
+    certain FAIL. ``where`` is (column, word) naming the setting of the worst run."""
+    column = f"check:{name}"
+    if column not in runs:
+        raise RuntimeError(f"the path checks did not return the declared consistency check {name!r}")
+    dev = runs[column].to_numpy(dtype=float)
+    bad = ~(dev <= _CONSISTENCY)
+    dec = stats.decide_always(int(bad.sum()), len(runs), f"{name} ({text})", slack=f"{_CONSISTENCY:g} relative")
+    line = f"{lead}{dec.verdict}{'.' if lead.endswith(': ') else ':'} {dec.reason}"
+    if bad.any():
+        worst = runs.iloc[int(np.nanargmax(np.where(np.isnan(dev), np.inf, dev)))]
+        line += f"; worst relative deviation {worst[column]:.3g} ({where[1]} {worst[where[0]]}, run {worst['run']})"
+    return dec.verdict, line + "."
+
+
 _SETTING = {"l2": ("ridge", "‖x‖₂", "‖w̄‖₂", ridge_design), "l1": ("lasso", "‖x‖∞", "‖w̄‖₁", lasso_design)}
 _SYMBOL = {"alpha": "α"}  # how a design parameter of design_grid is written in a label
 
@@ -535,7 +552,7 @@ class RiskBound(MeanBound):
                    "norm_w": size, "attributes": -1 if seen is None else int(seen),
                    "eta": math.nan if eta is None else eta,
                    "eta_reported": math.nan if reported is None else float(reported), "bound_for_eta": for_eta,
-                   **shown, **checks}
+                   "recorded": record, **shown, **checks}
             if task["part"] == "event":
                 certain, possible, measured = self.event(q, task["event"], design, model, X, y)
                 rows.append({**row, "event": task["event"], "bound": math.nan, "copy": 0,
@@ -579,23 +596,12 @@ class RiskBound(MeanBound):
         return [(dec.verdict, line), *self.consistency_parts(runs[runs["part"] == "bound"])], left | excluded
 
     def consistency_parts(self, runs) -> list[tuple[str, str]]:
-        """Each declared consistency check on the recorded runs of part (a): one run whose recorded
-        path deviates from the algorithm's by more than 10⁻⁹ (relative) is a certain FAIL."""
-        out = []
-        for name, text in self.consistency.items():
-            column = f"check:{name}"
-            if column not in runs:
-                raise RuntimeError(f"path_errors did not return the declared consistency check {name!r}")
-            runs = runs[runs[column].notna()]
-            dev = runs[column].to_numpy(dtype=float)
-            bad = ~(dev <= _CONSISTENCY)
-            dec = stats.decide_always(int(bad.sum()), len(runs), f"{name} ({text})", slack=f"{_CONSISTENCY:g} relative")
-            line = f"- Path: {dec.verdict}. {dec.reason}"
-            if bad.any():
-                worst = runs.iloc[int(np.nanargmax(np.where(np.isnan(dev), np.inf, dev)))]
-                line += f"; worst relative deviation {worst[column]:.3g} (design {worst['design']}, run {worst['run']})"
-            out.append((dec.verdict, line + "."))
-        return out
+        """Each declared consistency check on the recorded runs of part (a)."""
+        if not self.consistency:
+            return []
+        recorded = runs[runs["recorded"].astype(bool)]
+        return [consistency_part(recorded, name, text, ("design", "design"), "- Path: ")
+                for name, text in self.consistency.items()]
 
     def more_parts(self, p, table, delta, excluded):
         parts, notes = [], []

@@ -89,7 +89,7 @@ from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function
 from ..rng import kernel_state
 from ..validation import Integer, ParameterError, Positive, Probability
-from .bound import excess_range
+from .bound import consistency_part, excess_range
 from .learners import design_for
 
 __all__ = ["TRAJECTORY_LEARNER", "ExpectedInequality", "Path", "Pathwise", "excess_and_range"]
@@ -282,20 +282,8 @@ class _PathRuns(Claim):
         """Each declared consistency check on every run: one run whose recorded path deviates by
         more than 10⁻⁹ (relative) from the algorithm's definition is a certain FAIL."""
         runs = table.drop_duplicates(["setting", "run"])
-        out = []
-        for name, text in self.consistency.items():
-            column = f"check:{name}"
-            if column not in runs:
-                raise RuntimeError(f"path_checks did not return the declared consistency check {name!r}")
-            dev = runs[column].to_numpy(dtype=float)
-            bad = ~(dev <= _CONSISTENCY)
-            dec = stats.decide_always(int(bad.sum()), len(runs), f"{name} ({text})", slack=f"{_CONSISTENCY:g} relative")
-            line = f"- {dec.verdict}: {dec.reason}"
-            if bad.any():
-                worst = runs.iloc[int(np.nanargmax(np.where(np.isnan(dev), np.inf, dev)))]
-                line += f"; worst relative deviation {worst[column]:.3g} (setting {worst['label']}, run {worst['run']})"
-            out.append((dec.verdict, line + "."))
-        return out
+        return [consistency_part(runs, name, text, ("label", "setting"), "- ")
+                for name, text in self.consistency.items()]
 
 
 class Pathwise(_PathRuns):
