@@ -518,10 +518,10 @@ class RiskBound(MeanBound):
         ord_ = 2 if self.norm == "l2" else 1
         _, x_name, _, _ = _SETTING[self.norm]
         rows, x_max, y_max, over = [], 0.0, 0.0, []
+        record = bool(self.consistency) and task["part"] == "bound" and task["first"] == 0
         for r, child in enumerate(seed.spawn(task["reps"])):
             X, y, size_x, size_y, own = draw_repetition(design, m, child, self.norm)
             x_max, y_max = max(x_max, size_x), max(y_max, size_y)
-            record = bool(self.consistency) and task["part"] == "bound" and task["first"] == 0
             model = subjects["learner"](k=k, B=B, eta=eta, random_state=own, **params,
                                         **({"record_trajectory": True} if record else {}))
             model, _ = counted_fit(model, X, y)  # a learner that reads more than it reports FAILs here
