@@ -91,28 +91,53 @@ def test_bad_input_is_rejected():
 # ---------------------------------------------------------------------- comparisons: four outcomes, sequential
 
 
-@pytest.mark.parametrize(("low", "high", "relation", "outcome"), [
-    (-0.3, -0.01, "superior", "REVERSED"), (0.01, 0.3, "superior", "REPRODUCED"),
-    (-0.05, 0.08, "superior", "TIED"), (-0.05, 0.2, "superior", "UNDECIDED"),
-    (0.001, 0.05, "superior", "REPRODUCED"),  # above 0 comes before inside (−ε, ε): the effect is printed
-    (-0.09, 0.3, "non-inferior", "REPRODUCED"), (-0.5, -0.2, "non-inferior", "REVERSED"),
-    (-0.2, 0.1, "non-inferior", "UNDECIDED"), (-0.05, 0.05, "equivalent", "REPRODUCED"),
-    (0.2, 0.4, "equivalent", "DIFFERENT"), (0.05, 0.2, "equivalent", "UNDECIDED"),
+@pytest.mark.parametrize(("low", "high", "relation", "question", "outcome"), [
+    (-0.3, -0.01, "superior", "direction", "REVERSED"), (0.01, 0.3, "superior", "direction", "REPRODUCED"),
+    (-0.05, 0.08, "superior", "direction", "NEGLIGIBLE"), (-0.05, 0.2, "superior", "direction", "UNDECIDED"),
+    (0.001, 0.05, "superior", "direction", "REPRODUCED"),  # above 0 comes before inside (−ε, ε)
+    # a magnitude: the zone is [ε/2, ε]; above ε/2 reproduces it, below ε ties it, below 0 reverses it
+    (0.06, 0.3, "superior", "magnitude", "REPRODUCED"), (0.001, 0.05, "superior", "magnitude", "TIED"),
+    (0.007, 0.038, "superior", "magnitude", "TIED"), (-0.002, 0.038, "superior", "magnitude", "TIED"),
+    (0.06, 0.09, "superior", "magnitude", "REPRODUCED"), (0.02, 0.2, "superior", "magnitude", "UNDECIDED"),
+    (-0.3, -0.01, "superior", "magnitude", "REVERSED"),
+    (-0.09, 0.3, "non-inferior", "direction", "REPRODUCED"), (-0.5, -0.2, "non-inferior", "direction", "REVERSED"),
+    (-0.2, 0.1, "non-inferior", "direction", "UNDECIDED"), (-0.05, 0.05, "equivalent", "direction", "REPRODUCED"),
+    (0.2, 0.4, "equivalent", "direction", "DIFFERENT"), (0.05, 0.2, "equivalent", "direction", "UNDECIDED"),
 ])
-def test_classify_gives_the_declared_outcome(low, high, relation, outcome):
-    assert stats.classify(low, high, relation, 0.1) == outcome
-    assert stats.OUTCOME_VERDICT[outcome] == {"REPRODUCED": "PASS", "UNDECIDED": "INCONCLUSIVE"}.get(outcome, "FAIL")
+def test_classify_gives_the_declared_outcome(low, high, relation, question, outcome):
+    assert stats.classify(low, high, relation, 0.1, question) == outcome
+    assert stats.OUTCOME_VERDICT[outcome] == {"REPRODUCED": "PASS", "UNDECIDED": "INCONCLUSIVE",
+                                              "NEGLIGIBLE": "INCONCLUSIVE"}.get(outcome, "FAIL")
+    assert outcome.split()[0] in stats.rule_text(relation, 0.1, question) or outcome == "UNDECIDED"
 
 
-def test_an_interval_narrower_than_the_margin_decides_a_superiority():
+def test_an_interval_narrower_than_the_margin_decides_a_direction_and_half_of_it_a_magnitude():
     rng = np.random.default_rng(3)
     for _ in range(2000):
         low = rng.uniform(-1, 1)
         assert stats.classify(low, low + 0.099, "superior", 0.1) != "UNDECIDED"
+        assert stats.classify(low, low + 0.049, "superior", 0.1, "magnitude") != "UNDECIDED"
     with pytest.raises(ParameterError, match="relation"):
         stats.classify(0, 1, "better", 0.1)
     with pytest.raises(ParameterError, match="margin"):
         stats.classify(0, 1, "superior", 0.0)
+    with pytest.raises(ParameterError, match="question"):
+        stats.classify(0, 1, "superior", 0.1, "size")
+
+
+def test_the_conditional_sign_test_leaves_out_ties():
+    """sk13's case: 11 of 30 runs tie; Full wins 15 of the 19 that differ. The median sits on the atom
+    at 0, the conditional sign test reads the 19."""
+    d = np.r_[np.zeros(11), np.full(15, 0.01), np.full(4, -0.01)]
+    iv = stats.sign_interval(d, 0.05)
+    assert iv.n == 19 and iv.estimate == pytest.approx(2 * 15 / 19 - 1)
+    cp = stats.binomial_interval(15, 19, 0.05)
+    assert (iv.low, iv.high) == pytest.approx((2 * cp.low - 1, 2 * cp.high - 1))
+    assert stats.decide_sequential(np.r_[np.zeros(11), np.ones(40)], "superior", 0.01, 0.01, (51,),
+                                   statistic="sign").outcome == "REPRODUCED"
+    assert stats.decide_sequential(np.zeros(30), "superior", 0.01, 0.01, (30,), statistic="sign").outcome == "UNDECIDED"
+    with pytest.raises(ParameterError, match="direction"):
+        stats.decide_sequential(d, "superior", 0.01, 0.05, (30,), statistic="sign", question="magnitude")
 
 
 def test_looks_double_up_to_the_cap():

@@ -53,12 +53,14 @@ decide_median_within           interval for a median, exact for any law,
 decide_sequential              ≤ δ/2 per wrong side: a group-sequential     looks,
                                design, K looks each at δ/K (union bound:     simulate_sequential,
                                the K intervals hold at once, so any         min_effect_median,
-                               stopping rule keeps it), median or mean;     decision_width
-                               :func:`classify` reads the relation the
-                               paper claims into four outcomes
+                               stopping rule keeps it), median, mean or     decision_width,
+                               the conditional sign test; :func:`classify`  rule_text
+                               reads the relation and question the paper
+                               states into its outcomes
 =============================  ==========================================  ===================
 
-:func:`combine` is the one verdict combiner: FAIL if any part fails, PASS if every part
+:func:`combine` is the one verdict combiner: FAIL if any part fails, then NOT REPRODUCED (an
+experiment's result against the paper, with the reference implementations), PASS if every part
 passes, INCONCLUSIVE otherwise.
 """
 
@@ -76,6 +78,9 @@ from .validation import ParameterError, check_delta
 PASS = "PASS"
 FAIL = "FAIL"
 INCONCLUSIVE = "INCONCLUSIVE"
+#: an experiment run with the paper's reference implementations whose deciding findings include a
+#: result against the paper: a finding about the paper, not a fault of an implementation
+NOT_REPRODUCED = "NOT REPRODUCED"
 
 
 @dataclass(frozen=True)
@@ -395,11 +400,13 @@ def bootstrap_slope(x, y, delta: float, *, n_boot: int = 2000, seed: int = 0) ->
 
 
 def combine(verdicts) -> str:
-    """FAIL if any verdict is FAIL, PASS if there is at least one and all are PASS, else
-    INCONCLUSIVE."""
+    """FAIL if any verdict is FAIL, else NOT REPRODUCED if any is, PASS if there is at least one and
+    all are PASS, else INCONCLUSIVE."""
     verdicts = list(verdicts)
     if FAIL in verdicts:
         return FAIL
+    if NOT_REPRODUCED in verdicts:
+        return NOT_REPRODUCED
     if verdicts and all(v == PASS for v in verdicts):
         return PASS
     return INCONCLUSIVE
@@ -762,50 +769,84 @@ def decide_median_within(values, low: float, high: float, delta: float):
 
 
 # ---------------------------------------------------------------------------------------
-# comparisons: the relation a paper claims, four outcomes, and group-sequential designs
+# comparisons: the relation a paper claims, the question its words ask, and group-sequential designs
 
 #: the relations a comparison finding may claim about a paired effect (positive when the paper's
 #: ordering holds, e.g. log(err_worse/err_better)), each with a margin ε > 0
 SUPERIOR, NON_INFERIOR, EQUIVALENT = "superior", "non-inferior", "equivalent"
 RELATIONS = (SUPERIOR, NON_INFERIOR, EQUIVALENT)
-#: the outcomes of a finding: the paper's relation shown; a superiority found to be smaller than ε
-#: either way; the opposite ordering shown; an equivalence contradicted; not yet decided
-REPRODUCED, TIED, REVERSED, DIFFERENT, UNDECIDED = "REPRODUCED", "TIED", "REVERSED", "DIFFERENT", "UNDECIDED"
-OUTCOMES = (REPRODUCED, TIED, REVERSED, DIFFERENT, UNDECIDED)
-#: what an outcome makes of the claim: TIED, REVERSED and DIFFERENT count against the paper
-OUTCOME_VERDICT = {REPRODUCED: PASS, UNDECIDED: INCONCLUSIVE, TIED: FAIL, REVERSED: FAIL, DIFFERENT: FAIL}
+#: the question a superiority asks, from the paper's words: the *direction* of a bare "better" or
+#: "lower" (is the effect above 0?), or the *magnitude* of "significantly", "considerably" or a
+#: printed gap (is the effect at least ε?)
+DIRECTION, MAGNITUDE = "direction", "magnitude"
+QUESTIONS = (DIRECTION, MAGNITUDE)
+#: a magnitude's indifference zone is [ZONE·ε, ε]: a true effect ≥ ε is REPRODUCED and one ≤ ZONE·ε
+#: is TIED (or REVERSED), each but with probability ≤ δ/2 whatever the number of runs; inside the
+#: zone either outcome may come
+ZONE = 0.5
+#: the outcomes of a finding: the paper's relation shown; a magnitude shown below ε; a direction
+#: whose advantage is below ε, if any (neither for nor against the paper); the opposite ordering
+#: shown; an equivalence contradicted; not yet decided
+REPRODUCED, TIED, NEGLIGIBLE, REVERSED, DIFFERENT, UNDECIDED = (
+    "REPRODUCED", "TIED", "NEGLIGIBLE", "REVERSED", "DIFFERENT", "UNDECIDED")
+OUTCOMES = (REPRODUCED, TIED, NEGLIGIBLE, REVERSED, DIFFERENT, UNDECIDED)
+#: the outcomes that count against the paper (with the reference subjects: NOT REPRODUCED)
+AGAINST = (TIED, REVERSED, DIFFERENT)
+#: what an outcome makes of the claim: TIED, REVERSED and DIFFERENT count against the paper (a FAIL
+#: of the subject, or NOT REPRODUCED when the subjects are the paper's reference implementations)
+OUTCOME_VERDICT = {REPRODUCED: PASS, UNDECIDED: INCONCLUSIVE, NEGLIGIBLE: INCONCLUSIVE, TIED: FAIL, REVERSED: FAIL,
+                   DIFFERENT: FAIL}
+#: what each outcome means, one sentence each (the pages print it beside the finding)
+MEANING = {
+    REPRODUCED: "the interval supports the paper's relation",
+    TIED: "the effect is shown to be below the magnitude ε the paper's words claim",
+    NEGLIGIBLE: "the advantage is below ε, if there is one: neither for nor against a bare 'better'",
+    REVERSED: "the effect is shown to go the other way",
+    DIFFERENT: "the two are shown to differ by more than ε",
+    UNDECIDED: "the interval is too wide to decide at the declared error rate",
+}
 
 
-def check_relation(relation: str, margin: float) -> None:
-    """Raise ParameterError unless ``relation`` is one of :data:`RELATIONS` and ``margin`` > 0."""
+def check_relation(relation: str, margin: float, question: str = DIRECTION) -> None:
+    """Raise ParameterError unless ``relation`` is one of :data:`RELATIONS`, ``margin`` > 0 and
+    ``question`` one of :data:`QUESTIONS`."""
     if relation not in RELATIONS:
         raise ParameterError(f"a relation is one of {', '.join(RELATIONS)}, got {relation!r}")
     if not (isinstance(margin, int | float) and math.isfinite(margin) and margin > 0):
         raise ParameterError(f"a comparison's margin ε must be a positive number, got {margin!r}")
+    if question not in QUESTIONS:
+        raise ParameterError(f"a question is one of {', '.join(QUESTIONS)}, got {question!r}")
 
 
-def classify(low: float, high: float, relation: str, margin: float) -> str:
+def classify(low: float, high: float, relation: str, margin: float, question: str = DIRECTION) -> str:
     """The outcome of a finding from an interval [low, high] for its paired effect.
 
-    * superior ("A is better than B"), in this order: REVERSED when high < 0; REPRODUCED when
-      low > 0; TIED when the interval lies inside (−ε, ε); UNDECIDED otherwise. Any interval
-      narrower than ε decides (it is above 0, below 0, or inside (−ε, ε)). Read as the claim
-      "the effect is at least ε" (a "considerable" improvement), both TIED and REVERSED put the
-      whole interval below ε, so they contradict it at the interval's level; REPRODUCED shows
-      only that the effect is positive, and its size is printed beside it.
-    * non-inferior ("A is not worse than B by more than ε"): REPRODUCED when low ≥ −ε; REVERSED
-      when high < −ε; UNDECIDED otherwise.
+    * superior, question *direction* (a bare "A is better than B"): REVERSED when high < 0;
+      REPRODUCED when low > 0; NEGLIGIBLE when the interval lies inside (−ε, ε) (an advantage
+      below ε, if any: neither for nor against the paper); UNDECIDED otherwise. False REVERSED and
+      false REPRODUCED at a true effect of 0 each have probability ≤ δ/2.
+    * superior, question *magnitude* ("considerably better", a printed gap: the effect is at
+      least ε): REVERSED when high < 0; REPRODUCED when low > ZONE·ε; TIED when high < ε;
+      UNDECIDED otherwise. The indifference zone is [ZONE·ε, ε]: false REPRODUCED at its lower
+      edge and false TIED at its upper edge each have probability ≤ δ/2, at any n, so for a true
+      effect outside the zone the outcome does not depend on the number of runs.
+    * non-inferior ("A is not worse than B by more than ε"): REPRODUCED when low ≥ −ε;
+      REVERSED when high < −ε; UNDECIDED otherwise.
     * equivalent ("A and B coincide up to ε", TOST): REPRODUCED when the interval lies inside
       [−ε, ε]; DIFFERENT when it lies wholly outside; UNDECIDED otherwise.
     """
-    check_relation(relation, margin)
+    check_relation(relation, margin, question)
     if relation == SUPERIOR:
         if high < 0.0:
             return REVERSED
+        if question == MAGNITUDE:
+            if low > ZONE * margin:
+                return REPRODUCED
+            return TIED if high < margin else UNDECIDED
         if low > 0.0:
             return REPRODUCED
         if -margin < low and high < margin:
-            return TIED
+            return NEGLIGIBLE
         return UNDECIDED
     if relation == NON_INFERIOR:
         if low >= -margin:
@@ -816,12 +857,34 @@ def classify(low: float, high: float, relation: str, margin: float) -> str:
     return DIFFERENT if (high < -margin or low > margin) else UNDECIDED
 
 
-def decision_width(relation: str, margin: float, estimate: float) -> float:
+def rule_text(relation: str, margin: float, question: str = DIRECTION) -> str:
+    """One sentence: the rule :func:`classify` applies to this relation, margin and question."""
+    check_relation(relation, margin, question)
+    if relation == SUPERIOR and question == MAGNITUDE:
+        return (f"a magnitude (the effect is at least ε = {margin:g}; indifference zone [{ZONE * margin:g}, "
+                f"{margin:g}]): REPRODUCED when the interval lies above {ZONE * margin:g}, TIED when it lies below "
+                f"{margin:g}, REVERSED below 0")
+    if relation == SUPERIOR:
+        return (f"a direction (a bare 'better'): REPRODUCED when the interval lies above 0, REVERSED below 0, "
+                f"NEGLIGIBLE (an advantage below ε = {margin:g}, if any; neither for nor against) inside "
+                f"(−{margin:g}, {margin:g})")
+    if relation == NON_INFERIOR:
+        return (f"a non-inferiority (not worse by more than ε = {margin:g}): REPRODUCED when the interval's lower "
+                f"end is ≥ −{margin:g}, REVERSED when its upper end is below −{margin:g}")
+    return (f"an equivalence (within ±{margin:g}): REPRODUCED when the interval lies inside [−{margin:g}, "
+            f"{margin:g}], DIFFERENT when wholly outside")
+
+
+def decision_width(relation: str, margin: float, estimate: float, question: str = DIRECTION) -> float:
     """The width below which an interval centred on ``estimate`` decides a finding: for a
-    superiority 2·max(|e|, ε − |e|) (it then lies on one side of 0, or inside (−ε, ε); any
-    interval narrower than ε decides wherever it lies); for a non-inferiority twice the distance
-    of the estimate from −ε; for an equivalence twice the distance from the nearer of ±ε."""
-    check_relation(relation, margin)
+    direction 2·max(|e|, ε − |e|) (it then lies on one side of 0, or inside (−ε, ε); any
+    interval narrower than ε decides wherever it lies); for a magnitude the larger of twice the
+    distance above ZONE·ε, twice the distance below ε and twice the distance below 0; for a
+    non-inferiority twice the distance of the estimate from −ε; for an equivalence twice the
+    distance from the nearer of ±ε."""
+    check_relation(relation, margin, question)
+    if relation == SUPERIOR and question == MAGNITUDE:
+        return 2.0 * max(estimate - ZONE * margin, margin - estimate, -estimate, 0.0)
     if relation == SUPERIOR:
         return 2.0 * max(abs(estimate), margin - abs(estimate))
     if relation == NON_INFERIOR:
@@ -855,30 +918,46 @@ class SequentialResult:
     reason: str
     #: for an UNDECIDED finding: what would decide it (a sentence), else ""
     needs: str = ""
+    #: the question the finding asks (:data:`QUESTIONS`)
+    question: str = "direction"
 
 
 def decide_sequential(values, relation: str, margin: float, delta: float, schedule, *,
-                      statistic: str = "median", value_range: tuple[float, float] | None = None) -> SequentialResult:
+                      statistic: str = "median", value_range: tuple[float, float] | None = None,
+                      question: str = DIRECTION) -> SequentialResult:
     """Decide a comparison finding with a group-sequential design (α spent evenly over the looks).
 
     ``values`` are the paired effects in the order they were drawn (repetition 0, 1, ...).
     ``schedule`` lists the looks n₁ < n₂ < ... < n_K = cap (see :func:`looks`). At look j the
-    interval is computed from the first n_j values at level δ/K: the order-statistic (sign-test)
-    interval of a median (``statistic = "median"``, exact for every law, no range needed), or the
-    empirical Bernstein ∩ Anderson interval of a mean of values in ``value_range``
-    (``statistic = "mean"``). By the union bound the K intervals hold *simultaneously* with
-    probability ≥ 1 − δ, so whatever rule decides when to stop (here: the first look whose
-    outcome is not UNDECIDED, see :func:`classify`), the outcome contradicts the truth with
-    probability ≤ δ (≤ δ/2 for each one-sided error). Looks beyond ``len(values)`` have not
-    been drawn yet: then ``more`` is True while the finding is undecided. Schedules of one look
+    interval is computed from the first n_j values at level δ/K, for one of three estimands:
+
+    * ``"median"``: the order-statistic (sign-test) interval of a median, exact for every law, no
+      range needed;
+    * ``"mean"``: the empirical Bernstein ∩ Anderson interval of the mean of values in
+      ``value_range`` (the estimand of a paper that averages over splits or trials);
+    * ``"sign"``: the sign test conditioned on the runs where the contenders differ: the
+      Clopper–Pearson interval of p = P(D > 0 | D ≠ 0) from the nonzero values, reported as the
+      effect 2p − 1 in [−1, 1] (positive when the paper's ordering wins more of the runs that
+      differ). A run where both tie carries no information on the ordering and is left out,
+      where a median would sit on the atom at 0. Only a direction question can use it (its ε is
+      not in the effect's units).
+
+    The outcome is :func:`classify`'s for the relation, margin and ``question``. By the union
+    bound the K intervals hold *simultaneously* with probability ≥ 1 − δ, so whatever rule decides
+    when to stop (here: the first look whose outcome is not UNDECIDED), the outcome contradicts the
+    truth with probability ≤ δ (≤ δ/2 for each one-sided error). Looks beyond ``len(values)`` have
+    not been drawn yet: then ``more`` is True while the finding is undecided. Schedules of one look
     are the fixed-n test at level δ.
     """
     schedule = tuple(int(n) for n in schedule)
     if not schedule or any(b <= a for a, b in itertools.pairwise(schedule)) or schedule[0] < 1:
         raise ParameterError(f"a schedule is an increasing list of positive sizes, got {schedule}")
-    if statistic not in ("median", "mean"):
-        raise ParameterError(f"statistic must be 'median' or 'mean', got {statistic!r}")
-    check_relation(relation, margin)
+    if statistic not in ("median", "mean", "sign"):
+        raise ParameterError(f"statistic must be 'median', 'mean' or 'sign', got {statistic!r}")
+    check_relation(relation, margin, question)
+    if statistic == "sign" and (relation != SUPERIOR or question != DIRECTION):
+        raise ParameterError("the conditional sign test answers a direction only (relation superior, question "
+                             "direction)")
     x = np.asarray(values, dtype=np.float64).ravel()
     level = check_delta(delta) / len(schedule)
     reached = [n for n in schedule if n <= x.size]
@@ -888,24 +967,43 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
     for n in reached:
         if statistic == "median":
             interval = median_interval(x[:n], level)
+        elif statistic == "sign":
+            interval = sign_interval(x[:n], level)
         else:
             lo, hi = value_range if value_range is not None else (None, None)
             if lo is None:
                 raise ParameterError("statistic 'mean' needs the values' almost-sure range")
             interval = _shifted_mean_interval(x[:n], lo, hi, level)
-        outcome = classify(interval.low, interval.high, relation, margin)
+        outcome = classify(interval.low, interval.high, relation, margin, question)
+        if statistic == "sign" and outcome == NEGLIGIBLE:
+            outcome = UNDECIDED  # ε is in the units of D, not of 2p − 1
         if outcome != UNDECIDED:
             break
     look_text = (f"look {reached.index(n) + 1} of {len(schedule)} (n = {n}; looks at {', '.join(map(str, schedule))},"
                  f" δ/{len(schedule)} = {level:.3g} each)")
-    what = "median" if statistic == "median" else "mean"
-    reason = (f"{what} {interval.estimate:.4g} in [{interval.low:.4g}, {interval.high:.4g}] at {look_text}; "
-              f"claimed {relation} with ε = {margin:g}: {outcome}")
+    what = {"median": "median", "mean": "mean", "sign": f"2·P(D > 0 | D ≠ 0) − 1 over {interval.n} runs that differ,"}
+    reason = (f"{what[statistic]} {interval.estimate:.4g} in [{interval.low:.4g}, {interval.high:.4g}] at {look_text}; "
+              f"claimed {relation} ({question}) with ε = {margin:g}: {outcome}")
     more = outcome == UNDECIDED and n < schedule[-1]
     needs = ""
     if outcome == UNDECIDED:
-        needs = _needs(interval, relation, margin, n, schedule, level, statistic)
-    return SequentialResult(outcome, OUTCOME_VERDICT[outcome], interval, n, schedule, more, reason, needs)
+        needs = _needs(interval, relation, margin, n, schedule, level, statistic, question)
+    return SequentialResult(outcome, OUTCOME_VERDICT[outcome], interval, n, schedule, more, reason, needs, question)
+
+
+def sign_interval(values, delta: float) -> Interval:
+    """The conditional sign test's interval: Clopper–Pearson for p = P(D > 0 | D ≠ 0) from the
+    nonzero values, mapped to the effect 2p − 1 (an estimate and interval in [−1, 1]; (−1, 1) when
+    every value is 0). Exact for every law, ties included, at level δ."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if np.isnan(x).any():
+        raise ParameterError("observations contain NaN")
+    wins, differ = int((x > 0).sum()), int((x != 0).sum())
+    if differ == 0:
+        return Interval(0.0, -1.0, 1.0, delta, "conditional sign test (no run differs)", 0)
+    iv = binomial_interval(wins, differ, delta)
+    return Interval(2 * iv.estimate - 1, 2 * iv.low - 1, 2 * iv.high - 1, delta,
+                    "conditional sign test (Clopper–Pearson on the runs that differ)", differ)
 
 
 def _shifted_mean_interval(x: np.ndarray, lo: float, hi: float, delta: float) -> Interval:
@@ -914,15 +1012,19 @@ def _shifted_mean_interval(x: np.ndarray, lo: float, hi: float, delta: float) ->
     return Interval(iv.estimate + lo, iv.low + lo, iv.high + lo, iv.delta, iv.method, iv.n)
 
 
-def _needs(interval: Interval, relation: str, margin: float, n: int, schedule, level: float, statistic: str) -> str:
+def _needs(interval: Interval, relation: str, margin: float, n: int, schedule, level: float, statistic: str,
+           question: str = DIRECTION) -> str:
     """What would decide an undecided finding: more looks, or (at the cap) the width it needs and
     about how many values would give it at the spread seen (widths shrink like 1/√n)."""
     if n < schedule[-1]:
         return f"the next look at n = {schedule[schedule.index(n) + 1]} (cap {schedule[-1]})"
+    if statistic == "sign":
+        return (f"cap {n} reached with {interval.n} runs that differ; more runs that differ narrow the interval of "
+                "2p − 1 like 1/√n")
     if statistic == "median" and n < min_samples_median(level):
         return (f"cap {n} reached: the sign-test interval at δ/{len(schedule)} needs at least "
                 f"{min_samples_median(level)} values to be finite")
-    width, target = interval.high - interval.low, decision_width(relation, margin, interval.estimate)
+    width, target = interval.high - interval.low, decision_width(relation, margin, interval.estimate, question)
     if not (math.isfinite(width) and target > 0):
         return f"cap {n} reached with an unbounded interval"
     more = max(math.ceil(n * (width / target) ** 2), n + 1)  # an order-statistic interval may be lopsided
@@ -941,15 +1043,18 @@ def min_effect_median(n: int, delta: float, spread: float) -> float:
 
 
 def simulate_sequential(schedule, delta: float, relation: str, margin: float, sample, trials: int = 1000,
-                        seed: int = 0) -> dict:
-    """Operating characteristics of :func:`decide_sequential` (median) by simulation: ``sample(rng,
-    size)`` draws i.i.d. paired effects; returns the rate of each outcome and the expected number
-    of values used over ``trials`` sequential runs (the companion that says what a design costs)."""
+                        seed: int = 0, *, statistic: str = "median", value_range=None,
+                        question: str = DIRECTION) -> dict:
+    """Operating characteristics of :func:`decide_sequential` by simulation: ``sample(rng, size)``
+    draws i.i.d. paired effects; returns the rate of each outcome and the expected number of values
+    used over ``trials`` sequential runs (the companion that says what a design costs, and the
+    calibration tests' measurement of the false outcomes at a zone's edges)."""
     rng = np.random.default_rng(seed)
     counts = dict.fromkeys(OUTCOMES, 0)
     used = 0
     for _ in range(int(trials)):
-        res = decide_sequential(sample(rng, schedule[-1]), relation, margin, delta, schedule)
+        res = decide_sequential(sample(rng, schedule[-1]), relation, margin, delta, schedule, statistic=statistic,
+                                value_range=value_range, question=question)
         counts[res.outcome] += 1
         used += res.look
     return {"rates": {k: v / trials for k, v in counts.items()}, "expected_n": used / trials, "trials": int(trials)}
