@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 
 from . import CLAIMS_ENTRY_POINTS
-from .stats import FAIL, INCONCLUSIVE, PASS
+from .stats import FAIL, INCONCLUSIVE, NOT_REPRODUCED, PASS
 from .validation import ParameterError, Rule, validate
 
-VERDICTS = (PASS, FAIL, INCONCLUSIVE)
+VERDICTS = (PASS, FAIL, NOT_REPRODUCED, INCONCLUSIVE)
 KINDS = ("exact", "bound", "frequency", "pathwise", "rate", "lower-bound", "comparison", "reproduction")
 #: run profiles: quick (CI), full (the default evidence), paper (paper-scale sweeps; falls back to full)
 PROFILES = ("quick", "full", "paper")

@@ -1,10 +1,12 @@
 """Command line: ``theorycheck list | verify | report | show | conform | errata``.
 
-Exit status of ``verify`` and ``conform`` (:func:`exit_status`): 0 when every verdict is PASS;
-1 when any is FAIL, SUBJECT-ERROR (the implementation under test raised) or ERROR (the check
-itself raised); 3 when none failed but some are INCONCLUSIVE (undecided, not wrong); 2 for bad
-usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a one-line
-message on stderr. The other commands exit 0, or 2 on bad usage.
+Exit status of ``verify`` (:func:`run_exit_status`) and ``conform`` (:func:`exit_status`): 0 when
+every verdict is PASS, or NOT REPRODUCED by a non-reproduction the registry records; 1 when any is
+FAIL, SUBJECT-ERROR (the implementation under test raised) or ERROR (the check itself raised); 4
+when none failed but an experiment did not reproduce in a way the registry does not record (a new
+finding about a paper); 3 when none of those but some are INCONCLUSIVE (undecided, not wrong); 2
+for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
+one-line message on stderr. Precedence 1 > 4 > 3 > 0. The other commands exit 0, or 2 on bad usage.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from .validation import ParameterError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2, 3, 4
 #: the status of a run whose standard output was closed (``| head``), as a shell reports SIGPIPE
 EXIT_PIPE = 128 + 13
 
@@ -33,7 +35,11 @@ EXIT_CODES = """exit status:
   2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter, an --out that cannot be
      written, a plan past the machine's memory, disk or time without --force), before any work; or a disk that
      filled during the run (the message names what was not written)
-  3  nothing failed, but some verdict is INCONCLUSIVE: undecided, not wrong
+  3  nothing failed or newly not reproduced, but some verdict is INCONCLUSIVE: undecided, not wrong
+  4  nothing failed, but an experiment run with the paper's reference implementations is NOT REPRODUCED in a
+     way the registry does not record: a new finding about a paper (confirm it on a fresh seed and record it,
+     or find the bug); a recorded non-reproduction that recurs counts as 0
+  precedence: 1 > 4 > 3 > 0
   141  standard output was closed (| head), as a shell reports SIGPIPE"""
 
 CONFORM_EXIT_CODES = """exit status:
@@ -54,6 +60,31 @@ NEW_DESCRIPTION = (
 SUMMARY_FINDING_LINES = 15
 #: lines of the summary's list of errata before "… and N more"
 SUMMARY_ERRATA_LINES = 8
+
+
+def unrecorded(record: dict) -> list[dict]:
+    """The deciding findings of a NOT REPRODUCED result that go against the paper without a
+    non-reproduction of the claim's registry to record them (empty when every one is recorded)."""
+    if record.get("verdict") != "NOT REPRODUCED":
+        return []
+    against = [f for f in record.get("findings") or [] if f.get("against")]
+    return [f for f in against if not f.get("recorded")] or ([] if against else [{"finding": "?"}])
+
+
+def run_exit_status(records) -> int:
+    """The exit status of a ``verify`` run: EXIT_FAILED when any verdict is FAIL, SUBJECT-ERROR or
+    ERROR; EXIT_NOT_REPRODUCED when a NOT REPRODUCED result has a finding the registry does not
+    record; EXIT_UNDECIDED when something is INCONCLUSIVE; EXIT_OK otherwise (every verdict PASS,
+    or NOT REPRODUCED exactly as recorded)."""
+    records = list(records)
+    verdicts = [r["verdict"] for r in records]
+    if any(v not in ("PASS", "INCONCLUSIVE", "NOT REPRODUCED") for v in verdicts):
+        return EXIT_FAILED
+    if any(unrecorded(r) for r in records):
+        return EXIT_NOT_REPRODUCED
+    if "INCONCLUSIVE" in verdicts:
+        return EXIT_UNDECIDED
+    return EXIT_OK
 
 
 def exit_status(verdicts) -> int:
@@ -490,6 +521,8 @@ def _cmd_verify(args) -> int:
                                     f"the last complete one (`theorycheck report --out {args.out}` renders it once "
                                     "there is room)") from err
     summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
+    power_unlike = [f"{r['id']} [{p['name']}]: {p['verdict']}" for r in records for p in r.get("power_runs") or []
+                    if p["verdict"] != NOT_RUN and (p["verdict"] == "FAIL") != p["declared_caught"]]
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -513,6 +546,13 @@ def _cmd_verify(args) -> int:
             print(f"planted defects not run, their settings do not fit the {args.profile} profile (see the claims' "
                   f"pages): {'; '.join(unfit)}")
     for r in records:  # why each claim failed, one line on stderr, whatever the output format
+        if r["verdict"] == "NOT REPRODUCED":
+            new = unrecorded(r)
+            keys = sorted({f.get("known") for f in r.get("findings") or [] if f.get("against") and f.get("known")})
+            said = (f"new, not in the registry: {'; '.join(f.get('finding', '?') for f in new)}" if new else
+                    f"recorded non-reproduction{'s' * (len(keys) != 1)} {', '.join(keys)} recurred")
+            print(f"theorycheck: {r['id']}: NOT REPRODUCED ({said}; profile {r.get('profile')}, seed {r.get('seed')}; "
+                  f"see {args.out}/{r['id']}.html)", file=sys.stderr)
         if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
             decision = r.get("decision") or ""
             if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the whole line, it says what
@@ -521,7 +561,11 @@ def _cmd_verify(args) -> int:
             what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
             print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(decision, r['verdict'])} "
                   f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
-    return exit_status(r["verdict"] for r in records)
+    if power_unlike:  # a planted defect that does not do what its claim declares: the power table is wrong
+        print(f"theorycheck: planted defects not as declared (exit status 1): {'; '.join(power_unlike)}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    return run_exit_status(records)
 
 
 def planted_defects(claims, profile: str, overrides: dict[str, str], *, idea_only: bool = False) -> list[tuple]:
@@ -621,7 +665,7 @@ class _ReportAsItGoes:
         self.last = time.monotonic()
 
 
-_VERDICT_ORDER = ("PASS", "FAIL", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
+_VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
 
 
 def verify_summary(records: list[dict], out: Path | str) -> list[str]:

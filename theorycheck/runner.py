@@ -1121,6 +1121,7 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
 
 #: the words that say why a verdict is not PASS, as the decisions write them
 _REASONS = {stats.FAIL: ("FAIL", "TIED", "REVERSED", "DIFFERENT"),
+            stats.NOT_REPRODUCED: ("NOT REPRODUCED", "TIED", "REVERSED", "DIFFERENT"),
             stats.INCONCLUSIVE: ("No verdict", "INCONCLUSIVE", "UNDECIDED")}
 
 
@@ -1147,7 +1148,7 @@ def headline(decision, verdict: str | None = None) -> str:
 
 
 def _verdicts():
-    return (stats.PASS, stats.FAIL, stats.INCONCLUSIVE)
+    return (stats.PASS, stats.FAIL, stats.NOT_REPRODUCED, stats.INCONCLUSIVE)
 
 
 def load_result(out: Path | str, claim_id: str) -> dict[str, Any] | None:

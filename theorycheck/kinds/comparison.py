@@ -69,17 +69,35 @@ __all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", 
 
 
 def finding_record(what: str, result: stats.SequentialResult, relation: str, margin: float, decides: bool, *,
-                   paper: str = "", known: str = "") -> dict:
-    """One finding as :attr:`Evidence.findings` stores it: the relation claimed, ε, the interval
-    reached, the outcome and, while undecided, what would decide it."""
+                   paper: str = "", known: str = "", statistic: str = "median", why: str = "",
+                   versus: str = "paper") -> dict:
+    """One finding as :attr:`Evidence.findings` stores it: the relation and question claimed, ε, the
+    estimand, the interval reached, the outcome and, while undecided, what would decide it.
+    ``versus`` is "paper" for a finding the paper states and "reference" for a replaced subject
+    judged against the reference implementation; ``against`` marks an outcome against the paper
+    (TIED, REVERSED, DIFFERENT), ``known`` the key of the claim's recorded non-reproduction, if any."""
     iv = result.interval
     needs = result.needs
     if not decides and result.more:  # a reported finding never asks for runs of its own
         needs = f"reported only: no more runs are drawn for it (width {iv.high - iv.low:.3g} at n = {result.look})"
-    return {"finding": what, "relation": relation, "margin": float(margin), "estimate": float(iv.estimate),
-            "low": float(iv.low), "high": float(iv.high), "outcome": result.outcome, "decides": bool(decides),
+    return {"finding": what, "relation": relation, "question": result.question, "margin": float(margin),
+            "statistic": statistic, "estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
+            "outcome": result.outcome, "meaning": stats.MEANING[result.outcome], "decides": bool(decides),
             "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
-            "known": known}
+            "known": known, "why": why, "versus": versus,
+            "against": bool(decides and versus == "paper" and result.outcome in stats.AGAINST)}
+
+
+def replaced_names(claim: Claim, subjects: dict) -> list[str]:
+    """The subjects of this run that are not the claim's reference implementations (its defaults)."""
+    return sorted(n for n, s in subjects.items() if s is not type(claim).subjects.get(n))
+
+
+def against_verdict(reference: bool) -> str:
+    """What a deciding finding against the paper makes of the claim: NOT REPRODUCED when every
+    subject it involves is the paper's reference implementation (a finding about the paper), FAIL
+    when one is replaced (a finding about the subject)."""
+    return stats.NOT_REPRODUCED if reference else stats.FAIL
 
 
 class PairedComparison(Claim):
@@ -89,6 +107,10 @@ class PairedComparison(Claim):
     statistic: str = "mean"
     #: the relation the paper claims of A against B (stats.RELATIONS), unless a setting names its own
     relation: str = stats.SUPERIOR
+    #: the question the paper's words ask of a superiority (stats.QUESTIONS), unless a setting names its own
+    question: str = stats.DIRECTION
+    #: the subjects that are contenders (a replaced one is judged against its reference); None: every subject
+    contender_subjects: tuple[str, ...] | None = None
     #: a claim that declares ``max_repetitions`` (the cap, with its own rule) runs group-sequentially
     parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive(), "margin": Positive()}
 
@@ -110,10 +132,30 @@ class PairedComparison(Claim):
         return [{**s, "setting": i, "repetition": r}
                 for i, s in enumerate(self.settings(p)) for r in range(p["repetitions"])]
 
+    def _swapped(self, subjects) -> list[str]:
+        """The replaced subjects that are contenders (judged against their reference implementations)."""
+        mine = replaced_names(self, subjects)
+        return [n for n in mine if self.contender_subjects is None or n in self.contender_subjects]
+
     def measure(self, p, task, subjects, seed):
         data, a_seed, b_seed = seed.spawn(3)
-        out = self.run(p, task, subjects, kernel_state(data),
-                       (int(a_seed.generate_state(1)[0]), int(b_seed.generate_state(1)[0])))
+        state = kernel_state(data)
+        seeds = (int(a_seed.generate_state(1)[0]), int(b_seed.generate_state(1)[0]))
+        out = self.run(p, task, subjects, state.copy(), seeds)
+        swapped = self._swapped(subjects)
+        if swapped:
+            # the same run with the reference implementations in the replaced places: the same sample
+            # (a copy of the same data stream) and the same seeds; each contender's loss is compared
+            # with its reference's, valid whether or not the streams coincide
+            reference = self.run(p, task, {**subjects, **{n: type(self).subjects[n] for n in swapped}}, state.copy(),
+                                 seeds)
+            reference.pop("hypotheses", None)
+            out["reference_loss_a"], out["reference_loss_b"] = reference["loss_a"], reference["loss_b"]
+            for k in ("a", "b"):
+                with np.errstate(invalid="ignore"):
+                    gap = reference[f"loss_{k}"] - out[f"loss_{k}"]
+                out[f"against_reference_{k}"] = 0.0 if math.isnan(gap) else gap
+        out["replaced"] = ",".join(swapped)
         extra = list(out.pop("hypotheses", []))
         budget = self.budget(p)
         over = {k: out[f"attributes_{k}"] for k in ("a", "b") if out[f"attributes_{k}"] > budget}
@@ -129,83 +171,157 @@ class PairedComparison(Claim):
 
     def _assess(self, p, table) -> dict[int, stats.SequentialResult]:
         """Each setting's sequential result, from its repetitions in the order they were drawn."""
-        if self.statistic not in ("mean", "median"):
-            raise ParameterError(f"{self.id}: statistic must be 'mean' or 'median', got {self.statistic!r}")
+        if self.statistic not in ("mean", "median", "sign"):
+            raise ParameterError(f"{self.id}: statistic must be 'mean', 'median' or 'sign', got {self.statistic!r}")
         declared = self.settings(p)
-        deciding = [i for i, s in enumerate(declared) if s.get("decides", True)]
-        level = p["delta"] / max(len(deciding), 1)
-        upper = None if self.statistic == "median" else float(self.upper(p))
+        _, level = self._levels(p, table)
+        upper = float(self.upper(p)) if self.statistic == "mean" else None
         out = {}
         for s in sorted(set(table["setting"])):
             part = table[table["setting"] == s].sort_values("repetition")
             values = part["difference"].to_numpy(dtype=np.float64)
             relation = declared[s].get("relation", self.relation)
             margin = float(declared[s].get("margin", p["margin"]))
+            question = declared[s].get("question", self.question)
+            statistic = self.statistic
+            if statistic == "sign" and (relation != stats.SUPERIOR or question != stats.DIRECTION):
+                statistic = "median"  # the conditional sign test answers a direction only
             out[s] = stats.decide_sequential(values, relation, margin, level, self._schedule(p),
-                                             statistic=self.statistic,
+                                             statistic=statistic, question=question,
                                              value_range=None if upper is None else (-upper, upper))
         return out
+
+    def _against_reference(self, p, table, level) -> dict[tuple[int, str], stats.SequentialResult]:
+        """Per deciding setting and side, a replaced contender against its reference implementation:
+        non-inferiority of loss_reference − loss_subject (positive when the subject is better) with the
+        setting's ε, by the median (the mean for a claim that decides means)."""
+        if "against_reference_a" not in table:
+            return {}
+        declared = self.settings(p)
+        upper = None if self.statistic != "mean" else float(self.upper(p))
+        out = {}
+        for s in sorted(set(table["setting"])):
+            if not declared[s].get("decides", True):
+                continue
+            part = table[table["setting"] == s].sort_values("repetition")
+            margin = float(declared[s].get("margin", p["margin"]))
+            for side in ("a", "b"):
+                values = part[f"against_reference_{side}"].to_numpy(dtype=np.float64)
+                out[(s, side)] = stats.decide_sequential(
+                    values, stats.NON_INFERIOR, margin, level, self._schedule(p),
+                    statistic="mean" if upper is not None else "median",
+                    value_range=None if upper is None else (-upper, upper))
+        return out
+
+    def _swapped_in(self, table) -> bool:
+        return "replaced" in table and bool(len(table)) and bool(str(table["replaced"].iloc[0]))
+
+    def _levels(self, p, table) -> tuple[int, float]:
+        """The number of deciding intervals and the level of each: the deciding settings, or with a
+        replaced contender the two sides of each against the reference."""
+        deciding = [s for s in self.settings(p) if s.get("decides", True)]
+        count = len(deciding) * (2 if self._swapped_in(table) else 1)
+        return count, p["delta"] / max(count, 1)
 
     def extend(self, p, table, tasks):
         """More repetitions of the deciding settings that are undecided, up to the next look."""
         declared, results = self.settings(p), self._assess(p, table)
+        _, level = self._levels(p, table)
+        pending = {s for (s, _), res in self._against_reference(p, table, level).items() if res.more}
+        if not self._swapped_in(table):
+            pending |= {s for s, res in results.items() if declared[s].get("decides", True) and res.more}
         more = []
-        for s, res in results.items():
-            if declared[s].get("decides", True) and res.more:
-                have = res.look
-                nxt = next(n for n in res.schedule if n > have)
+        for s in sorted(pending):
+            have = results[s].look if s in results else 0
+            schedule = self._schedule(p)
+            nxt = next((n for n in schedule if n > have), None)
+            if nxt is not None:
                 more += [{**declared[s], "setting": s, "repetition": r} for r in range(have, nxt)]
         return more
 
     def decide(self, p, table):
         declared = self.settings(p)
+        swapped = self._swapped_in(table)
         deciding = [i for i, s in enumerate(declared) if s.get("decides", True)]
-        per_delta = p["delta"] / max(len(deciding), 1)
+        count, per_delta = self._levels(p, table)
         results = self._assess(p, table)
+        versus = self._against_reference(p, table, per_delta)
         median = self.statistic == "median"
         a, b = self.labels
         records, lines, verdicts, found = [], [], [], []
         for s, res in results.items():
             part = table[table["setting"] == s]
-            decides = s in deciding
-            if decides:
-                verdicts.append(res.verdict)
+            decides = s in deciding and not swapped
             name = declared[s].get("label", f"setting {s}")
             relation = declared[s].get("relation", self.relation)
             margin = float(declared[s].get("margin", p["margin"]))
-            role = "" if decides else " (reported, not decided)"
-            lines.append(f"- {name}{role}: {res.outcome}. {res.reason}" + (f"; needs {res.needs}" if res.needs else ""))
+            verdict = res.verdict
+            if decides and res.outcome in stats.AGAINST:
+                verdict = against_verdict(True)
+            if decides:
+                verdicts.append(verdict)
+            role = "" if decides else (" (reported: a replaced subject, judged against the reference below)"
+                                       if swapped and s in deciding else " (reported, not decided)")
+            lines.append(f"- {name}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}"
+                         + (f"; needs {res.needs}" if res.needs else ""))
             agg = "median" if median else "mean"
             iv = res.interval
             records.append({"setting": s, "label": name, "loss_a": float(part["loss_a"].agg(agg)),
                             "loss_b": float(part["loss_b"].agg(agg)), "difference": iv.estimate, "low": iv.low,
                             "high": iv.high, "relation": relation, "margin": margin, "runs": res.look,
-                            "outcome": res.outcome, "verdict": res.outcome if decides else f"{res.outcome} (reported)"})
-            found.append(finding_record(name, res, relation, margin, decides))
+                            "outcome": res.outcome,
+                            "verdict": (stats.NOT_REPRODUCED if verdict == stats.NOT_REPRODUCED else res.outcome)
+                            if decides else f"{res.outcome} (reported)"})
+            found.append(finding_record(name, res, relation, margin, decides, statistic=self.statistic,
+                                        paper=declared[s].get("paper", ""), why=declared[s].get("why", "")))
+            found[-1]["recorded"] = bool(declared[s].get("known") in {n.key for n in self.non_reproductions})
+            found[-1]["known"] = declared[s].get("known", "")
+        for (s, side), res in versus.items():
+            name = declared[s].get("label", f"setting {s}")
+            who = self.labels["ab".index(side)]
+            what = f"{name}: {who}, the replaced subject against the reference implementation"
+            verdicts.append(res.verdict)
+            lines.append(f"- {what}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason} (loss of the reference "
+                         "− loss of the subject, same sample and seeds; positive when the subject is better)"
+                         + (f"; needs {res.needs}" if res.needs else ""))
+            iv = res.interval
+            records.append({"setting": s, "label": what, "difference": iv.estimate, "low": iv.low, "high": iv.high,
+                            "relation": stats.NON_INFERIOR, "margin": float(declared[s].get("margin", p["margin"])),
+                            "runs": res.look, "outcome": res.outcome,
+                            "verdict": res.outcome})
+            found.append(finding_record(what, res, stats.NON_INFERIOR, float(declared[s].get("margin", p["margin"])),
+                                        True, versus="reference", statistic="mean" if self.statistic == "mean"
+                                        else "median", why="a replaced subject is judged against the reference"))
         summary = pd.DataFrame(records)
         schedule = self._schedule(p)
         design = (f"{schedule[0]} paired runs per setting" if len(schedule) == 1 else
                   f"group-sequential: looks at {', '.join(map(str, schedule))} paired runs, more only for a deciding "
                   f"setting still undecided, each look at 1/{len(schedule)} of the setting's level (union bound over "
                   "the looks, valid whenever the design stops)")
-        interval = ("the order-statistic (sign-test) interval of the median, which needs no range" if median else
-                    f"the empirical Bernstein ∩ Anderson interval of the mean on [−{float(self.upper(p)):g}, "
-                    f"{float(self.upper(p)):g}]")
+        interval = {"median": "the order-statistic (sign-test) interval of the median, which needs no range",
+                    "sign": "the conditional sign test (Clopper–Pearson on P(D > 0 | D ≠ 0) over the runs where the "
+                            "two differ, as 2p − 1: a tie says nothing about which is better), which needs no range",
+                    "mean": "the empirical Bernstein ∩ Anderson interval of the mean on the losses' range "
+                            "[−upper, upper]"}[self.statistic]
+        rules = sorted({stats.rule_text(d.get("relation", self.relation), float(d.get("margin", p["margin"])),
+                                        d.get("question", self.question)) for d in (declared[i] for i in deciding)})
         text = (f"Claim: the paired effect (loss of {b} − loss of {a}) in every setting that decides, in the relation "
-                f"the paper states (superior unless a setting says otherwise) with margin ε. Paired runs (the same "
-                f"sample for both); {design}; per setting {interval} at δ/{len(deciding)} = {per_delta:.3g} "
-                f"(false-FAIL rate ≤ δ = {p['delta']:g}, union bound over the settings). A superiority is "
-                "REPRODUCED (PASS) when the interval lies above 0, REVERSED below 0 and TIED inside (−ε, ε) (FAIL: "
-                "findings against the paper), UNDECIDED (INCONCLUSIVE) otherwise; a non-inferiority is REPRODUCED "
-                "when the interval's lower end is ≥ −ε.\n" + "\n".join(lines))
-        observed = summary.loc[summary["setting"].isin(deciding), "difference"]
+                f"and question the paper's words state with margin ε. Paired runs (the same sample for both); "
+                f"{design}; per interval {interval} at δ/{count} = {per_delta:.3g} (false-FAIL rate ≤ δ = "
+                f"{p['delta']:g}, union bound). Rules: {'; '.join(rules)}. With the reference implementations a "
+                f"deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim NOT REPRODUCED; with a "
+                f"replaced contender the paper's settings are reported and each side is judged against its reference "
+                f"implementation on the same sample and seeds (non-inferiority with the setting's ε: FAIL when the "
+                f"subject is worse by more than ε).\n" + "\n".join(lines))
+        observed = summary.loc[summary["setting"].isin(deciding), "difference"] if len(summary) else summary
         return Evidence(verdict=stats.combine(verdicts), observed=float(observed.min()) if len(observed) else None,
                         theory=0.0, delta=p["delta"], decision=text, summary=summary, findings=found,
                         plot=Plot(x="label", y="difference", low="low", high="high", theory="margin",
                                   kind="point", xlabel="setting", ylabel=f"loss of {b} − loss of {a}",
-                                  band_label=("order-statistic interval of the median" if median
-                                              else "empirical Bernstein interval") + " at the last look (decides)",
-                                  theory_label="margin ε"))
+                                  band_label={"median": "order-statistic interval of the median",
+                                              "sign": "conditional sign test's interval of 2p − 1",
+                                              "mean": "empirical Bernstein interval"}[self.statistic]
+                                  + " at the last look (decides)", theory_label="margin ε"))
 
 
 class GrowingSample:

@@ -37,13 +37,16 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..observe import counted_fit
 from ..protocols import BudgetedLearner, Contract, Function, Regressor
 from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
-from .comparison import finding_record
+from .comparison import against_verdict, finding_record, replaced_names
 
 #: the data subject of a real-data experiment: ``data(a, b, source=...) -> Dataset``
 DATA_CONTRACT = Contract(Function, call=("source",))
 #: a contender: a regressor class whose ``fit(X, y)`` sets ``coef_``
 LEARNER_CONTRACT = Contract(BudgetedLearner)
 REGRESSOR_CONTRACT = Contract(Regressor)
+
+#: the suffix of a contender's reference implementation run beside a replaced subject ("aelr@reference")
+REFERENCE = "@reference"
 
 #: the 45 pairs of distinct digits, 'avb' with a < b (the tasks of cbss11 §7's table)
 PAIRS = tuple(f"{a}v{b}" for a in range(10) for b in range(a + 1, 10))
@@ -190,6 +193,10 @@ class RealDataExperiment(Reproduction):
     trivial: dict[str, float] = {"mse": 1.0, "clf": 1.0}
     #: the subject each contender runs (default: the subject of the same name)
     subject_for: dict[str, str] = {}
+    #: ε of a replaced contender against its reference on a published number it would read (in
+    #: log(err_reference/err_subject): 0.1 lets the subject's test error be up to 10% above the
+    #: reference's); a finding's comparisons use the finding's own ε
+    reference_margin: float = 0.1
 
     def __init_subclass__(cls, **kwargs):
         """Every subject gets its contract unless the claim declares one: ``data`` is a pair loader,
@@ -246,13 +253,20 @@ class RealDataExperiment(Reproduction):
                            f"max |x| = {np.abs(X).max():g}; labels {{{', '.join(f'{v:g}' for v in np.unique(y))}}}")]
         sizes = sorted({min(m, len(ytr)) for m in p["prefixes"]}) if task["pair"] == p["curve_pair"] else [len(ytr)]
         rows = [{**task, "source": data.source, "examples": len(ytr), **row} for row in self.extra(p, task, Xtr, ytr)]
+        replaced = replaced_names(self, subjects)
         for name, stream in zip(self.contenders, own, strict=True):
-            subject = subjects[self.subject_for.get(name, name)]
+            which = self.subject_for.get(name, name)
             rs = int(stream.generate_state(1)[0])
-            chosen = self._tune(p, name, subject, Xtr, ytr, rs)
-            for m in self.sizes(p, name, sizes, X.shape[1]):
-                rows.append({**task, "algorithm": name, "examples": m, "n_test": len(yte), "source": data.source,
-                             **self._fit(p, name, subject, chosen, Xtr[:m], ytr[:m], Xte, yte, rs, Xtr)})
+            # a replaced contender runs beside the reference implementation, on the same split and prefixes
+            runs = [(name, subjects[which])] + ([(f"{name}{REFERENCE}", type(self).subjects[which])]
+                                                  if which in replaced else [])
+            for tag, subject in runs:
+                chosen = self._tune(p, name, subject, Xtr, ytr, rs)
+                for m in self.sizes(p, name, sizes, X.shape[1]):
+                    rows.append({**task, "algorithm": tag, "examples": m, "n_test": len(yte), "source": data.source,
+                                 **self._fit(p, name, subject, chosen, Xtr[:m], ytr[:m], Xte, yte, rs, Xtr)})
+        for row in rows:
+            row["replaced"] = ",".join(replaced)
         return Measurement(rows, hyps)
 
     def sizes(self, p, name, sizes, d) -> list[int]:
@@ -356,39 +370,93 @@ class RealDataExperiment(Reproduction):
         first = p["repetitions"]
         return stats.looks(first, max(first, p.get("max_repetitions", first)))
 
+    def _involved(self, names) -> set[str]:
+        """The subjects behind these contenders (a published statistic of the data involves none)."""
+        return {self.subject_for.get(n, n) for n in names if n in self.contenders}
+
     def _assess(self, p, table) -> list[dict]:
-        """Every published point and finding with its sequential result (None when not run)."""
+        """Every published point and finding with its sequential result (None when not run), then
+        one comparison against the reference implementation per replaced contender, prefix and
+        metric that a deciding point or finding reads.
+
+        A point or finding that reads a replaced contender is reported beside (the paper's ordering
+        with the user's subject), not decided: the subject is judged against the reference on the
+        same splits instead (non-inferiority of log(err_reference/err_subject) with the finding's ε,
+        :attr:`reference_margin` for a published number)."""
         findings, points = list(self.findings(p)), list(self.points(p))
         ran = table[table["unavailable"].isna()] if "unavailable" in table else table
-        count = sum(1 for pt in points if pt.get("decides", True)) + sum(len(f.at) for f in findings if f.decides)
-        level = p["delta"] / max(count, 1)
-        items = []
+        replaced = set()
+        if "replaced" in ran and len(ran):
+            replaced = {n for n in str(ran["replaced"].iloc[0]).split(",") if n}
+        swapped = replaced & set(self._involved(self.contenders))
+        comparisons: dict[tuple, dict] = {}
+
+        def against_reference(names, at, metric, scope, margin, what):
+            for n in names:
+                if self.subject_for.get(n, n) in swapped and (n, at, metric, scope) not in comparisons:
+                    comparisons[(n, at, metric, scope)] = {"name": n, "at": at, "metric": metric, "scope": scope,
+                                                           "margin": margin, "what": what}
+
+        paper_items = []
         for pt in points:
-            low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
-            f_pt = pt.get("factor", p["factor"])
-            window = self.window(p, pt)
-            centre = math.sqrt(window[0] * window[1])
-            values = self._values(p, ran, pt["scope"], pt["algorithm"], pt["metric"], pt.get("at", -1))[0] \
-                if len(ran) else np.zeros(0)
-            with np.errstate(divide="ignore"):
-                effect = np.log(values) - math.log(centre) if centre > 0 else values
-            item = {"type": "point", "point": pt, "decides": pt.get("decides", True), "values": values,
-                    "centre": centre, "relation": stats.EQUIVALENT, "scope": pt["scope"],
-                    "margin": 0.5 * math.log(window[1] / window[0]), "window": window,
-                    "capped": window != (low / f_pt, high * f_pt)}
-            item["result"] = self._sequential(p, effect, item, level)
-            items.append(item)
+            decides = pt.get("decides", True)
+            involved = self._involved([pt["algorithm"]])
+            if decides and involved & swapped:
+                against_reference([pt["algorithm"]], pt.get("at", -1), pt["metric"], pt["scope"],
+                                  self.reference_margin, pt["label"])
+                decides = False
+            paper_items.append(("point", pt, pt.get("at", -1), decides, involved))
         for f in findings:
             for at in f.at:
-                better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
-                worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
-                with np.errstate(all="ignore"):
-                    diff = np.log(worse) - np.log(better)
-                diff = np.where(np.isnan(diff), 0.0, diff)
-                item = {"type": "finding", "finding": f, "at": at, "decides": f.decides, "relation": f.relation,
-                        "margin": f.margin, "scope": f.scope, "values": diff, "better": better, "worse": worse}
-                item["result"] = self._sequential(p, diff, item, level) if better.size and keys == keys_w else None
+                decides, involved = f.decides, self._involved([f.better, f.worse])
+                if decides and involved & swapped:
+                    against_reference([f.better, f.worse], at, f.metric, f.scope, f.margin, f.label)
+                    decides = False
+                paper_items.append(("finding", f, at, decides, involved))
+        count = sum(1 for it in paper_items if it[3]) + len(comparisons)
+        level = p["delta"] / max(count, 1)
+        items = []
+        for kind, obj, at, decides, involved in paper_items:
+            reference = not (involved | {"data"}) & replaced
+            common = {"decides": decides, "reference": reference, "swapped": bool(involved & swapped), "at": at}
+            if kind == "point":
+                pt = obj
+                low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
+                f_pt = pt.get("factor", p["factor"])
+                window = self.window(p, pt)
+                centre = math.sqrt(window[0] * window[1])
+                values = self._values(p, ran, pt["scope"], pt["algorithm"], pt["metric"], at)[0] \
+                    if len(ran) else np.zeros(0)
+                with np.errstate(divide="ignore"):
+                    effect = np.log(values) - math.log(centre) if centre > 0 else values
+                item = {"type": "point", "point": pt, "values": values, "centre": centre,
+                        "relation": stats.EQUIVALENT, "question": stats.DIRECTION, "scope": pt["scope"],
+                        "margin": 0.5 * math.log(window[1] / window[0]), "window": window,
+                        "capped": window != (low / f_pt, high * f_pt), **common}
+                item["result"] = self._sequential(p, effect, item, level)
                 items.append(item)
+                continue
+            f = obj
+            better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
+            worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
+            with np.errstate(all="ignore"):
+                diff = np.log(worse) - np.log(better)
+            diff = np.where(np.isnan(diff), 0.0, diff)
+            item = {"type": "finding", "finding": f, "relation": f.relation, "question": f.question,
+                    "margin": f.margin, "scope": f.scope, "values": diff, "better": better, "worse": worse, **common}
+            item["result"] = self._sequential(p, diff, item, level) if better.size and keys == keys_w else None
+            items.append(item)
+        for c in comparisons.values():
+            mine, keys = self._values(p, ran, c["scope"], c["name"], c["metric"], c["at"])
+            ref, keys_r = self._values(p, ran, c["scope"], c["name"] + REFERENCE, c["metric"], c["at"])
+            with np.errstate(all="ignore"):
+                diff = np.log(ref) - np.log(mine)
+            diff = np.where(np.isnan(diff), 0.0, diff)
+            item = {"type": "reference", "comparison": c, "at": c["at"], "decides": True, "reference": False,
+                    "swapped": True, "relation": stats.NON_INFERIOR, "question": stats.DIRECTION,
+                    "margin": c["margin"], "scope": c["scope"], "values": diff, "better": mine, "worse": ref}
+            item["result"] = self._sequential(p, diff, item, level) if mine.size and keys == keys_r else None
+            items.append(item)
         return items
 
     def window(self, p, pt) -> tuple[float, float]:
@@ -408,7 +476,8 @@ class RealDataExperiment(Reproduction):
         schedule = self._schedule(p, item["scope"], len(values))
         if len(values) < schedule[0]:
             return None
-        return stats.decide_sequential(values, item["relation"], item["margin"], level, schedule)
+        return stats.decide_sequential(values, item["relation"], item["margin"], level, schedule,
+                                       question=item["question"])
 
     def extend(self, p, table, tasks):
         """More splits of the curve pair while a deciding finding or point over splits is undecided
@@ -429,12 +498,14 @@ class RealDataExperiment(Reproduction):
         items = self._assess(p, table)
         count = sum(1 for it in items if it["decides"])
         level = p["delta"] / max(count, 1)
+        recorded = {n.key for n in self.non_reproductions}
         verdicts, lines, records, found = [], [], [], []
         for msg in missing:
             lines.append(f"- data not available: {msg}")
         for it in items:
             res, decides = it["result"], it["decides"]
-            role = "" if decides else " (reported, not decided)"
+            role = "" if decides else (" (reported: it reads a replaced subject, judged against the reference below)"
+                                       if it["swapped"] else " (reported, not decided)")
             if it["type"] == "point":
                 pt = it["point"]
                 low, high = pt.get("low", pt.get("value")), pt.get("high", pt.get("value"))
@@ -443,21 +514,32 @@ class RealDataExperiment(Reproduction):
                 record = {"row": "paper vs ours", "what": label, "paper": shown, "ours": None, "ratio": None,
                           "low": None, "high": None, "n": int(it["values"].size), "verdict": "not run",
                           "note": pt.get("note", "")}
-            else:
+            elif it["type"] == "finding":
                 f = it["finding"]
                 where = "over pairs" if f.scope == "pairs" else f"prefix {it['at']}"
                 label = f"{f.label} ({where})"
                 record = {"row": "finding", "what": label, "paper": f.paper, "ours": None, "ratio": None,
                           "low": None, "high": None, "n": int(it["values"].size), "verdict": "not run",
                           "note": f.note}
+            else:
+                c = it["comparison"]
+                where = "over pairs" if c["scope"] == "pairs" else f"prefix {c['at']}"
+                label = (f"{self.contenders[c['name']]}: the replaced subject against the reference implementation "
+                         f"({c['metric']}, {where}; read by '{c['what']}')")
+                record = {"row": "against the reference", "what": label, "paper": "", "ours": None, "ratio": None,
+                          "low": None, "high": None, "n": int(it["values"].size), "verdict": "not run",
+                          "note": "paired over the same splits, each its own random stream"}
             if res is None:
                 if decides:
                     verdicts.append(stats.INCONCLUSIVE)
                 lines.append(f"- {label}: not run (INCONCLUSIVE)")
                 records.append(record)
                 continue
+            verdict = res.verdict
+            if decides and res.outcome in stats.AGAINST and it["type"] != "reference":
+                verdict = against_verdict(it["reference"])
             if decides:
-                verdicts.append(res.verdict)
+                verdicts.append(verdict)
             iv = res.interval
             if it["type"] == "point":
                 c = it["centre"]
@@ -468,17 +550,32 @@ class RealDataExperiment(Reproduction):
                         f"{res.look}{f', looks at {list(res.schedule)}' if len(res.schedule) > 1 else ''})")
                 record.update(ours=c * math.exp(iv.estimate), ratio=c * math.exp(iv.estimate) / math.sqrt(low * high),
                               low=c * math.exp(iv.low), high=c * math.exp(iv.high))
+                if pt.get("known") or (decides and res.outcome in stats.AGAINST):
+                    found.append(finding_record(label, res, stats.EQUIVALENT, it["margin"], decides,
+                                                paper=shown, known=pt["known"], why=pt.get("note", "")))
             else:
-                f = it["finding"]
-                text = res.reason + (" (paired log(err_worse/err_better), the effect size is the median)")
+                if it["type"] == "finding":
+                    f = it["finding"]
+                    text = res.reason + " (paired log(err_worse/err_better), the effect size is the median)"
+                    found.append(finding_record(label, res, it["relation"], it["margin"], decides, paper=f.paper,
+                                                known=f.known, why=f.why or f.note))
+                else:
+                    text = res.reason + " (paired log(err_reference/err_subject): positive when the subject is better)"
+                    found.append(finding_record(label, res, it["relation"], it["margin"], True, versus="reference",
+                                                why="a replaced subject is judged against the reference"))
                 record.update(ours=float(math.exp(iv.estimate)) if math.isfinite(iv.estimate) else None,
                               low=math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
                               high=math.exp(iv.high) if np.isfinite(iv.high) else math.inf)
-                found.append(finding_record(label, res, it["relation"], it["margin"], decides, paper=f.paper,
-                                            known=f.known))
+            if found and found[-1]["finding"] == label:
+                found[-1]["recorded"] = bool(found[-1]["known"] in recorded)
+                found[-1]["against"] = bool(found[-1]["against"] and it["reference"])
+            shown_outcome = (stats.NOT_REPRODUCED if decides and verdict == stats.NOT_REPRODUCED
+                             else res.outcome)
             record.update(n=int(res.look), outcome=res.outcome,
-                          verdict=res.outcome if decides else f"{res.outcome} (reported)")
-            lines.append(f"- {label}{role}: {res.outcome}. {text}" + (f"; needs {res.needs}" if res.needs else ""))
+                          verdict=shown_outcome if decides else f"{res.outcome} (reported)")
+            meaning = f" — {stats.MEANING[res.outcome]}"
+            lines.append(f"- {label}{role}: {res.outcome}{meaning}. {text}"
+                         + (f"; needs {res.needs}" if res.needs else ""))
             records.append(record)
         verdict = stats.INCONCLUSIVE if missing and not len(ran) else stats.combine(verdicts)
         if missing and len(ran):
@@ -497,9 +594,17 @@ class RealDataExperiment(Reproduction):
                 f"of a median. A published point: the interval of the median of our values must lie inside "
                 f"[paper/F, paper·F], F = {p['factor']:g} (REPRODUCED; DIFFERENT, a FAIL, if it lies outside). "
                 f"{self.tolerance_reason} A finding: the paired effect log(err_worse/err_better) (the table shows "
-                f"err_worse/err_better), decided for the relation the paper claims with its margin ε "
-                f"(stats.classify: a superiority is REPRODUCED when the interval lies above 0, REVERSED below 0, "
-                f"TIED inside (−ε, ε), UNDECIDED otherwise; TIED and REVERSED count against the paper)."
+                f"err_worse/err_better), decided for the relation and question the paper's words state with its "
+                f"margin ε: a direction (a bare 'better') is REPRODUCED above 0, REVERSED below 0 and NEGLIGIBLE "
+                f"inside (−ε, ε) (neither for nor against); a magnitude ('significantly', 'considerably', a printed "
+                f"gap) is REPRODUCED above ε/2, TIED below ε and REVERSED below 0 (indifference zone [ε/2, ε]). "
+                f"Estimand: the median of the per-split (or per-pair) log-ratios, i.e. the sign test; the errors "
+                f"are continuous, so no split ties and this is the sign test on the splits where the contenders "
+                f"differ; a mean would need a range the errors do not have. With the paper's reference "
+                f"implementations a deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim "
+                f"NOT REPRODUCED, a finding about the paper; a replaced subject is judged against the reference on "
+                f"the same splits (non-inferiority of log(err_reference/err_subject) with the finding's ε) and "
+                f"FAILs when it is worse by more than ε."
                 + (f" A randomised learner's error on a split and prefix is the mean of {p['runs']} runs with their "
                    "own seeds (the splits remain the sample)." if p["runs"] > 1 else "") + "\n"
                 + "\n".join(lines))
@@ -602,13 +707,21 @@ class Ordering:
     relation: str = stats.SUPERIOR
     margin: float = 0.1
     decides: bool = True
+    #: the paper's words the relation and question are read from
     paper: str = ""
     note: str = ""
     #: the key of the claim's non-reproduction (or erratum) this finding is the evidence for, if any
     known: str = ""
+    #: the question the paper's words ask of a superiority: "direction" (a bare "better") or
+    #: "magnitude" ("significantly", "considerably", a printed gap; ε is then the magnitude)
+    question: str = stats.DIRECTION
+    #: why it decides or is reported, and why this question and ε (a sentence; required when reported)
+    why: str = ""
 
     def __post_init__(self):
-        stats.check_relation(self.relation, self.margin)
+        stats.check_relation(self.relation, self.margin, self.question)
+        if not self.decides and not self.why.strip():
+            raise ValueError(f"finding {self.label!r} is reported, not decided: say why (why=...)")
 
 
 def _shown(value) -> str:

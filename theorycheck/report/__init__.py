@@ -209,7 +209,8 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
                code_version: str) -> list[dict[str, Any]]:
     """The power atlas: one row per claim of the run, with its planted defects' verdicts from the last
     ``verify --power`` stored with its result. A defect counts as run only when that run was on this
-    profile and code version; caught means its verdict was FAIL. Nothing is caught by declaration:
+    profile and code version; caught means its verdict was FAIL while the reference implementations'
+    verdict (the claim's own result) on the same profile and seed was not. Nothing is caught by declaration:
     ``declared`` (the author's expectation, which tests/test_power.py asserts on quick) is shown apart.
     ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``)."""
     rows = []
@@ -220,8 +221,11 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
         defects = []
         for d in record.get("defects") or []:
             run = runs.get(d.get("name"))
+            # caught: FAIL where the reference implementations did not FAIL on the same profile and seed
+            differs = record.get("verdict") != stats.FAIL and run is not None and run.get("seed", record.get("seed")) \
+                == record.get("seed")
             status = ("not run" if run is None or run.get("verdict") == NOT_RUN
-                      else "caught" if run.get("verdict") == stats.FAIL else "not caught")
+                      else "caught" if run.get("verdict") == stats.FAIL and differs else "not caught")
             defects.append({"name": d.get("name"), "declared": bool(d.get("caught")), "idea": bool(d.get("idea")),
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})

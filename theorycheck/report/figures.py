@@ -55,6 +55,7 @@ _VERDICT_STYLE = {  # marker, colour (the page's verdict colours)
     "PASS": ("o", "#1b7f3b"),
     "FAIL": ("X", "#b3261e"),
     "INCONCLUSIVE": ("D", "#8a6d00"),
+    "NOT REPRODUCED": ("s", "#3d5a80"),
     "SUBJECT-ERROR": ("P", "#a34a00"),
     "ERROR": ("s", "#5b2a86"),
 }
