@@ -38,7 +38,7 @@ from theorycheck.kinds.learners import DESIGN_CONTRACT, design_for, optimum_for
 from theorycheck.observe import counted_fit
 from theorycheck.population import excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract, Regressor
-from theorycheck.stats import SUPERIOR
+from theorycheck.stats import MAGNITUDE, SUPERIOR
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive
 
 _DEFECTS = "tests.defects_ks15_experiments:"
@@ -72,7 +72,7 @@ _CHOICES = (
     "lies within ±margin = 0.1 (about the width of the ±1 sd bands there; the paper itself notes a small "
     "difference from the step sizes); 'grows' — DD's advantage log(err(uniform)/err(DD)) grows from panel to "
     "panel as ρ falls, over the panels with ρ < 1 (a superiority of the growth, ε = resolution = 0.05 in log "
-    "ratio); 'significant' — at the smallest ρ that advantage is positive (a superiority, ε = margin = 0.1: a TIED "
+    "ratio); 'significant' — at the smallest ρ that advantage is positive (a magnitude, ε = margin = 0.1, zone [0.05, 0.1]: a TIED "
     "or REVERSED interval contradicts it); 'dd-over-two-phase' and 'two-phase-over-uniform' — the two-phase learner "
     "lies between them, an ordering on both sides (superiorities with ε = 0.05: §5.1 sees \"a significant "
     "improvement in our methods\", the two-phase one included, as ρ falls), tested in the panels "
@@ -171,13 +171,15 @@ class _Figure(LearningCurves):
         decides = {key: key in p["decide"] for key in _FINDINGS}
         out = [Equivalent("dd", "uniform", names[0], p["margin"], decides=decides["coincide"]),
                Grows("dd", "uniform", tuple(names[1:]), margin=p["resolution"], decides=decides["grows"]),
-               Ordered("dd", "uniform", (names[-1],), margin=p["margin"], decides=decides["significant"])]
+               Ordered("dd", "uniform", (names[-1],), margin=p["margin"], decides=decides["significant"],
+                       question=MAGNITUDE)]
         for better, worse, key in (("dd", "two_phase", "dd-over-two-phase"),
                                    ("two_phase", "uniform", "two-phase-over-uniform")):
             chosen = p[key.replace("-", "_")]
             decided = tuple(label[a] for a in below if a in chosen)
             reported = tuple(label[a] for a in below if a not in chosen)
-            between = {"relation": SUPERIOR, "margin": p["resolution"]}  # "significant improvement in our methods"
+            # "a significant improvement in our methods": a magnitude, ε = resolution
+            between = {"relation": SUPERIOR, "margin": p["resolution"], "question": MAGNITUDE}
             out += [Ordered(better, worse, decided, **between, decides=decides[key])] + (
                 [Ordered(better, worse, reported, **between, decides=False)] if reported else [])
         return out

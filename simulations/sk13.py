@@ -29,7 +29,7 @@ from theorycheck.kinds.exact import FLOAT_UNIT
 from theorycheck.kinds.rate import Rate
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
 from theorycheck.protocols import Contract, Function, MultiSelector, ProjectingSelector
-from theorycheck.stats import SUPERIOR
+from theorycheck.stats import DIRECTION, SUPERIOR
 from theorycheck.validation import Grid, Integer, ParameterError, Positive, Probability
 
 D = "tests.defects_sk13:"
@@ -362,17 +362,22 @@ class Experiments(PairedComparison):
         "from the crowd's moments (an infinite test set drawn with r). The crowd's average (§4, height and "
         "weight): the height estimate alone, ⌊B/4⌋ judgments averaged; our simulated estimates are not in the "
         "label's units, so the prediction is the least-squares affine map of that average (the final predictor "
-        "every selector gets). Per budget, crowd and opponent, 'Full is best' is decided on the median of "
-        "RMSE(opponent) − RMSE(Full) by the sign test (full: group-sequential, 50 repetitions, then 100 and 200 "
-        "for the settings still undecided), in the relation §4 states: against the baselines Averages, Copies "
-        "and the crowd's average a superiority (\"the full algorithm achieved better test error than the "
-        "baselines\"), REPRODUCED when the interval lies above 0, TIED when it lies inside (−ε, ε) and REVERSED "
-        "below 0; ε = 0.005 in RMSE on the designed crowd (about 1% of its RMSE: smaller differences mean nothing "
-        "for a predictor) and 1% of the label's standard deviation on the Table 1 crowd (`table1_margin` × λ-scaled "
-        "sd, 0.0037). Scoring: §4 says it was \"usually somewhat worse\" than Full and \"sometimes better\" when "
+        "every selector gets). Per budget, crowd and opponent, 'Full is best' is decided on "
+        "D = RMSE(opponent) − RMSE(Full) by the conditional sign test (full: group-sequential, 50 repetitions, then "
+        "100 and 200 for the settings still undecided): §4 averages the error over splits, and the selectors often "
+        "buy exactly the same judgments (D = 0, about a third of the runs on some settings), where a median would "
+        "sit on that atom at 0; the runs where the two differ are the evidence on which is better, and among them "
+        "the Clopper–Pearson interval of P(D > 0 | D ≠ 0), shown as 2p − 1, decides. The question is the "
+        "direction §4 states against the baselines Averages, Copies and the crowd's average (\"the full algorithm "
+        "achieved better test error than the baselines\": no magnitude): REPRODUCED when 2p − 1 lies above 0, "
+        "REVERSED below 0, UNDECIDED otherwise (a run of ties decides nothing). ε (0.005 in RMSE on the designed "
+        "crowd, 1% of the label's standard deviation on the Table 1 crowd, `table1_margin` × λ-scaled "
+        "sd, 0.0037) is the margin of a replaced selector judged against the reference implementation on the same "
+        "sample and seeds (non-inferiority: a subject's RMSE above the reference's by more than ε in the median "
+        "FAILs). Scoring: §4 says it was \"usually somewhat worse\" than Full and \"sometimes better\" when "
         "the sample was small, which no single setting can contradict, so each Scoring setting is a reported "
-        "two-sided finding (superiority of Full with the same ε: REPRODUCED — Full better, REVERSED — Scoring "
-        "better, TIED — within ε), not decided; one more such setting, on the designed crowd at `small_m` = 100 "
+        "two-sided finding (the same conditional sign test: REPRODUCED — Full better, REVERSED — Scoring "
+        "better), not decided; one more such setting, on the designed crowd at `small_m` = 100 "
         "objects and B = `small_budget`, looks where §4 says Scoring was sometimes better. Figure 8: at a total "
         "of `fig8_total` training judgments, Full with k = 2 on total/(2d) objects against k = 4 on total/(4d) "
         "objects (paired: the k = 4 set is the first half of the k = 2 set's objects with two more judgments), "
@@ -382,7 +387,9 @@ class Experiments(PairedComparison):
         "repetitions can resolve at the claim's error rate. Its caption speaks of "
         "training loss; the test RMSE is what its conclusion (choose a small k) is about." + _READS + _SIMULATED)
     labels = ("Full (k = 2)", "the other selector (or k = 4)")
-    statistic = "median"
+    #: §4 averages the test error over 50 splits; the crowds' selectors often buy the same judgments (a
+    #: tie, D = 0): the conditional sign test reads the runs where the two differ
+    statistic = "sign"
     subjects = {"full": FullSelector, "scoring": ScoringSelector, "averages": AveragesSelector,
                 "copies": CopiesSelector, "average": CrowdAverageSelector}
     protocols = {**{name: Contract(MultiSelector, init=("budget", "costs", "fit_intercept")) for name in subjects},
@@ -402,10 +409,12 @@ class Experiments(PairedComparison):
                       idea=True),
                Defect("Full that may buy only the numerical estimates (the crowd average's choice)",
                       {"full": D + "FullEstimatesOnly"}))
-    power = ("Decides per budget, crowd and baseline with a sign test, which needs no range: a Full selector that "
-             "is only as good as a baseline (TIED: the interval inside ±ε, e.g. at budgets where every method picks "
-             "the same r) or worse (REVERSED) FAILs. It cannot see differences below the margin. Scoring's findings "
-             "are reported only, so a Full that is worse than Scoring does not FAIL by itself.")
+    power = ("A replaced Full is judged against the reference Full on the same samples and seeds, per budget, crowd "
+             "and opponent: a Full whose RMSE is above the reference's by more than ε in the median FAILs (a greedy "
+             "step that takes the second-best feature, a Full that buys only the estimates). It cannot see a "
+             "difference from the reference below ε. With the reference implementations, a baseline that beats "
+             "Full on most runs that differ is REVERSED (NOT REPRODUCED: a simulation finding on our crowds, not a "
+             "non-reproduction of the paper). Scoring's findings are reported only.")
 
     def check_params(self, p):
         if p["fig8_total"] < 4 * 12 * 10:
@@ -420,12 +429,22 @@ class Experiments(PairedComparison):
             margin = p["margin"] if which == "designed" else p["table1_margin"] * float(np.sqrt(c.y_variance))
             prefix = "" if which == "designed" else "Table 1 crowd, "
             out += [{"crowd": which, "budget": B, "opponent": o, "label": f"{prefix}B = {B}: Full vs {OPPONENTS[o][0]}",
-                     "relation": SUPERIOR, "margin": margin, "decides": o != "scoring"}
+                     "relation": SUPERIOR, "question": DIRECTION, "margin": margin, "decides": o != "scoring",
+                     "paper": "\"the full algorithm achieved better test error than the baselines\"" if o != "scoring"
+                     else "Scoring \"usually somewhat worse\" than Full, \"sometimes better\" at small samples",
+                     "why": "a bare \"better\": a direction, decided by the conditional sign test (the paper "
+                            "averages over splits; runs where the two buy the same judgments tie and say nothing)"
+                     if o != "scoring" else "\"usually\" and \"sometimes\" admit either sign in any one setting: "
+                                            "reported on every profile"}
                     for B in budgets for o in OPPONENTS]
         small = {"crowd": "designed", "budget": p["small_budget"], "opponent": "scoring", "m": p["small_m"],
-                 "relation": SUPERIOR, "decides": False,
+                 "relation": SUPERIOR, "question": DIRECTION, "decides": False,
+                 "why": "§4's \"sometimes better\" at small samples admits either sign: reported on every profile",
                  "label": f"small sample (m = {p['small_m']}), B = {p['small_budget']}: Full vs Scoring"}
         fig8 = {"crowd": "designed", "budget": p["fig8_budget"], "opponent": "k=4", "decides": False,
+                "question": DIRECTION,
+                "why": "Figure 8's caption speaks of training loss at settings we cannot match; its conclusion (a "
+                       "small k) is reported on every profile",
                 "label": f"Fig. 8: total {p['fig8_total']} judgments, k = 2 vs k = 4 (Full, B = {p['fig8_budget']})"}
         return [*out, small, fig8]
 

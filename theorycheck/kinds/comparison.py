@@ -391,9 +391,11 @@ class Ordered:
     relation: str = stats.SUPERIOR
     margin: float = 0.1
     decides: bool = True
+    #: a superiority's question: "direction" (a bare "better") or "magnitude" ("significantly better")
+    question: str = stats.DIRECTION
 
     def __post_init__(self):
-        stats.check_relation(self.relation, self.margin)
+        stats.check_relation(self.relation, self.margin, self.question)
 
     def intervals(self) -> int:
         return len(self.panels)
@@ -592,6 +594,9 @@ class LearningCurves(Claim):
             eval_ids.add(w_seed)
             out += [{**task, "repetition": r, "instance_seed": str(w_seed), **row,
                      "pilot_error": pilot_error.get((row["algorithm"], row["budget"]))} for row in rows]
+        replaced = ",".join(replaced_names(self, subjects))
+        for row in out:
+            row["replaced"] = replaced
         hyps = [Hypothesis("every learner read at most its attribute budget", not over, "; ".join(over[:5])),
                 Hypothesis("the pilot instances (hyperparameter tuning) differ from the evaluation instances",
                            not pilot_ids & eval_ids, f"{len(pilot_ids & eval_ids)} instance seeds shared")]
@@ -614,15 +619,24 @@ class LearningCurves(Claim):
         label = {n: self.contenders[n] for n in self.contenders}
         lines, verdicts, records, results = [], [], [], []
 
+        reference = not ("replaced" in table and len(table) and str(table["replaced"].fillna("").iloc[0]))
+
         def show(f, what, values, relation, margin):
             role = "" if f.decides else " (reported, not decided)"
-            res = stats.decide_sequential(values, relation, margin, level, (len(values),))
+            question = getattr(f, "question", stats.DIRECTION)
+            res = stats.decide_sequential(values, relation, margin, level, (len(values),), question=question)
+            verdict = res.verdict
+            if f.decides and res.outcome in stats.AGAINST:
+                verdict = against_verdict(reference)
             if f.decides:
-                verdicts.append(res.verdict)
-            lines.append(f"- {what}{role}: {res.outcome}. {res.reason}" + (f"; needs {res.needs}" if res.needs else ""))
+                verdicts.append(verdict)
+            lines.append(f"- {what}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}"
+                         + (f"; needs {res.needs}" if res.needs else ""))
             records.append({"finding": what + role, "median": res.interval.estimate, "low": res.interval.low,
                             "high": res.interval.high, "verdict": res.outcome})
             results.append(finding_record(what, res, relation, margin, f.decides))
+            results[-1]["against"] = bool(results[-1]["against"] and reference)
+            results[-1]["recorded"] = False
 
         for f in findings:
             if isinstance(f, Equivalent):
@@ -676,11 +690,13 @@ class LearningCurves(Claim):
                 f"({budget} attributes), each decided from an order-statistic (sign-test) interval for a median of "
                 f"paired per-repetition statistics at δ/{count} = {level:.3g} (union bound over the {count} "
                 f"intervals: false-FAIL rate ≤ δ = {p['delta']:g}, exact for every law), each in the relation the "
-                f"paper states with its margin ε (stats.classify): a superiority is REPRODUCED (PASS) when the "
-                f"interval lies above 0, REVERSED below 0 and TIED inside (−ε, ε) (FAIL: findings against the "
-                f"paper); a non-inferiority REPRODUCED when its lower end is ≥ −ε; an equivalence REPRODUCED when "
-                f"the interval lies inside [−ε, ε] and DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) "
-                f"otherwise.\n"
+                f"paper states with its margin ε (stats.classify): a direction is REPRODUCED (PASS) when the "
+                f"interval lies above 0, REVERSED below 0 and NEGLIGIBLE inside (−ε, ε) (neither for nor against); a "
+                f"magnitude REPRODUCED above ε/2, TIED below ε, REVERSED below 0; a non-inferiority REPRODUCED when "
+                f"its lower end is ≥ −ε; an equivalence REPRODUCED when the interval lies inside [−ε, ε] and "
+                f"DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) otherwise. TIED, REVERSED and DIFFERENT "
+                f"count against the paper: NOT REPRODUCED with the reference implementations, FAIL with a replaced "
+                f"subject (a replaced subject is not yet run beside its reference in this kind).\n"
                 + "\n".join(lines))
         found = "; ".join(f"{r['finding']} → median {r['median']:.4g} in [{r['low']:.4g}, {r['high']:.4g}], "
                           f"{r['verdict']}" for r in records)

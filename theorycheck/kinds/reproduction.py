@@ -392,6 +392,8 @@ class RealDataExperiment(Reproduction):
         comparisons: dict[tuple, dict] = {}
 
         def against_reference(names, at, metric, scope, margin, what):
+            count = len(p.get("prefixes", ()))
+            at = -1 if scope != "curve" else (at % count if count else at)  # one comparison per prefix
             for n in names:
                 if self.subject_for.get(n, n) in swapped and (n, at, metric, scope) not in comparisons:
                     comparisons[(n, at, metric, scope)] = {"name": n, "at": at, "metric": metric, "scope": scope,
