@@ -55,19 +55,45 @@ def test_comparison_passes_a_true_ordering(tmp_path):
 
 
 def test_comparison_fails_a_reversed_ordering(tmp_path):
+    """Both contenders replaced (swapped): the paper's ordering, REVERSED, is reported beside; each
+    replaced contender is judged against its reference on the same sample, and the one-draw
+    estimator in A's place is worse than the reference A: FAIL."""
     record = _run(ToyComparison(), tmp_path, {"a": mean_of_one, "b": mean_of_first})
     assert record["verdict"] == "FAIL", record["decision"]
-    assert [f["outcome"] for f in record["findings"]] == ["REVERSED"]
+    paper = [f for f in record["findings"] if f["versus"] == "paper"]
+    versus = {f["finding"].split(": ")[1].split(",")[0]: f["outcome"] for f in record["findings"]
+              if f["versus"] == "reference"}
+    assert [f["outcome"] for f in paper] == ["REVERSED"] and not paper[0]["decides"]
+    assert versus == {"full": "REVERSED", "one draw": "REPRODUCED"}, versus
+
+
+class Reversed(ToyComparison):
+    """The paper's reference implementations themselves order the other way."""
+
+    subjects = {"a": mean_of_one, "b": mean_of_first}
+
+
+def test_a_result_against_the_paper_with_the_reference_subjects_is_not_reproduced(tmp_path):
+    record = _run(Reversed(), tmp_path)
+    assert record["verdict"] == "NOT REPRODUCED", record["decision"]
+    assert [f["outcome"] for f in record["findings"]] == ["REVERSED"] and record["findings"][0]["against"]
 
 
 def test_comparison_ties_are_not_a_pass(tmp_path):
-    """Two identical estimators: the superiority the claim states is TIED (the interval inside
-    (−ε, ε)), which counts against it: FAIL, never PASS."""
+    """Two identical estimators as the reference: a bare 'better' (direction) with the interval inside
+    (−ε, ε) is NEGLIGIBLE, neither PASS nor FAIL; the same interval against a magnitude is TIED, a
+    result against the paper (NOT REPRODUCED with the reference implementations)."""
     class Tie(ToyComparison):
         base = {**ToyComparison.base, "margin": 0.05}
+        subjects = {"a": mean_of_first, "b": mean_of_first}
 
-    record = _run(Tie(), tmp_path, {"b": mean_of_first})
-    assert [f["outcome"] for f in record["findings"]] == ["TIED"] and record["verdict"] == "FAIL"
+    class TieMagnitude(Tie):
+        question = "magnitude"
+
+    record = _run(Tie(), tmp_path / "direction")
+    assert [f["outcome"] for f in record["findings"]] == ["NEGLIGIBLE"] and record["verdict"] == "INCONCLUSIVE"
+    record = _run(TieMagnitude(), tmp_path / "magnitude")
+    assert [f["outcome"] for f in record["findings"]] == ["TIED"] and record["verdict"] == "NOT REPRODUCED"
 
 
 def coin(p, random_state):
