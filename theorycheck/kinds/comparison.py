@@ -93,11 +93,15 @@ def replaced_names(claim: Claim, subjects: dict) -> list[str]:
     return sorted(n for n, s in subjects.items() if s is not type(claim).subjects.get(n))
 
 
-def against_verdict(reference: bool) -> str:
+def against_verdict(reference: bool, designed: bool = False) -> str:
     """What a deciding finding against the paper makes of the claim: NOT REPRODUCED when every
     subject it involves is the paper's reference implementation (a finding about the paper), FAIL
-    when one is replaced (a finding about the subject)."""
-    return stats.NOT_REPRODUCED if reference else stats.FAIL
+    when one is replaced (a finding about the subject). On an instance this project designed (a
+    simulated crowd, a synthetic stand-in for data we do not have) the reference implementations'
+    result is a simulation finding, never a non-reproduction of the paper: INCONCLUSIVE."""
+    if reference:
+        return stats.INCONCLUSIVE if designed else stats.NOT_REPRODUCED
+    return stats.FAIL
 
 
 class PairedComparison(Claim):
@@ -111,6 +115,9 @@ class PairedComparison(Claim):
     question: str = stats.DIRECTION
     #: the subjects that are contenders (a replaced one is judged against its reference); None: every subject
     contender_subjects: tuple[str, ...] | None = None
+    #: True when the instances are this project's design (simulated crowds, synthetic stand-ins): a result
+    #: against the paper with the reference implementations is then a simulation finding (INCONCLUSIVE)
+    designed: bool = False
     #: a claim that declares ``max_repetitions`` (the cap, with its own rule) runs group-sequentially
     parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive(), "margin": Positive()}
 
@@ -257,11 +264,13 @@ class PairedComparison(Claim):
             margin = float(declared[s].get("margin", p["margin"]))
             verdict = res.verdict
             if decides and res.outcome in stats.AGAINST:
-                verdict = against_verdict(True)
+                verdict = against_verdict(True, self.designed)
             if decides:
                 verdicts.append(verdict)
             role = "" if decides else (" (reported: a replaced subject, judged against the reference below)"
                                        if swapped and s in deciding else " (reported, not decided)")
+            if decides and self.designed and res.outcome in stats.AGAINST:
+                role = " (a simulation finding on an instance of ours, not a non-reproduction of the paper)"
             lines.append(f"- {name}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}"
                          + (f"; needs {res.needs}" if res.needs else ""))
             agg = "median" if median else "mean"
@@ -274,6 +283,8 @@ class PairedComparison(Claim):
                             if decides else f"{res.outcome} (reported)"})
             found.append(finding_record(name, res, relation, margin, decides, statistic=self.statistic,
                                         paper=declared[s].get("paper", ""), why=declared[s].get("why", "")))
+            found[-1]["designed"] = self.designed
+            found[-1]["against"] = bool(found[-1]["against"] and not self.designed)
             found[-1]["recorded"] = bool(declared[s].get("known") in {n.key for n in self.non_reproductions})
             found[-1]["known"] = declared[s].get("known", "")
         for (s, side), res in versus.items():
