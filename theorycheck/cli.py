@@ -892,8 +892,11 @@ def _cmd_errata(args) -> int:
     if args.paper is not None and args.paper not in PAPERS:
         raise ParameterError(f"unknown paper {args.paper!r}; known papers: {', '.join(PAPERS)}")
     items = gather(args.out, paper=args.paper)
+    from .errata import not_reproduced, stored_results
+
+    this_run = [i for i in not_reproduced(stored_results(args.out)) if args.paper in (None, i["paper"])]
     if args.json:
-        print(json.dumps(items, indent=2, ensure_ascii=False))
+        print(json.dumps(items + [{"type": "not reproduced", **i} for i in this_run], indent=2, ensure_ascii=False))
         return EXIT_OK
     if not items:
         print("No claim declares an erratum or a non-reproduction" + (f" for {args.paper}." if args.paper else "."))
@@ -932,6 +935,15 @@ def _cmd_errata(args) -> int:
                 print(f"    run:      none attached by the stored run ({item['profile']} profile, seed {item['seed']})")
             else:
                 print(f"    run:      not run in {args.out}/ (theorycheck verify {item['claim']} --out {args.out})")
+    if this_run:
+        print(f"\nNot reproduced in the stored runs ({len(this_run)})")
+        print(_wrap("Findings against a paper of experiments run with the reference implementations (the claim is NOT "
+                    "REPRODUCED); a new one is to be confirmed on a fresh seed and recorded, or its bug found.", ""))
+        for i in this_run:
+            where = f"{i['estimate']:.3g} in [{i['low']:.3g}, {i['high']:.3g}], n = {i['runs']}"
+            said = f"recorded: {i['recorded']}" if i["recorded"] else "new"
+            print(f"  {i['claim']}: {i['finding']}: {i['outcome']} ({where}; {i['profile']} profile, seed {i['seed']}; "
+                  f"{said})")
     with_evidence = sum(item["evidence"] is not None for item in items)
     claims = len({item["claim"] for item in items})
     print(f"\n{len(errata)} errata and {len(missed)} non-reproductions in {claims} claims; {with_evidence} with "

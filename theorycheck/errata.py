@@ -117,3 +117,25 @@ def gather(out: Path | str | None = "reports", *, paper: str | None = None,
                 )
             items.append(item)
     return sorted(items, key=lambda item: TYPES.index(item["type"]))
+
+
+def not_reproduced(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The findings against a paper in the stored results that are NOT REPRODUCED (experiments run
+    with the paper's reference implementations): one item per finding, with the claim, the finding,
+    its outcome and interval, the run's profile and seed, and ``recorded`` (the key of the claim's
+    registered non-reproduction it recurs, or None: a new finding about the paper, to confirm on a
+    fresh seed and record, or a bug to find)."""
+    items = []
+    for cid in sorted(records, key=natural_key):
+        record = records[cid]
+        if record.get("verdict") != "NOT REPRODUCED":
+            continue
+        for f in record.get("findings") or []:
+            if not f.get("against"):
+                continue
+            items.append({"claim": cid, "paper": record.get("paper", cid.split(".", 1)[0]),
+                          "finding": f.get("finding"), "outcome": f.get("outcome"), "question": f.get("question"),
+                          "margin": f.get("margin"), "estimate": f.get("estimate"), "low": f.get("low"),
+                          "high": f.get("high"), "runs": f.get("runs"), "profile": record.get("profile"),
+                          "seed": record.get("seed"), "recorded": f.get("known") if f.get("recorded") else None})
+    return items

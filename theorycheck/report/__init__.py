@@ -29,7 +29,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from .. import stats
 from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
-from ..errata import default_subjects, gather, replaced_subjects
+from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
 from ..runner import write_atomic
 from ..stored import read_result, read_summary
 from ..validation import ParameterError
@@ -298,7 +298,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     # the built-in papers' citations, and those that out-of-tree claims stored with their results
     papers = {**{r["paper"]: r["citation"] for r in records.values() if r.get("citation")}, **PAPERS}
     write_atomic(out / "errata.html", env.get_template("errata.html").render(
-        items=items, papers=papers, summary=summary, pages={cid for cid in records}))
+        items=items, papers=papers, summary=summary, pages={cid for cid in records},
+        this_run=not_reproduced(records)))
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
