@@ -71,7 +71,13 @@ class Reproduction(Claim):
 
     def measure(self, p, task, subjects, seed):
         rows = self.reproduce(p, task, subjects, int(seed.generate_state(1)[0]))
-        return Measurement([{**row, "repetition": task["repetition"]} for row in rows])
+        replaced = ",".join(replaced_names(self, subjects))
+        return Measurement([{**row, "repetition": task["repetition"], "replaced": replaced} for row in rows])
+
+    @staticmethod
+    def with_reference(table) -> bool:
+        """Whether the run's subjects were all the claim's reference implementations."""
+        return not ("replaced" in table and len(table) and str(table["replaced"].fillna("").iloc[0]))
 
     def decide(self, p, table):
         keys = list(self.keys)
