@@ -951,8 +951,8 @@ class Experiments(BudgetTables):
         verdicts += [verdict for _, decides, verdict, _ in reach if decides]
         evidence.verdict = stats.combine(verdicts)
         evidence.findings = [*evidence.findings, *findings]
-        evidence.decision += ("\n\nTable 5's finding (a magnitude, ε = half the paper's effect, zone [ε/2, ε]: REPRODUCED "
-                              "above ε/2, TIED below ε, REVERSED below 0; NOT REPRODUCED with the reference "
+        evidence.decision += ("\n\nTable 5's finding (a magnitude, ε = half the paper's effect, zone [ε/2, ε]: "
+                              "REPRODUCED above ε/2, TIED below ε, REVERSED below 0; NOT REPRODUCED with the reference "
                               "implementations when against the paper; sign test "
                               f"of the median paired difference RS − AC at δ/4 split, {level:.3g} each):\n"
                               + "\n".join(lines)
