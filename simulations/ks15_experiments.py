@@ -188,7 +188,7 @@ class _Figure(LearningCurves):
 
 _ETA = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2)
 _QUICK = {"repetitions": 20, "pilots": 3, "budgets": (100_000,), "alphas": (0.0, -1.0, -2.0),
-          "dd_over_two_phase": (-2.0,), "two_phase_over_uniform": (-1.0,), "eta_grid": _ETA[:8],
+          "dd_over_two_phase": (-2.0,), "two_phase_over_uniform": (-1.0, -2.0), "eta_grid": _ETA[:8],
           "contenders": ("dd", "two_phase", "uniform", "full"), "decide": _FINDINGS}
 _FULL = {"repetitions": 100, "pilots": 4, "budgets": (10_000, 30_000, 100_000, 200_000),
          "alphas": (0.0, -0.5, -1.0, -2.0), "dd_over_two_phase": (-2.0,), "two_phase_over_uniform": (-1.0, -2.0),
