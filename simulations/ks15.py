@@ -471,6 +471,12 @@ class Theorem33(_AgainstUniform, RiskBound):
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("q uniform (AERR's draws) at Theorem 3.3's η: the paper's idea removed",
                {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
+        Defect("q uniform, written in NumPy with its own random stream (no kernel or seed shared with the library)",
+               {"learner": "tests.defects_users:NumpyUniformDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"},
+               caught=False,
+               why="not on quick: against the theorem's own learner on part (d)'s 30 samples its excess risk is "
+                   "above by a median 0.077 in [0.004, 0.189], against ε = 0.1 × the bound ≈ 0.021 (UNDECIDED); the "
+                   "full profile's 60 samples at d = 1000, m = 4000 decide it (see the page's power text)"),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
                caught=False, why="not on quick or full: part (d) holds η at the theorem's and asks whether q helps; "
                                  "a learner that also shrinks η to hk12's is stable under uniform draws (excess "

@@ -83,3 +83,85 @@ class AERInAELRsPlace(AER):
             return super().fit(X, y)
         finally:
             self.k = k
+
+
+def _project_l1(v, radius):
+    """Euclidean projection onto {‖w‖₁ ≤ radius} (sort-based), in place of v's copy."""
+    a = np.abs(v)
+    if a.sum() <= radius:
+        return v.copy()
+    u = np.sort(a)[::-1]
+    cumulative = np.cumsum(u)
+    rho = 0
+    for i in range(u.size):
+        if u[i] * (i + 1) > cumulative[i] - radius:
+            rho = i
+    theta = (cumulative[rho] - radius) / (rho + 1.0)
+    return np.sign(v) * np.maximum(a - theta, 0.0)
+
+
+def _uniform_draws_aer(X, y, k, lam, B, seed):
+    """cbss11 Figure 2 with the prediction's k/2 draws uniform (weight d each) instead of ∝ |w_i|."""
+    np.random.seed(seed)
+    m, d = X.shape
+    half = k // 2
+    w, total = np.zeros(d), np.zeros(d)
+    read = 0
+    for t in range(1, m + 1):
+        x = X[t - 1]
+        subset = np.random.permutation(d)[:half]
+        v = np.zeros(d)
+        seen = set()
+        for i in subset:
+            v[i] = (2.0 / k) * d * x[i]
+            seen.add(i)
+        y_hat = 0.0
+        if np.abs(w).sum() > 0.0:
+            for _ in range(half):
+                j = np.random.randint(0, d)
+                y_hat += d * w[j] * x[j] / half
+                seen.add(j)
+        read += len(seen)
+        w = _project_l1((1.0 - 1.0 / t) * w - 2.0 * (y_hat - y[t - 1]) * v / (lam * t), B)
+        total += w
+    return total / m, read
+
+
+try:  # compiled as a user would compile it: numba's own njit and its own generator, not the library's kernels
+    import numba
+
+    _project_l1 = numba.njit(cache=False)(_project_l1)
+    _uniform_draws_aer = numba.njit(cache=False)(_uniform_draws_aer)
+except ImportError:  # pragma: no cover - numba is a dependency of theorycheck
+    pass
+
+
+class UniformDrawsAER:
+    """AER (cbss11 Figure 2) whose prediction ŷ draws its k/2 attributes uniformly, each weighted d (still
+    unbiased), instead of ∝ |w_i|: cbss11's idea (sampling the inner product by the weights) removed. Compiled
+    with numba, its own random stream; the data-point half and the Pegasos step are the paper's."""
+
+    def __init__(self, k=2, B=1.0, lam=None, random_state=None):
+        self.k, self.B, self.lam, self.random_state = k, B, lam, random_state
+
+    def get_params(self, deep=True):
+        return {"k": self.k, "B": self.B, "lam": self.lam, "random_state": self.random_state}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    def fit(self, X, y):
+        X, y = np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(y, dtype=float)
+        m, d = X.shape
+        k = int(self.k)
+        lam = 12.0 * d * math.sqrt(math.log(max(m, 2)) / (m * k)) if self.lam is None else float(self.lam)
+        seed = (0 if self.random_state is None else int(self.random_state)) % (2**31 - 1)
+        self.coef_, self.n_attributes_seen_ = _uniform_draws_aer(X, y, k, lam, float(self.B), seed)
+        self.intercept_ = 0.0
+        self.lam_ = lam
+        return self
+
+    def predict(self, X):
+        return np.asarray(X, dtype=float) @ self.coef_
