@@ -102,14 +102,14 @@ def _project_l1(v, radius):
 
 def _uniform_draws_aer(X, y, k, lam, B, seed):
     """cbss11 Figure 2 with the prediction's k/2 draws uniform (weight d each) instead of ∝ |w_i|."""
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - numba's own generator inside njit
     m, d = X.shape
     half = k // 2
     w, total = np.zeros(d), np.zeros(d)
     read = 0
     for t in range(1, m + 1):
         x = X[t - 1]
-        subset = np.random.permutation(d)[:half]
+        subset = np.random.permutation(d)[:half]  # noqa: NPY002
         v = np.zeros(d)
         seen = set()
         for i in subset:
@@ -118,7 +118,7 @@ def _uniform_draws_aer(X, y, k, lam, B, seed):
         y_hat = 0.0
         if np.abs(w).sum() > 0.0:
             for _ in range(half):
-                j = np.random.randint(0, d)
+                j = np.random.randint(0, d)  # noqa: NPY002
                 y_hat += d * w[j] * x[j] / half
                 seen.add(j)
         read += len(seen)
