@@ -81,16 +81,14 @@ def run_claim(tmp_path, shared_runs):
     return run
 
 
-# Claims the quick profile cannot decide at seed 0 (too few pairs or splits of real data; 20
-# repetitions of ks15's figures for their growth and two-phase orderings; the full profile is sized
-# to decide them): INCONCLUSIVE is allowed for these and only these, never an error.
-UNDECIDED_ON_QUICK = {"cbss11.exp-mnist", "hk12.exp-mnist", "ks15.fig1", "ks15.fig2"}
-# Claims whose quick run at seed 0 finds a superiority the paper states to be smaller than its
-# margin (TIED): findings about the papers, not defects, so these may FAIL, but only through TIED
-# findings. ks15's "considerably better" DDAELR is 2–4% better than AELR at 100 examples of the
-# 1 000-image subset (interval [−0.002, 0.038] against ε = 0.1; at seed 1 [0.007, 0.038], which is
-# REPRODUCED: a small effect on the boundary); sk13's Full ties with Copies at B = 10 (median
-# 0.0003 in [0, 0.0044] RMSE against ε = 0.005; at seed 1 0 in [0, 0.003]), and on the crowd with
-# Table 1's statistics with Averages at B = 10 (−0.0005 in [−0.0019, 0.0011] against ε = 0.0037; at
-# seed 1 −0.0009 in [−0.0028, 0.0009]).
-TIED_ON_QUICK = {"ks15.exp-mnist", "sk13.exp"}
+# Claims the quick profile cannot decide at seed 0 (too few pairs or splits of real data, and magnitudes
+# whose indifference zone [ε/2, ε] needs intervals narrower than ε/2; 20 repetitions of ks15's figures for
+# their growth and two-phase orderings; sk13's Table-1 crowd at B = 10, where Full and Averages differ on
+# every run but Full wins only about 36% of them over quick's 120: its interval still reaches 0; the full
+# profile is sized to decide them): INCONCLUSIVE is allowed for these and only these, never an error.
+UNDECIDED_ON_QUICK = {"cbss11.exp-mnist", "hk12.exp-mnist", "ks15.exp-mnist", "ks15.fig1", "ks15.fig2", "sk13.exp"}
+# Claims whose quick run at seed 0 is NOT REPRODUCED (a deciding finding against the paper with the reference
+# implementations): none. (Before the experiments issue, ks15.exp-mnist and sk13.exp FAILed here through TIED
+# findings: a "considerably better" DDAELR 2–4% better than AELR at 100 examples, below the papers' sizes and
+# now reported; sk13's bare "better" is a direction, where an interval inside ±ε is NEGLIGIBLE.)
+NOT_REPRODUCED_ON_QUICK: set[str] = set()
