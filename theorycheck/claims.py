@@ -134,6 +134,9 @@ class NonReproduction:
     printed: str
     ours: str
     tried: str
+    #: the runs that found it and confirmed it on a fresh seed (profile and seeds), so that a recurrence
+    #: is recognised as recorded (exit status 0) and a new result against the paper is not (4)
+    seeds: str = ""
 
     def __post_init__(self) -> None:
         for name in ("where", "printed", "ours", "tried"):

@@ -926,6 +926,8 @@ def _cmd_errata(args) -> int:
             else:
                 print(_wrap(item["ours"], pad, "    ours:     "))
                 print(_wrap(item["tried"], pad, "    tried:    "))
+                if item.get("seeds"):
+                    print(_wrap(item["seeds"], pad, "    seeds:    "))
             if item["evidence"] is not None:
                 run = f"({item['profile']} profile, seed {item['seed']}"
                 if item["replaced"]:

@@ -56,7 +56,7 @@ def _entry(kind: str, declared: dict[str, Any]) -> dict[str, Any]:
     if kind == "erratum":
         return {**common, "holds": declared["holds"], "basis": declared.get("basis") or None,
                 "evidence_standard": declared.get("evidence") or None}
-    return {**common, "ours": declared["ours"], "tried": declared["tried"]}
+    return {**common, "ours": declared["ours"], "tried": declared["tried"], "seeds": declared.get("seeds") or None}
 
 
 def gather(out: Path | str | None = "reports", *, paper: str | None = None,
