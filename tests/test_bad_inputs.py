@@ -408,3 +408,12 @@ def test_calibrate_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, mes
     printed, err = capsys.readouterr()
     assert status == 2 and printed == "" and message in err and len(err.strip().splitlines()) == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_an_empty_selection_is_refused_not_every_claim():
+    """`theorycheck.verify([])` (and so `assert_verifies([])`) names no claim: a usage error, not a run of all."""
+    import theorycheck
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="empty"):
+        theorycheck.verify([])

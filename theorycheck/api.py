@@ -89,6 +89,8 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
         raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
     check_jobs(jobs)
     patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
+    if patterns == []:  # an empty selection is not "every claim" (None is)
+        raise ParameterError("ids is empty: name at least one claim id or glob, or pass None for every claim")
     if out is not None:
         if not isinstance(out, str | Path):
             raise ParameterError(f"out must be a folder path; got {out!r}")
