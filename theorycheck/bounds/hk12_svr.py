@@ -39,7 +39,8 @@ def claim42_bound(eps) -> float:
 
 
 def claim42_sup(eps) -> float:
-    """The exact supremum ε/√π, reached at x = ±δ in the limit δ/ε → ∞ and at x = 0 when δ = 0."""
+    """The exact supremum ε/√π, reached at x = 0 when δ = 0 (f_ε(0) = ε·E|Z| with Z ~ N(0, ½), ρ′ = erf). At
+    x = ±δ only one side of the kink is smoothed, so there the gap tends to ε/(2√π) as δ/ε → ∞, half of it."""
     return check_real("eps", eps, low=0.0, strict_low=True) / math.sqrt(math.pi)
 
 
