@@ -30,8 +30,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2,
 EXIT_PIPE = 128 + 13
 
 EXIT_CODES = """exit status:
-  0  every verdict is PASS
-  1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong
+  0  every verdict is PASS, or NOT REPRODUCED exactly as the registry records
+  1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong; with --power, a planted
+     defect not caught as its claim declares
   2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter, an --out that cannot be
      written, a plan past the machine's memory, disk or time without --force), before any work; or a disk that
      filled during the run (the message names what was not written)
