@@ -97,7 +97,8 @@ class Claim4_2(Exact):
     def findings(self, p, table):
         return [f"Largest gap/ε over the grid: {table['max_gap_over_eps'].max():.6f}; 1/√π = "
                 f"{1 / math.sqrt(math.pi):.6f}: the bound ε is loose by √π ≈ 1.77 (reached at x = 0 when δ = 0; "
-                f"at x = ±δ the gap tends to half of it, ε/(2√π), as δ/ε → ∞). Largest gap at the grid's ends: {table['end_gap'].max():.3g}."]
+                f"at x = ±δ the gap tends to half of it, ε/(2√π), as δ/ε → ∞). Largest gap at the grid's ends: "
+                f"{table['end_gap'].max():.3g}."]
 
 
 @register
