@@ -582,8 +582,12 @@ class RealDataExperiment(Reproduction):
             record.update(n=int(res.look), outcome=res.outcome,
                           verdict=shown_outcome if decides else f"{res.outcome} (reported)")
             meaning = f" — {stats.MEANING[res.outcome]}"
-            lines.append(f"- {label}{role}: {res.outcome}{meaning}. {text}"
-                         + (f"; needs {res.needs}" if res.needs else ""))
+            line = f"- {label}{role}: {res.outcome}{meaning}. {text}" + (f"; needs {res.needs}" if res.needs else "")
+            # a replaced subject's verdict rests on its comparisons with the reference: they come first
+            if it["type"] == "reference":
+                lines.insert(len(missing), line)
+            else:
+                lines.append(line)
             records.append(record)
         verdict = stats.INCONCLUSIVE if missing and not len(ran) else stats.combine(verdicts)
         if missing and len(ran):
