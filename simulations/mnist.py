@@ -58,6 +58,11 @@ _AXES = ("The windows are the plotted y-axis ranges of hk12's figures (the text 
          "the sample of the sign test. ")
 
 
+#: each MNIST claim's false-FAIL rate: 0.004, so that the three with the other experiments (0.001 each) and the
+#: theorems' claims keep a full run's stated family-wise error at most 0.05 (issue 42); it was 0.05 each
+_DELTA = 0.004
+
+
 def _grid(**values):
     return {k: list(v) for k, v in values.items()}
 
@@ -110,7 +115,7 @@ class Cbss11Mnist(RealDataExperiment):
                   "aer_lam": Grid(Positive(), distinct=1), "baseline_B": Grid(Positive(), distinct=1),
                   "baseline_iter": Integer(10), "curve_repetitions": Integer(1),
                   "decide_partial": Flag()}
-    base = {"k": 4, "delta": 0.05, "factor": 2.0, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
+    base = {"k": 4, "delta": _DELTA, "factor": 2.0, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
             "max_repetitions": 1,
             "curve_pair": "3v5", "runs": 1, "ridge_alpha": (10.0, 100.0, 1000.0), "lasso_alpha": (1e-3, 3e-4, 1e-4)}
     profiles = {
@@ -229,7 +234,7 @@ class Cbss11Mnist(RealDataExperiment):
 class _Curves(RealDataExperiment):
     """The 3-vs-5 learning curves (hk12 §5, ks15 §5.2): one pair, several splits, attribute axis."""
 
-    base = {"delta": 0.05, "factor": 1.25, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
+    base = {"delta": _DELTA, "factor": 1.25, "resolution": 0.05, "folds": 10, "test_fraction": 0.1,
             "curve_pair": "3v5", "pairs": ("3v5",), "runs": 1, "max_repetitions": 1,
             "eta": (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1),
             "radius": (3.0, 10.0, 30.0), "ridge_alpha": (10.0, 100.0, 1000.0),
