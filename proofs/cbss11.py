@@ -118,7 +118,7 @@ class Lemma11(ExactLaw):
     protocols = {"distribution": Contract(EstimatorLaw),
                  "estimate": Contract(GradientEstimator, call=("random_state",))}
     parameters = {**{k: LAW_PARAMETERS[k] for k in ("d_max", "instances", "spread")}, **MC_PARAMETERS}
-    base = {"delta": 1e-3}
+    base = {"delta": 5e-4}
     profiles = {
         "quick": {"d_max": 4, "instances": 3, "spread": 9, "mc_d": 50, "mc_k": 10, "mc_samples": 200_000,
                   "mc_repetitions": 2, "resolution": 0.1},

@@ -61,9 +61,9 @@ class Lemma3_3(ExactLaw):
                   **MC_PARAMETERS, "mc_k": Budget(of="mc_d"), **kind.LEARNER_PARAMETERS,
                   "learner_designs": kind.learner_designs("l2")}
     base = {"d_max": 4, "instances": 6, "adversarial": 2, "spread": 6, "B": 1.0, "mc_d": 20, "mc_k": 4,
-            "mc_samples": 100_000, "mc_repetitions": 2, "delta": 1e-3, "resolution": 0.05,
+            "mc_samples": 100_000, "mc_repetitions": 2, "delta": 5e-4, "resolution": 0.05,
             "learner_designs": ("mixed", "correlated_mixed"), "learner_d": 5, "learner_k": 1, "learner_m": 40_000,
-            "learner_runs": 1, "learner_noise": 0.1, "learner_rho": 0.5, "learner_delta": 1e-3,
+            "learner_runs": 1, "learner_noise": 0.1, "learner_rho": 0.5, "learner_delta": 5e-4,
             "learner_resolution": 0.05}
     profiles = {"quick": {}, "full": {"d_max": 6, "instances": 25, "adversarial": 4, "spread": 12, "B": 1.5,
                                       "mc_d": 100, "mc_k": 10, "mc_samples": 1_000_000, "mc_repetitions": 4,

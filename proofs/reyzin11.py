@@ -83,7 +83,7 @@ class Thm5(ExactAndSampled):
                   "mc_taus": Grid(Integer(1), distinct=1), "cost_low": Number(0.0), "cost_high": Positive()}
     base = {"T_max": 4, "tau_max": 4, "instances": 4, "spread": 7, "datasets": ("breast_cancer",), "rounds": 500,
             "n_train": 1000, "n_test": 2000, "split_seed": 0, "mc_examples": 6, "mc_samples": 20_000,
-            "mc_taus": (1, 8, 64), "cost_low": 0.0, "cost_high": 1.0, "delta": 1e-3, "resolution": 0.02}
+            "mc_taus": (1, 8, 64), "cost_low": 0.0, "cost_high": 1.0, "delta": 5e-4, "resolution": 0.02}
     profiles = {"quick": {}, "full": {"T_max": 5, "tau_max": 5, "instances": 10, "spread": 12,
                                       "datasets": ALL,
                                       "n_test": 5000, "mc_examples": 12, "mc_samples": 50_000}}
@@ -244,7 +244,7 @@ class BallsBins(ExactAndSampled):
                   "k_factor": Positive()}
     base = {"n_max": 4, "k_max": 6, "instances": 2, "spread": 6, "datasets": ("breast_cancer",), "rounds": 500,
             "n_train": 1000, "n_test": 2000, "split_seed": 0, "runs": 10_000, "k_points": 8, "k_factor": 3.0,
-            "delta": 1e-3, "resolution": 0.25}
+            "delta": 5e-4, "resolution": 0.25}
     profiles = {"quick": {}, "full": {"n_max": 5, "k_max": 8, "instances": 6, "spread": 10, "runs": 50_000,
                                       "datasets": ALL}}
     checks = {"law": "the law is a probability distribution",

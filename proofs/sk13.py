@@ -87,7 +87,7 @@ class Eq1(ExactWithSampling):
                  "crowd": Contract(Function, call=("scales", "beta"))}
     parameters = {"d_max": Integer(1, 3), "B": Integer(1, 5), "instances": Integer(1), "mc_n": Integer(100),
                   "mc_chunks": Integer(1), **SAMPLED_PARAMETERS}
-    base = {"delta": 1e-3, "resolution": 0.01}
+    base = {"delta": 5e-4, "resolution": 0.01}
     profiles = {"quick": {"d_max": 3, "B": 3, "instances": 3, "mc_n": 50_000, "mc_chunks": 4},
                 "full": {"d_max": 3, "B": 5, "instances": 10, "mc_n": 100_000, "mc_chunks": 10}}
     checks = {"eq1": "eq. (1): eq1(r, b, σ², v) = E[Y²] − ℓ(r) exactly",

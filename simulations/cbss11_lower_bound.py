@@ -78,7 +78,7 @@ class Theorem1(AttributesNeeded):
                   "tight_d": Integer(4), "tight_eps": Number(0.0, 0.0625, open="both")}
     bound_label = "bound ½⌊d/(96ε)⌋"
     order_label = "order d/ε"
-    base = {"learners": ("aer", "aerr", "aelr", "bandit", "search"), "k": 8, "delta": 0.01, "resolution": 0.05,
+    base = {"learners": ("aer", "aerr", "aelr", "bandit", "search"), "k": 8, "delta": 1e-3, "resolution": 0.05,
             "slope_resolution": 0.25, "m_start": 2, "m_ratio": 2**0.5, "confirm": 2, "tight_d": 512,
             "tight_eps": 1 / 16.5}
     profiles = {

@@ -66,7 +66,7 @@ class Theorem22(AttributesNeeded):
     order_label = "order d/ε²"
     order_exponents = {"d": 1.0, "1/ε": 2.0}
     output_check = "every output lies in the unit L2 ball (Theorem 2.2 speaks of ‖w‖₂ ≤ 1)"
-    base = {"learners": ("aerr", "full"), "delta": 0.01, "resolution": 0.0, "slope_resolution": 0.5,
+    base = {"learners": ("aerr", "full"), "delta": 1e-3, "resolution": 0.0, "slope_resolution": 0.5,
             "m_start": 2, "m_ratio": 2**0.25, "confirm": 2}
     profiles = {
         "quick": {"d_grid": (32, 64, 128, 256, 512), "eps": 0.25, "d": 256, "eps_grid": (0.25, 0.25**1.25, 0.125,

@@ -76,8 +76,8 @@ class Lemma4_1(ExactWithSampling):
                  "estimate": Contract(Function, call=("w", "x", "y", "coefficients", "B", "random_state"))}
     parameters = {"B": Grid(Positive(), distinct=1), "laws": Integer(1), "theta_over_B": Grid(Positive()),
                   "mc_samples": Integer(100), "cap": Integer(2), **SAMPLED_PARAMETERS}
-    base = {"delta": 0.01, "resolution": 0.05, "cap": 64, "theta_over_B": (0.25, 1.0, 2.0)}
-    profiles = {"quick": {"B": (0.5, 1.0, 2.0, 3.0), "laws": 12, "mc_samples": 200_000},
+    base = {"delta": 1e-3, "resolution": 0.05, "cap": 64, "theta_over_B": (0.25, 1.0, 2.0)}
+    profiles = {"quick": {"B": (0.5, 1.0, 2.0, 3.0), "laws": 12, "mc_samples": 400_000},
                 "full": {"B": (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0), "laws": 60, "mc_samples": 2_000_000}}
     checks = {"law_mass": "the exact law has total mass 1 and no negative mass",
               "law_unbiased": "the exact law's mean is Σ aₙθⁿ = f′(θ)",
@@ -99,9 +99,9 @@ class Lemma4_1(ExactWithSampling):
         Defect("law with a sign error in the coefficients", {"distribution": D + "law_sign_error"}),
     )
     power = ("Exact parts: any error in the law's mean or mass, in the expected number of queries, or in the "
-             "series is a FAIL. Sampled: a bias larger than the interval's half-width (≈ 0.02–0.05 at 2·10⁵ draws "
-             "on these instances) or a change in the law of the number of queries below the cap is caught; a "
-             "defect confined to large n (probability 2^-n) is not seen in the sampled rows.")
+             "series is a FAIL. Sampled: a bias larger than the interval's half-width (≈ 0.01–0.04 on quick's "
+             "4·10⁵ draws on these instances) or a change in the law of the number of queries below the cap is "
+             "caught; a defect confined to large n (probability 2^-n) is not seen in the sampled rows.")
 
     def cases(self, p):
         return ([{"part": "law"}, {"part": "queries"}, {"part": "second"}, {"part": "series"}]
@@ -264,7 +264,7 @@ class Thm4_4(RateWithBudget):
                   "cells_d": Grid(Integer(1, 32), distinct=1), "cells_k": Grid(Integer(1), distinct=1),
                   "B_over_eps": Grid(Positive(), distinct=2)}
     base = {"d": 4, "k": 1, "B": 1.0, "eps": 0.5, "insensitive": 0.1, "points": 48, "noise": 0.05, "cap": 256,
-            "delta": 0.05, "resolution": 0.1, "m0": 4000}
+            "delta": 1e-3, "resolution": 0.1, "m0": 4000}
     profiles = {"quick": {"m": (250, 1000, 4000, 16000), "repetitions": 8, "accuracy_runs": 64,
                           "cells_d": (4, 8), "cells_k": (1, 1), "B_over_eps": (1.0, 2.0, 4.0, 8.0)},
                 "full": {"m": (250, 1000, 4000, 16000, 64000), "repetitions": 30, "accuracy_runs": 128,
@@ -298,7 +298,7 @@ class Thm4_4(RateWithBudget):
         Defect("the learner that never moves (returns w₁)", {"learner": D + "AESVRNeverMoves"}),
     )
     power = ("The budget part is compared with its exact value, so a mean above it by more than the interval's "
-             "half-width (≈ 0.05 here) FAILs: one extra attribute per example is caught. The accuracy part "
+             "half-width (≈ 0.07 on quick) FAILs: one extra attribute per example is caught. The accuracy part "
              "FAILs a learner whose mean excess at m = m0·d/k exceeds ε by more than its interval (the learner "
              "that never moves has excess > ε + resolution on every cell, else the instance is vacuous); the rate "
              "part catches a smoothed excess that does not fall like m^-1/2 (e.g. ascent). The growth in B/ε is "

@@ -91,7 +91,7 @@ class Cor3(SampledFrequency):
     parameters = {**SampledFrequency.parameters, "thetas": Grid(Number(0.0, 1.0, open="both"), distinct=1),
                   "B_grid": Grid(Integer(1), distinct=2), "s_max": Positive()}
     base = {"datasets": ("breast_cancer", "synthetic"), "rounds": 500, "n_train": 1000, "n_test": 2000,
-            "split_seed": 0, "chunks": 1, "trials": 10_000, "delta": 1e-3, "resolution": 2e-3, "thetas": (0.15, 0.3),
+            "split_seed": 0, "chunks": 1, "trials": 10_000, "delta": 5e-4, "resolution": 2e-3, "thetas": (0.15, 0.3),
             "B_grid": (1, 4, 16, 64, 256, 1024), "s_max": 6.0}
     profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 20_000, "n_test": 5000,
                                       "thetas": (0.05, 0.1, 0.2, 0.3, 0.5),
@@ -201,7 +201,7 @@ class Prop4(_Convergence):
     subjects = {"ensemble": AdaBoostRS}
     protocols = {"ensemble": SAMPLED_ENSEMBLE}
     base = {"datasets": ("synthetic",), "rounds": 500, "n_train": 1000, "n_test": 2000, "split_seed": 0,
-            "chunks": 1, "trials": 3000, "delta": 1e-3, "resolution": 5e-3, "levels": (1.0, 2.0, 4.0, 8.0),
+            "chunks": 1, "trials": 3000, "delta": 5e-4, "resolution": 5e-3, "levels": (1.0, 2.0, 4.0, 8.0),
             "theta_min": 0.02}
     profiles = {"quick": {}, "full": {"datasets": ALL, "chunks": 2, "trials": 10_000, "n_test": 5000,
                                       "levels": (1.0, 2.0, 4.0, 8.0, 12.0)}}
@@ -391,7 +391,7 @@ class Alg1(Claim):
     protocols = {"ensemble": SAMPLED_ENSEMBLE}
     parameters = {**DATA_PARAMETERS, "delta": Probability(), "agreement": Probability(), "window": Positive()}
     base = {"datasets": ("splice",), "rounds": 500, "n_train": 1000, "n_test": 5000, "split_seed": 0,
-            "delta": 1e-3, "agreement": 0.9, "window": 3.0}
+            "delta": 5e-4, "agreement": 0.9, "window": 3.0}
     profiles = {"quick": {}, "full": {"datasets": ("census", "splice", "ocr17", "ocr49", "synthetic")}}
     defects = (Defect("AdaBoostRS whose α are all 1", {"ensemble": D + "RSUnitAlpha"}, idea=True),)
     power = (

@@ -150,7 +150,10 @@ def test_summary_states_family_wise_error(capsys, tmp_path):
     run(capsys, "verify", *CBSS, "--quiet", "--out", str(tmp_path))
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["family_wise_delta"] == pytest.approx(2e-3)
-    assert "union bound" in (tmp_path / "index.html").read_text()
+    # each claim's share of it: the exact lemma has none, the two lower bounds half each
+    assert [row["delta_share"] for row in summary["claims"]] == [None, pytest.approx(0.5), pytest.approx(0.5)]
+    index = (tmp_path / "index.html").read_text()
+    assert "union bound" in index and index.count("50.0%") == 2 and "cbss11.thm2 (0.001, 50%)" in index
 
 
 

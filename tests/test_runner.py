@@ -305,3 +305,68 @@ def test_time_left_starts_from_the_machines_share_and_leaves_start_up_and_compil
     bar = SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 60.0})
     assert eta.left(bar) == "about 33:41 left"
     assert TimeLeft.for_machine(-1).share > 0
+
+
+# ---------------------------------------------------------------------- family-wise error
+#: the reproductions and comparisons of the papers' experiments: their δ is budgeted apart (issue 42, item 8)
+EMPIRICAL = ("cbss11.exp-mnist", "hk12.exp-mnist", "ks15.exp-mnist", "ks15.fig1", "ks15.fig2",
+             "ks15.fewer-attributes", "reyzin11.exp", "reyzin11.table6", "reyzin11.deterministic", "sk13.exp")
+#: the family-wise error a run of every built-in claim may state, per profile
+FAMILY_WISE = {"quick": 0.10, "full": 0.05}
+#: the share of it left to the other claims (bounds, rates, lower bounds, frequencies, sampled laws)
+NON_EMPIRICAL = 0.035
+
+
+def declared_delta(claim, profile: str) -> float:
+    """The δ a claim's decision reports (Evidence.delta) on a profile, read from its parameters as
+    `theorycheck list` prints them: ``delta``, plus ``learner_delta`` where an exact law also decides
+    a learner's estimates (hk12.lemma3.3, hk12.lemma3.8 add both). A ``delta`` that is not a number
+    is a parameter of the statement, not an error rate (hk12.claim4.2's grid of insensitivities), and
+    a claim without one decides exactly or pathwise: 0."""
+    p = claim.profile(profile)
+    delta = p.get("delta")
+    if isinstance(delta, bool) or not isinstance(delta, int | float):
+        return 0.0
+    return float(delta) + float(p.get("learner_delta", 0.0))
+
+
+def _built_in():
+    from theorycheck.claims import built_in, discover
+
+    return [claim for claim in discover().values() if built_in(claim)]
+
+
+def test_declared_delta_mirrors_what_the_decisions_report():
+    from theorycheck.claims import discover
+
+    registry = discover()
+    assert declared_delta(registry["hk12.claim4.2"], "quick") == 0.0
+    lemma = registry["hk12.lemma3.3"].profile("quick")
+    assert declared_delta(registry["hk12.lemma3.3"], "quick") == pytest.approx(lemma["delta"] + lemma["learner_delta"])
+    assert declared_delta(registry["hk12.lemma3.2"], "full") == 0.0  # pathwise: no error rate
+    assert set(EMPIRICAL) <= set(registry)
+
+
+@pytest.mark.parametrize("profile", sorted(FAMILY_WISE))
+def test_the_claims_other_than_the_experiments_keep_their_share_of_the_family_wise_error(profile):
+    deltas = {c.id: declared_delta(c, profile) for c in _built_in() if c.id not in EMPIRICAL}
+    assert sum(deltas.values()) <= NON_EMPIRICAL, sorted(deltas.items(), key=lambda kv: -kv[1])[:8]
+
+
+@pytest.mark.xfail(strict=True, reason="until the experiments' δ are cut to ≤ 0.015 in all (issue 42 item 8, done "
+                                        "apart): today the three MNIST reproductions alone declare 0.05 each")
+@pytest.mark.parametrize("profile", sorted(FAMILY_WISE))
+def test_a_run_of_every_claim_states_a_family_wise_error_a_user_can_trust(profile):
+    deltas = {c.id: declared_delta(c, profile) for c in _built_in()}
+    assert sum(deltas.values()) <= FAMILY_WISE[profile], sorted(deltas.items(), key=lambda kv: -kv[1])[:8]
+
+
+def test_summary_gives_each_claims_share_of_the_family_wise_error(tmp_path):
+    from theorycheck.runner import write_summary
+
+    records = [{"id": "a", "verdict": "PASS", "delta": 0.003}, {"id": "b", "verdict": "PASS", "delta": 0.001},
+               {"id": "c", "verdict": "PASS", "delta": None}, {"id": "d", "verdict": "PASS", "delta": 0.0}]
+    summary = write_summary(tmp_path, records, profile="quick", seed=0, env={})
+    assert summary["family_wise_delta"] == pytest.approx(0.004)
+    shares = {row["id"]: row["delta_share"] for row in json.loads((tmp_path / "summary.json").read_text())["claims"]}
+    assert shares == {"a": pytest.approx(0.75), "b": pytest.approx(0.25), "c": None, "d": 0.0}

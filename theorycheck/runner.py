@@ -1093,15 +1093,18 @@ def _store_result(out: Path, plan: Plan, record: dict[str, Any]) -> None:
 def write_summary(out: Path, records, *, profile: str, seed: int, env,
                   wall_seconds: float | None = None, unfinished: int = 0) -> dict[str, Any]:
     """Write ``summary.json``: one row per claim (``seconds`` is CPU time, summed over the claim's
-    tasks; ``headline`` the first line of its decision) and the run's wall time; during a run,
-    ``unfinished`` counts the selected claims not decided yet."""
+    tasks; ``headline`` the first line of its decision; ``delta_share`` its δ over the run's sum of
+    δ, its share of the family-wise error) and the run's wall time; during a run, ``unfinished``
+    counts the selected claims not decided yet."""
     keys = ("id", "paper", "citation", "title", "reference", "kind", "verdict", "observed", "theory",
             "ratio", "ratio_at_least", "trivial", "vacuous", "vacuous_reason", "delta", "params", "subjects",
             "replaced", "seconds", "profile", "seed")
     stochastic = [r["delta"] for r in records if r.get("delta") is not None]
+    shares = stats.delta_shares(r.get("delta") for r in records)
     summary = {
-        "claims": [{**{k: r.get(k) for k in keys}, "headline": headline(r.get("decision"), r.get("verdict"))}
-                   for r in records],
+        "claims": [{**{k: r.get(k) for k in keys}, "delta_share": share,
+                    "headline": headline(r.get("decision"), r.get("verdict"))}
+                   for r, share in zip(records, shares, strict=True)],
         "wall_seconds": wall_seconds,
         "unfinished": unfinished,
         "profile": profile,
@@ -1109,7 +1112,8 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
         "family_wise_delta": stats.union_delta(stochastic),
         "family_wise_method": (
             "union bound (Bonferroni) over the stochastic claims of this run: the probability "
-            "that any true claim is marked FAIL is at most the sum of their δ"
+            "that any true claim is marked FAIL is at most the sum of their δ; each claim's share (delta_share) is its "
+            "δ over that sum"
         ),
         "counts": {v: sum(r["verdict"] == v for r in records) for v in (*_verdicts(), SUBJECT_ERROR, ERROR)},
         "code_version": code_version(),

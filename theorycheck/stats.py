@@ -274,6 +274,14 @@ def union_delta(deltas) -> float:
     return float(min(1.0, sum(d for d in deltas if d is not None)))
 
 
+def delta_shares(deltas) -> list[float | None]:
+    """Each test's share of the union bound: its δ over the sum of the δ (None for a test without δ,
+    and for every test when the sum is 0)."""
+    deltas = list(deltas)
+    total = sum(d for d in deltas if d is not None)
+    return [None if d is None or total <= 0 else float(d / total) for d in deltas]
+
+
 @dataclass(frozen=True)
 class Decision:
     """A verdict and the sentence that explains it."""

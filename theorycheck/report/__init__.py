@@ -300,6 +300,12 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     write_atomic(out / "errata.html", env.get_template("errata.html").render(
         items=items, papers=papers, summary=summary, pages={cid for cid in records},
         this_run=not_reproduced(records)))
+    # each claim's share of the family-wise error (summaries written before the runner stored it)
+    for row, share in zip(summary["claims"], stats.delta_shares(row.get("delta") for row in summary["claims"]),
+                          strict=True):
+        row["delta_share"] = share
+    largest = sorted((row for row in summary["claims"] if row["delta_share"]),
+                     key=lambda row: -row["delta_share"])[:3]
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
@@ -308,7 +314,7 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
-        summary=summary, groups=sorted(groups.items()), papers=papers, env=summary["environment"],
+        summary=summary, groups=sorted(groups.items()), papers=papers, env=summary["environment"], largest=largest,
         earlier=earlier, atlas=atlas, power=power, n_errata=sum(item["type"] == "erratum" for item in items),
         n_missed=sum(item["type"] == "non-reproduction" for item in items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
