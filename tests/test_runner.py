@@ -353,8 +353,6 @@ def test_the_claims_other_than_the_experiments_keep_their_share_of_the_family_wi
     assert sum(deltas.values()) <= NON_EMPIRICAL, sorted(deltas.items(), key=lambda kv: -kv[1])[:8]
 
 
-@pytest.mark.xfail(strict=True, reason="until the experiments' δ are cut to ≤ 0.015 in all (issue 42 item 8, done "
-                                        "apart): today the three MNIST reproductions alone declare 0.05 each")
 @pytest.mark.parametrize("profile", sorted(FAMILY_WISE))
 def test_a_run_of_every_claim_states_a_family_wise_error_a_user_can_trust(profile):
     deltas = {c.id: declared_delta(c, profile) for c in _built_in()}
