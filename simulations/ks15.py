@@ -511,8 +511,8 @@ class Theorem33(_AgainstUniform, RiskBound):
         "whose median misses its heavy tail (UNDECIDED on quick and on full, see its defect), and neither sees "
         "plain AERR with hk12's smaller η, or a q that is poor but still far from uniform. Quick runs 100 paired "
         "samples: at 30 the magnitude's interval (zone [ε/2, ε]) did not clear ε/2 for the reference learner. "
-        "The bound is loose (observed/bound near 0.02), so a suboptimal but unbiased q, a mismatched importance weight (a preconditioner) or a step off by a constant "
-        "go unseen; they are declared as not caught.")
+        "The bound is loose (observed/bound near 0.02), so a suboptimal but unbiased q, a mismatched importance "
+        "weight (a preconditioner) or a step off by a constant go unseen; they are declared as not caught.")
 
     def check_params(self, p):
         super().check_params(p)
