@@ -457,12 +457,12 @@ class Theorem33(_AgainstUniform, RiskBound):
         "full": {"designs": ("decaying_bounded", "boundary", "correlated_signed"), "alphas": (-1.0, -2.0, -3.0),
                  "d": 20, "k": 2, "m": 7500, "repetitions": 800, "rate_designs": ("boundary",),
                  "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20, "paired_d": 1000, "paired_m": 4000,
-                 "paired_repetitions": 60},
+                 "paired_repetitions": 100},
         # full and 'spiked' at d = 4000 (an m × d sample and O(d²) moments per run: about 2 CPU s a run here)
         "paper": {"designs": ("decaying_bounded", "boundary", "correlated_signed", "spiked"),
                   "alphas": (-1.0, -2.0, -3.0), "d": 20, "k": 2, "m": 7500, "repetitions": 800,
                   "rate_designs": ("boundary",), "m_grid": (7500, 15000, 30000, 60000), "rate_repetitions": 20,
-                  "paired_d": 1000, "paired_m": 4000, "paired_repetitions": 60},
+                  "paired_d": 1000, "paired_m": 4000, "paired_repetitions": 100},
     }
     defects = (
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillDDAERR"},
@@ -472,32 +472,15 @@ class Theorem33(_AgainstUniform, RiskBound):
         Defect("q uniform (AERR's draws) at Theorem 3.3's η: the paper's idea removed",
                {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("q uniform, written in NumPy with its own random stream (no kernel or seed shared with the library)",
-               {"learner": "tests.defects_users:NumpyUniformDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"},
-               caught=False,
-               why="not on quick nor on full: against the theorem's own learner its excess risk is above by a "
-                   "median 0.077 in [0.004, 0.189] on quick's 30 samples and 0.016 in [0.003, 0.069] on full's 60 "
-                   "(d = 1000, m = 4000), against ε = 0.1 × the bound (UNDECIDED both). Its excess is heavy-tailed "
-                   "(most runs near the optimum, a few thrown across the ball by a step on x_1): the mean, which the "
-                   "theorem bounds, is 0.06-0.14 against DDAERR's 0.0008, but a mean over the almost-sure range "
-                   "needs about 10³ runs, and the median sees only the bulk. A design where uniform q is starved of "
-                   "x_1 (d ≥ 2m/k, as the paper profile's 'spiked') would decide it"),
+               {"learner": "tests.defects_users:NumpyUniformDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
-               caught=False, why="not on quick or full: part (d) holds η at the theorem's and asks whether q helps; "
-                                 "a learner that also shrinks η to hk12's is stable under uniform draws (excess "
-                                 "0.157 against the uniform-q reference's 0.141 on quick: UNDECIDED), and on the "
-                                 "bound's designs it meets the loose bound. The paper profile's 'spiked' design "
-                                 "(d = 4000, m = 2000) catches it through the bound itself (200 runs: mean 0.251, "
-                                 "interval [0.193, 0.486] above the bound 0.137)",
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("q ∝ E[x²] (the Lasso's) instead of ∝ √E[x²]", {"learner": _DEFECTS + "LassoQDDAERR"}, caught=False,
                why="the estimate stays unbiased; its larger second moment (Σ s_i/q_i = d‖s‖_∞-ish instead of "
                    "‖s‖_{1/2}) slows the learner by a factor the loose bound absorbs; on part (d)'s design q ∝ s still "
                    "draws x_1 almost always and beats uniform q (REPRODUCED)", overrides=_A_ONLY),
         Defect("q and its importance weights mismatched (weights d)", {"learner": _DEFECTS + "MismatchedWeightsDDAERR"},
-               caught=False, why="a per-coordinate reweighting of an unbiased gradient preconditions the steps; where "
-                                 "the optimum is interior ('decaying_bounded') or axis-aligned ('boundary') the "
-                                 "learner still converges to it; on part (d)'s design it stays below uniform q on "
-                                 "most runs (mean 0.038 against 0.141: UNDECIDED)", overrides=_A_ONLY),
+               overrides=_A_ONLY),
     )
     power = (
         "Catches a learner that does not learn and one that converges to the wrong point (every design is "
@@ -506,13 +489,14 @@ class Theorem33(_AgainstUniform, RiskBound):
         "catches uniform sampling on 'spiked' at d = 4000 (q uniform at this η: mean 0.267 in [0.189, 0.521]; "
         "plain AERR: 0.251 in [0.193, 0.486]; bound 0.137; 200 runs each). Part (d) holds η at the theorem's and "
         "compares with uniform q, and a replaced learner also with the theorem's own learner on the same samples "
-        "(a non-inferiority with the same ε, in the median); a uniform sampler that is not the library's kernel "
-        "(independent draws: D symmetric about 0 against uniform q) is seen only through the second comparison, "
-        "whose median misses its heavy tail (UNDECIDED on quick and on full, see its defect), and neither sees "
-        "plain AERR with hk12's smaller η, or a q that is poor but still far from uniform. Quick runs 100 paired "
-        "samples: at 30 the magnitude's interval (zone [ε/2, ε]) did not clear ε/2 for the reference learner. "
-        "The bound is loose (observed/bound near 0.02), so a suboptimal but unbiased q, a mismatched importance "
-        "weight (a preconditioner) or a step off by a constant go unseen; they are declared as not caught.")
+        "(a non-inferiority with the same ε, in the median, each its own stream): on quick's 100 paired samples "
+        "that second comparison catches a uniform sampler written in NumPy with its own stream (median excess "
+        "above the theorem's learner by 0.089 in [0.032, 0.157], ε = 0.018; against uniform q alone it is "
+        "UNDECIDED), plain AERR with hk12's smaller η (0.122 in [0.084, 0.157]) and q with mismatched importance "
+        "weights (0.038 in [0.036, 0.040]). Quick and full run 100 paired samples: at 30 the magnitude's interval "
+        "(zone [ε/2, ε]) did not clear ε/2 for the reference learner, and at 60 the NumPy sampler was UNDECIDED. "
+        "It does not see a q that is poor but still far from uniform (q ∝ s). The bound is loose (observed/bound "
+        "near 0.02), so a step off by a constant goes unseen there.")
 
     def check_params(self, p):
         super().check_params(p)

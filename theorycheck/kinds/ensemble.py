@@ -78,7 +78,7 @@ from ..claims import Claim, Evidence, Measurement, Plot
 from ..observe import counted_call
 from ..protocols import BudgetedEnsemble, Contract, SampledEnsemble
 from ..validation import Integer, Names, Number, ParameterError, Positive, Probability
-from .comparison import PairedComparison
+from .comparison import PairedComparison, replaced_names
 from .exact import Exact
 from .reproduction import Reproduction
 
@@ -622,7 +622,8 @@ class BudgetTables(Reproduction):
             rows = self.reproduce(p, task, subjects, seed)
         except data_errors() as err:
             return Measurement([{**task, "table": "unavailable", "unavailable": unavailable(err)}])
-        return Measurement([{**row, "repetition": task["repetition"]} for row in rows])
+        replaced = ",".join(replaced_names(self, subjects))
+        return Measurement([{**row, "repetition": task["repetition"], "replaced": replaced} for row in rows])
 
     def decide(self, p, table):
         keys = list(self.keys)

@@ -560,7 +560,7 @@ class RealDataExperiment(Reproduction):
                               low=c * math.exp(iv.low), high=c * math.exp(iv.high))
                 if pt.get("known") or (decides and res.outcome in stats.AGAINST):
                     found.append(finding_record(label, res, stats.EQUIVALENT, it["margin"], decides,
-                                                paper=shown, known=pt["known"], why=pt.get("note", "")))
+                                                paper=shown, known=pt.get("known", ""), why=pt.get("note", "")))
             else:
                 if it["type"] == "finding":
                     f = it["finding"]
