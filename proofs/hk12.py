@@ -95,7 +95,9 @@ class Lemma3_3(ExactLaw):
         Defect("learner whose x̃ lacks the weight d/k", {"learner": D + "AERRWithoutWeight"}),
         Defect("learner run with η·k/d (its estimates are Algorithm 1's)", {"learner": "tests.defects_bounds:"
                                                                                     "MissingScaleAERR"},
-               caught=False, why="its g̃_t are the paper's (only its step is smaller), which is all Lemma 3.3 is about"),
+               caught=True, why="caught by the conformance to AERR run before the claim (its parameters and behaviour "
+                                "checks); the claim's own test alone does not catch it: its g̃_t are the paper's "
+                                "(only its step is smaller), which is all Lemma 3.3 is about"),
     )
     power = (
         "Every outcome of the subject's law is enumerated on every instance, so a bias on one instance, or a second "

@@ -364,8 +364,10 @@ class Theorem12(ViolationFrequency):
         Defect("λ one hundred times too large", {"learner": _D + "AEROverRegularised"}),
         Defect("ŷ drops sgn(w_i) (a sign error in the inner-product estimate)", {"learner": _D + "AERUnsigned"},
                idea=True),
-        Defect("λ ten times too small", {"learner": _D + "AERSmallLambda"}, caught=False,
-               why="less shrinkage towards 0 lowers the excess risk on these designs; the bound is about 20 times "
+        Defect("λ ten times too small", {"learner": _D + "AERSmallLambda"}, caught=True,
+               why="caught by the conformance to AER run before the claim (its estimator and behaviour and attributes "
+                   "checks); the claim's own test alone does not catch it: less shrinkage towards 0 lowers the excess "
+                   "risk on these designs; the bound is about 20 times "
                    "the excess of a correct AER"),
     )
     power = ("Catches a learner whose excess risk reaches the bound (no learning, heavy over-regularisation, a "

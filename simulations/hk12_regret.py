@@ -136,7 +136,9 @@ class Lemma35(Pathwise):
                idea=True),
         Defect("no clipping (line 13 dropped)", {"learner": _DEFECTS + "AELRNoClip"}),
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
-               caught=False, why="a regret bound holds for any sequence of clipped losses, whatever their law"),
+               caught=True, why="caught by the conformance to AELR run before the claim (its estimator and behaviour "
+                                "checks); the claim's own test alone does not catch it: a regret bound holds for any "
+                                "sequence of clipped losses, whatever their law"),
     )
     power = (
         "Catches an update with the wrong sign and a learner that does not move (both make the regret against the "
@@ -189,7 +191,9 @@ class Lemma36(ExpectedInequality):
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"},
                idea=True),
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
-               caught=False, why="at quick's d = 4 the weight d² only scales the estimate by 4 and clipping caps it: "
+               caught=True, why="caught by the conformance to AELR run before the claim (its estimator and behaviour "
+                                "checks); the claim's own test alone does not catch it: at quick's d = 4 the weight "
+                                "d² only scales the estimate by 4 and clipping caps it: "
                                  "the regret rises from about 0.7 to 0.85 of the bound, still below it"),
     )
     power = (
@@ -242,8 +246,10 @@ class Lemma37(ExpectedInequality):
     defects = (
         Defect("biased estimate: importance weight d² instead of d", {"learner": _DEFECTS + "AELRSquaredWeight"},
                idea=True),
-        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}, caught=False,
-               why="Lemma 3.7 bounds the bias of clipping the estimator, whatever iterates in the ball it is "
+        Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "AELRFrozen"}, caught=True,
+               why="caught by the conformance to AELR run before the claim (its behaviour check); the claim's own "
+                   "test alone does not catch it: Lemma 3.7 bounds the bias of clipping the estimator, whatever "
+                   "iterates in the ball it is "
                    "evaluated at, so a learner that does not move satisfies it (rightly)"),
         Defect("returns w_1, not the average of its path", {"learner": _DEFECTS + "AELRReturnsStart"}),
     )

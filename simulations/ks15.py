@@ -144,7 +144,9 @@ class Theorem31(ExpectedInequality):
         Defect("never moves (computes each step, applies none)", {"learner": _DEFECTS + "StillGAERR"},
                overrides={"repetitions": "25"}),
         Defect("draws from uniform while weighting by the declared 1/q", {"learner": _DEFECTS + "UniformDrawsGAERR"},
-               caught=False, why="the checks read the weights applied to the draws the learner recorded, not the law "
+               caught=True, why="caught by the conformance to GAERR run before the claim (its estimator and behaviour "
+                                "checks); the claim's own test alone does not catch it: the checks read the weights "
+                                "applied to the draws the learner recorded, not the law "
                                  "of the draws; and a per-coordinate reweighting of an unbiased estimate only "
                                  "preconditions the steps, so on these interior optima the learner still converges "
                                  "and the inequality holds", overrides={"repetitions": "50"}),
@@ -475,8 +477,10 @@ class Theorem33(_AgainstUniform, RiskBound):
                {"learner": "tests.defects_users:NumpyUniformDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
                overrides={**_A_ONLY, "repetitions": "25"}),
-        Defect("q ∝ E[x²] (the Lasso's) instead of ∝ √E[x²]", {"learner": _DEFECTS + "LassoQDDAERR"}, caught=False,
-               why="the estimate stays unbiased; its larger second moment (Σ s_i/q_i = d‖s‖_∞-ish instead of "
+        Defect("q ∝ E[x²] (the Lasso's) instead of ∝ √E[x²]", {"learner": _DEFECTS + "LassoQDDAERR"}, caught=True,
+               why="caught by the conformance to DDAERR run before the claim (its estimator check); the claim's own "
+                   "test alone does not catch it: the estimate stays unbiased; its larger second moment (Σ s_i/q_i = "
+                   "d‖s‖_∞-ish instead of "
                    "‖s‖_{1/2}) slows the learner by a factor the loose bound absorbs; on part (d)'s design q ∝ s still "
                    "draws x_1 almost always and beats uniform q (REPRODUCED)", overrides=_A_ONLY),
         Defect("q and its importance weights mismatched (weights d)", {"learner": _DEFECTS + "MismatchedWeightsDDAERR"},
@@ -712,7 +716,9 @@ class Theorem34(_TwoPhase):
                overrides={"m1": "30000", "m": "30100", "repetitions": "2", "alphas": "-2",
                           "designs": "decaying_bounded", "event_repetitions": "100"}),
         Defect("smoothing term dropped, at the profile's m1", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAERR"},
-               caught=False, why="with m1 = 2000 phase 1 draws every attribute hundreds of times, so A is close to "
+               caught=True, why="caught by the conformance to TwoPhaseDDAERR run before the claim (its behaviour "
+                                "check); the claim's own test alone does not catch it: with m1 = 2000 phase 1 draws "
+                                "every attribute hundreds of times, so A is close to "
                                  "E[x²] and neither q nor H needs the smoothing; only a phase 1 too short to see "
                                  "every attribute exposes it (the defect above)",
                overrides={"event_repetitions": "60", "repetitions": "50"}),
@@ -910,8 +916,10 @@ class Theorem44(_AgainstUniform, RiskBound):
         Defect("never moves (returns w_1 = 0)", {"learner": _DEFECTS + "StillDDAELR"}, overrides=_A_ONLY),
         Defect("q uniform (AELR's draws) at Theorem 4.4's η: the paper's idea removed",
                {"learner": _DEFECTS + "UniformQDDAELR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
-        Defect("q ∝ √E[x²] (the Ridge's) instead of ∝ E[x²]", {"learner": _DEFECTS + "RidgeQDDAELR"}, caught=False,
-               why="the estimate stays unbiased; its larger ‖E x̃²‖∞ only slows the learner, within the loose bound; "
+        Defect("q ∝ √E[x²] (the Ridge's) instead of ∝ E[x²]", {"learner": _DEFECTS + "RidgeQDDAELR"}, caught=True,
+               why="caught by the conformance to DDAELR run before the claim (its estimator check); the claim's own "
+                   "test alone does not catch it: the estimate stays unbiased; its larger ‖E x̃²‖∞ only slows the "
+                   "learner, within the loose bound; "
                    "on part (d)'s design q ∝ √s still draws x_1 most of the time and beats uniform q (REPRODUCED)",
                overrides=_A_ONLY),
     )

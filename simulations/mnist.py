@@ -171,8 +171,10 @@ class Cbss11Mnist(RealDataExperiment):
     defects = (_SHUFFLED,
                Defect("AER whose prediction draws its k/2 attributes uniformly (weight d) instead of ∝ |w_i| "
                       "(numba, its own stream): cbss11's idea removed", {"aer": _USERS + "UniformDrawsAER"},
-                      idea=True, caught=False,
-                      why="not on quick: on quick's 15 pairs of the 1 000-image subset (900 training examples "
+                      idea=True, caught=True,
+                      why="caught by the conformance to AER run before the claim (its behaviour check); the claim's "
+                          "own test alone does not catch it: not on quick: on quick's 15 pairs of the 1 000-image "
+                          "subset (900 training examples "
                           "each) it is no worse than the reference AER (median log(err_reference/err_subject) 0.51 "
                           "in [−0.24, 1.04]: UNDECIDED against the reference). On full's 45 pairs of ≈ 12 000 "
                           "examples it FAILs: its test squared error is above the reference's, −0.29 in [−0.43, "
@@ -367,8 +369,10 @@ class Hk12Mnist(_Curves):
     )
     defects = (_SHUFFLED,
                Defect("AER (cbss11) in AELR's place: no exponentiated-gradient step (hk12's idea removed)",
-                      {"aelr": _USERS + "AERInAELRsPlace"}, idea=True, caught=False,
-                      why="not on quick nor on full, because the reference AELR itself is within ε of AER on "
+                      {"aelr": _USERS + "AERInAELRsPlace"}, idea=True, caught=True,
+                      why="caught by the conformance to AELR run before the claim (its estimator and behaviour "
+                          "checks); the claim's own test alone does not catch it: not on quick nor on full, because "
+                          "the reference AELR itself is within ε of AER on "
                           "MNIST (non-reproduction fig1-start): on the 1 000-image subset the replaced subject's "
                           "log(err_AELR/err_AER) at 900 examples is 0.02 in [−0.11, 0.06] over 20 splits; on full "
                           "AER is 5-7% worse than the reference AELR at 6 000 and 12 108 examples (−0.052 in "

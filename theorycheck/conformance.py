@@ -495,7 +495,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
             try:
                 records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
-                                      progress=progress)
+                                      progress=progress, conformance=False)
             except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
                 if len(group) == 1:
                     refused[group[0].id] = str(err).splitlines()[0]
@@ -503,7 +503,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
                 for c in group:  # one at a time, so that the others still report (finished tasks are cached)
                     try:
                         records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
-                                              jobs=jobs, progress=progress)
+                                              jobs=jobs, progress=progress, conformance=False)
                     except ParameterError as one:
                         refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
@@ -1441,3 +1441,63 @@ ALGORITHMS.update({
                   no_law="AESVR's φ̃ averages two GenEst draws of a 60-term series (erf): its law has no finite "
                          "enumeration here; GenEst's own law is checked by `theorycheck conform GenEst`"),
 })
+
+
+# ---------------------------------------------------------------------- inside verify
+def algorithm_places(claim) -> dict[str, str]:
+    """{subject name: algorithm of :data:`ALGORITHMS`} for the subjects of ``claim`` that are one of the papers'
+    algorithms as built in (``learner`` of hk12.thm3.1 is AERR, ``dd`` of ks15.fig1 is DDAERR, ...)."""
+    builtins = {_load(spec.builtin): name for name, spec in ALGORITHMS.items()}
+    return {name: builtins[obj] for name, obj in claim.subjects.items() if _hashable(obj) and obj in builtins}
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def replaced_algorithms(claim, subjects: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """{subject name: (algorithm, the subject in its place)} for each of ``claim``'s algorithms that ``subjects``
+    replaces by something other than the built-in."""
+    return {name: (algorithm, subjects[name]) for name, algorithm in algorithm_places(claim).items()
+            if name in subjects and subjects[name] is not claim.subjects[name]}
+
+
+def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1e-3) -> dict[str, Any]:
+    """The conformance of a subject that ``verify`` runs in ``algorithm``'s place, as a record (JSON-ready).
+
+    Every check of :func:`conform` but the claims (verify is running them): the parameters, the exact law of
+    the estimator along the recorded path, the behaviour against the built-in, the reads audit (and for the
+    algorithms of another shape, their own checks). Its ``verdict`` is FAIL when a check that ran failed: a
+    learner that is not the paper's algorithm cannot PASS a theorem about that algorithm. The verify profile
+    ``quick`` runs conform's quick budget, ``full`` and ``paper`` its full one. A subject that conform cannot
+    take at all (an instance that cannot be cloned, ...) gets every check NOT RUN with the reason."""
+    budget = "quick" if profile == "quick" else "full"
+    try:
+        result = conform(algorithm, subject, profile=budget, seed=seed, delta=delta, claims=False)
+    except ParameterError as err:
+        why = str(err).splitlines()[0]
+        return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": stats.INCONCLUSIVE,
+                "delta": delta, "profile": budget, "checks": [
+                    {"name": "conformance", "verdict": stats.INCONCLUSIVE, "ran": False, "decision": why,
+                     "cause": why}]}
+    return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": result.verdict, "delta": delta,
+            "profile": budget, "checks": [{"name": c.name, "verdict": c.verdict, "ran": c.ran,
+                                           "decision": c.decision, "cause": c.cause} for c in result.checks]}
+
+
+def verify_text(record: dict[str, Any]) -> str:
+    """One paragraph of an in-verify conformance record for the claim's page: which checks ran and how they
+    ended, and which could not run (never a plain PASS when one could not)."""
+    ran = [c for c in record["checks"] if c["ran"]]
+    not_run = [c for c in record["checks"] if not c["ran"]]
+    head = (f"Conformance of {record['subject']} to {record['algorithm']} ({record['profile']} budget, each "
+            f"stochastic check at δ = {record['delta']:g}): {record['verdict']}")
+    parts = [head + (f" on {len(ran)} of {len(record['checks'])} checks" if not_run else "") + "."]
+    parts += [f"[{c['verdict']}] {c['name']}: " + (c["cause"] if c["verdict"] != stats.PASS and c["cause"] else
+                                                   c["decision"]) for c in ran]
+    parts += [f"[NOT RUN] {c['name']}: {c['decision']}" for c in not_run]
+    return "\n".join(parts)

@@ -26,13 +26,14 @@ import inspect
 import json
 import os
 import platform
+import re
 import shutil
 import sys
 import tempfile
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,8 @@ class Plan:
     subjects: dict[str, Any]
     tasks: list[dict[str, Any]]
     cache_dir: Path
+    #: the conformance records of the subjects that replace one of the papers' algorithms (:func:`_conform_replaced`)
+    conformance: list[dict[str, Any]] = field(default_factory=list)
 
 
 class CompileTime(numba_event.Listener):
@@ -325,8 +328,9 @@ def _not_finished(claim: Claim, what: str) -> str:
 @dataclass(frozen=True)
 class TaskError:
     """Why a task produced no measurement: ``kind`` is "failure" (the subject's output broke the
-    theorem's conclusion), "subject" (the subject raised), "unfinished" (a hook is not written yet,
-    :func:`unwritten_hook`) or "harness" (the check itself raised)."""
+    theorem's conclusion), "subject" (the subject raised), "conformance" (a subject in the place of one of
+    the papers' algorithms is not that algorithm, :func:`_conform_replaced`), "unfinished" (a hook is not
+    written yet, :func:`unwritten_hook`) or "harness" (the check itself raised)."""
 
     kind: str
     cause: str
@@ -537,6 +541,7 @@ def run_claims(
     scheduler: str | None = None,
     on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
     force: bool = False,
+    conformance: bool = True,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
 
@@ -549,7 +554,11 @@ def run_claims(
     each time a claim is decided before the end of the run, e.g. to render its page at once.
 
     ``force`` runs a plan that :func:`check_resources` refuses (more tasks, memory, disk or time than
-    the machine holds)."""
+    the machine holds).
+
+    ``conformance``: check every subject that replaces one of the papers' algorithms against that algorithm
+    first (:func:`_conform_replaced`); a claim whose subject fails it is FAIL and its tasks are not run.
+    ``theorycheck conform`` turns it off for the claims it runs, having run the same checks itself."""
     out = Path(out)
     if out.exists():
         remove_orphans(out)
@@ -559,6 +568,8 @@ def run_claims(
     stored: dict[tuple[int, int], dict] = {}
     client = None
     errors: dict[int, TaskError] = {}
+    if conformance:
+        _conform_replaced(plans, profile, seed, out, use_cache, errors, progress)
     history = _read_timings(out)
     ran: set[tuple[int, int]] = set()
     bar = tqdm(
@@ -592,7 +603,7 @@ def run_claims(
             on_finish([finished[j] for j in sorted(finished)])
 
     try:
-        wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks))]
+        wanted = [(i, r) for i, plan in enumerate(plans) for r in range(len(plan.tasks)) if i not in errors]
         try:
             # a sequential claim (one that overrides Claim.extend) may ask for more tasks after seeing
             # the ones it has: run in rounds until no claim asks for more
@@ -651,6 +662,84 @@ def _from_cache(plans, key, stored, use_cache: bool) -> bool:
             stored[key] = payload
             return True
     return False
+
+
+def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use_cache: bool,
+                      errors: dict[int, TaskError], progress: bool) -> None:
+    """Check each subject that runs in the place of one of the papers' algorithms against that algorithm
+    (:func:`theorycheck.conformance.in_verify`), once per (algorithm, subject) and cached under
+    ``out/.cache/conformance``; store the records in each plan and mark a plan whose subject failed with a
+    "conformance" error, so that its tasks are not run: no measurement can make a learner that is not the
+    paper's algorithm pass the paper's theorem about it."""
+    from .conformance import in_verify, replaced_algorithms, verify_text
+
+    checked: dict[str, dict[str, Any]] = {}
+    for i, plan in enumerate(plans):
+        for name, (algorithm, subject) in replaced_algorithms(plan.claim, plan.subjects).items():
+            text = json.dumps([algorithm, _subject_fingerprint(subject), profile, seed, code_version()])
+            key = hashlib.sha256(text.encode()).hexdigest()[:20]
+            if key not in checked:
+                path = out / ".cache" / "conformance" / f"{key}.json"
+                record = _read_conformance(path) if use_cache else None
+                if record is None:
+                    if progress:
+                        print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
+                              "before the claims that run it", file=sys.stderr)
+                    record = _isolated(in_verify, algorithm, subject, profile, seed)
+                    if isinstance(record, str):  # the subject ended the process that checked it: not cached
+                        record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
+                                          f"against {algorithm} (conformance)"}
+                    else:
+                        write_json(path, record)
+                checked[key] = record
+            if "died" in checked[key]:
+                errors[i] = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
+                break
+            plan.conformance.append({"place": name, **checked[key]})
+        failed = [c for c in plan.conformance if c["verdict"] == stats.FAIL]
+        if failed and i not in errors:
+            first = next(check for check in failed[0]["checks"] if check["ran"] and check["verdict"] == stats.FAIL)
+            cause = (f"subject {failed[0]['place']} ({failed[0]['subject']}) is not {failed[0]['algorithm']}: its "
+                     f"{first['name']} check failed: {first['cause'] or first['decision']}")
+            errors[i] = TaskError("conformance", cause, "\n\n".join(verify_text(c) for c in failed))
+
+
+#: seconds a subject's conformance may take in its worker before it counts as hanging
+CONFORMANCE_SECONDS = 1800.0
+
+
+def _isolated(function, *args):
+    """``function(*args)`` in a worker process of its own (loky's, started once and reused), so that a subject
+    that exits, aborts or segfaults cannot end the run: its result, or one line saying how the worker ended
+    (an exit status, a signal, or no answer within :data:`CONFORMANCE_SECONDS`)."""
+    from concurrent.futures import TimeoutError as Timeout
+
+    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    executor = get_reusable_executor(max_workers=1, reuse=True)
+    try:
+        return executor.submit(function, *args).result(timeout=CONFORMANCE_SECONDS)
+    except TerminatedWorkerError as err:
+        found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+        return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
+                f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
+    except Timeout:
+        executor.shutdown(wait=False, kill_workers=True)
+        return f"did not finish within {CONFORMANCE_SECONDS:g} s"
+
+
+def _read_conformance(path: Path) -> dict | None:
+    """A stored conformance record, or None when absent or not of the shape :func:`_conform_replaced` writes."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    shaped = (isinstance(record, dict) and isinstance(record.get("checks"), list)
+              and all(isinstance(c, dict) and {"name", "verdict", "ran", "decision", "cause"} <= set(c)
+                      for c in record["checks"])
+              and {"algorithm", "subject", "verdict", "delta", "profile"} <= set(record))
+    return record if shaped else None
 
 
 def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish) -> None:
@@ -941,7 +1030,6 @@ def _tagged(i, args, watch: str | None = None):
 def _alone(i, args, jobs: int, watch: str):
     """Task ``args`` of claim ``i`` run alone in a fresh pool: its result, or when its worker dies again a
     subject error naming how the worker ended (signal or exit status) and the stack it was in."""
-    import re
 
     from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
@@ -998,7 +1086,15 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "hypothesis_checks": [],
         "plot": None,
         "n_tasks": len(plan.tasks),
+        "conformance": plan.conformance,
     }
+    if error is not None and error.kind == "conformance":
+        decision = ("A subject in the place of one of the papers' algorithms is first checked against that "
+                    "algorithm (conformance); a learner that is not the paper's algorithm cannot pass the paper's "
+                    f"theorem about it, so the claim's tasks were not run.\nConformance FAIL: the {error.cause}"
+                    f"\n\n{error.trace}")
+        record.update(verdict=stats.FAIL, decision=decision, seconds=0.0)
+        return record
     if error is not None and error.kind == "failure":
         decision = (f"The subject's output breaks the theorem's conclusion: {error.cause}\n"
                     "The claim's other tasks were not run: no measurement can undo this.")
@@ -1047,6 +1143,10 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
             f"No verdict: the instance built breaks the hypotheses {names}, so the theorem "
             f"says nothing about it. For the record, the test alone said: {decision}"
         )
+    if plan.conformance:  # every check it ran passed (else the claim was not run): say which ran, and which could not
+        from .conformance import verify_text
+
+        decision += "\n\n" + "\n\n".join(verify_text(c) for c in plan.conformance)
     record.update(
         verdict=verdict,
         decision=decision,
