@@ -99,6 +99,9 @@ class Theorem1(AttributesNeeded):
         Defect("a learner that reads 2k attributes per example and reports k (the under-count that beats a bound)",
                {"aer": _DEFECTS + "HalfReportedGoodFeature"}, overrides={"rate_repetitions": "0", "learners": "aer"},
                idea=True),
+        Defect("AERR in numba that records its path but computes ⟨w, x⟩ from all d attributes on the raw array",
+               {"aerr": "tests.defects_users:CompiledExactInnerAERR"},
+               overrides={"rate_repetitions": "0", "learners": "aerr"}),
     )
     power = (
         "Catches a learner that beats the bound: one that reads the hidden j (caught at d = 2048, where ½⌊d/(96ε)⌋ "

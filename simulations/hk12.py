@@ -90,6 +90,10 @@ class Theorem31(RiskBound):
                    "test alone does not catch it: it breaks the hypothesis of k + 1 attributes per example, so the "
                    "claim gives no verdict",
                overrides={**_A_ONLY, "repetitions": "25"}),
+        Defect("AERR written in NumPy (its own stream) that steps with 10 η whatever η it is given",
+               {"learner": "tests.defects_users:TenfoldStepAERR"}, overrides=_A_ONLY),
+        Defect("AERR in numba that records its path but computes ⟨w, x⟩ from all d attributes on the raw array",
+               {"learner": "tests.defects_users:CompiledExactInnerAERR"}, overrides=_A_ONLY),
     )
     power = (
         "Catches a learner that does not learn (every design is non-vacuous: the trivial learner would FAIL), a "
@@ -173,10 +177,12 @@ class Theorem34(RiskBound):
                overrides={**_A_ONLY_34, "designs": "sparse", "d": "16", "k": "1", "k_grid": "1,2,4", "noise": "0",
                           "m": "200000", "repetitions": "20"}, idea=True),
         Defect("step ten times too large", {"learner": _DEFECTS + "TenfoldEtaAELR"}, caught=True,
-               why="caught by the conformance to AERR run before the claim (its parameters and behaviour checks); the "
+               why="caught by the conformance to AELR run before the claim (its parameters and behaviour checks); the "
                    "claim's own test alone does not catch it: a larger step (with a lower clipping threshold) makes "
                    "AELR converge faster on these designs",
                overrides=_A_ONLY_34),
+        Defect("AELR written in NumPy (its own stream) that steps with 10 η whatever η it is given",
+               {"learner": "tests.defects_users:TenfoldStepAELR"}, overrides=_A_ONLY_34),
     )
     power = (
         "Catches a learner that does not learn (every design is non-vacuous) and a missing importance weight where "

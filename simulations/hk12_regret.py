@@ -194,7 +194,7 @@ class Lemma36(ExpectedInequality):
                caught=True, why="caught by the conformance to AELR run before the claim (its estimator and behaviour "
                                 "checks); the claim's own test alone does not catch it: at quick's d = 4 the weight "
                                 "d² only scales the estimate by 4 and clipping caps it: "
-                                 "the regret rises from about 0.7 to 0.85 of the bound, still below it"),
+                                "the regret rises from about 0.7 to 0.85 of the bound, still below it"),
     )
     power = (
         "Catches an update with the wrong sign and a learner that does not move: at d = 4 the bound's G ∝ √d is "

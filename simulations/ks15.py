@@ -147,9 +147,11 @@ class Theorem31(ExpectedInequality):
                caught=True, why="caught by the conformance to GAERR run before the claim (its estimator and behaviour "
                                 "checks); the claim's own test alone does not catch it: the checks read the weights "
                                 "applied to the draws the learner recorded, not the law "
-                                 "of the draws; and a per-coordinate reweighting of an unbiased estimate only "
-                                 "preconditions the steps, so on these interior optima the learner still converges "
-                                 "and the inequality holds", overrides={"repetitions": "50"}),
+                                "of the draws; and a per-coordinate reweighting of an unbiased estimate only "
+                                "preconditions the steps, so on these interior optima the learner still converges "
+                                "and the inequality holds", overrides={"repetitions": "50"}),
+        Defect("GAERR written in NumPy whose cumulative table is built from q² (q ∝ s where √s is given) while it "
+               "weights by 1/q", {"learner": "tests.defects_users:SquaredTableGAERR"}, overrides={"repetitions": "25"}),
     )
     power = (
         "Catches a learner that does not learn (the learner that never moves would FAIL every setting), an "
@@ -475,6 +477,10 @@ class Theorem33(_AgainstUniform, RiskBound):
                {"learner": _DEFECTS + "UniformQDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}, idea=True),
         Defect("q uniform, written in NumPy with its own random stream (no kernel or seed shared with the library)",
                {"learner": "tests.defects_users:NumpyUniformDDAERR"}, overrides={**_A_ONLY, "repetitions": "25"}),
+        Defect("DDAERR written in NumPy without the importance weight 1/q_i (each draw weighted 1/k)",
+               {"learner": "tests.defects_users:UnweightedDDAERR"}, overrides=_A_ONLY),
+        Defect("DDAERR written in NumPy that steps with η/10 whatever η it is given",
+               {"learner": "tests.defects_users:TenthStepDDAERR"}, overrides=_A_ONLY),
         Defect("plain AERR: q uniform and hk12 Theorem 3.1's own η √(k/(2dm))", {"learner": _DEFECTS + "OwnStepAERR"},
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("q ∝ E[x²] (the Lasso's) instead of ∝ √E[x²]", {"learner": _DEFECTS + "LassoQDDAERR"}, caught=True,
@@ -719,8 +725,8 @@ class Theorem34(_TwoPhase):
                caught=True, why="caught by the conformance to TwoPhaseDDAERR run before the claim (its behaviour "
                                 "check); the claim's own test alone does not catch it: with m1 = 2000 phase 1 draws "
                                 "every attribute hundreds of times, so A is close to "
-                                 "E[x²] and neither q nor H needs the smoothing; only a phase 1 too short to see "
-                                 "every attribute exposes it (the defect above)",
+                                "E[x²] and neither q nor H needs the smoothing; only a phase 1 too short to see "
+                                "every attribute exposes it (the defect above)",
                overrides={"event_repetitions": "60", "repetitions": "50"}),
     )
     power = (
@@ -1034,6 +1040,9 @@ class Theorem45(_TwoPhase):
                                  "the bias (full at m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = "
                                  "½(7/8)⁹, against the bound 0.31: INCONCLUSIVE); the event 'premise' catches it",
                overrides={**_A_ONLY, "m1": "1", "event_repetitions": "0"}),
+        Defect("Two-Phased DDAELR written in NumPy that reports (and weights by) the smoothed q but draws without "
+               "the smoothing", {"learner": "tests.defects_users:UnsmoothedDrawsTwoPhaseDDAELR"},
+               overrides={"rate_repetitions": "0", "dk_repetitions": "0", "event_repetitions": "0"}),
     )
     power = (
         "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound') and, through the event "

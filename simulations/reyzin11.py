@@ -826,7 +826,7 @@ class Experiments(BudgetTables):
                caught=True, why="caught by the conformance to AdaBoostRS_AC run before the claim (its sampling and "
                                 "attributes checks); the claim's own test alone does not catch it: it takes even more "
                                 "samples than AdaBoostRS_AC and errs no more; spending is "
-                                 "checked by reyzin11.deterministic, not here"),
+                                "checked by reyzin11.deterministic, not here"),
         Defect("AdaBoostRS that breaks a tied vote by the full vote (reads every stump's feature, reports the "
                "drawn ones)", {"rs": D + "RSFullVoteTies"},
                overrides={"repetitions": "2", "curve_repetitions": "0", "cost_blocks": "2"}),

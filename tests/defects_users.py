@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from theorycheck.algorithms import AER
@@ -165,3 +166,269 @@ class UniformDrawsAER:
 
     def predict(self, X):
         return np.asarray(X, dtype=float) @ self.coef_
+
+
+# ---------------------------------------------------------------------- learners written from the papers, in NumPy
+class UsersOnline:
+    """hk12's AERR (``norm`` "l2") and AELR ("l1"), and ks15's samplers through ``q``: k data-point attributes
+    drawn ∝ q (uniform unless given) and weighted 1/(k q_i), one inner-product attribute j ∝ w_j² (l2) or |w_j|
+    (l1), then a projected step (l2) or an EG± step on the clipped estimate (l1); w̄ the average of the iterates.
+    Written from the papers with its own NumPy stream; records its path (w, g, g_tilde, read) when asked. The
+    defects below change one method each."""
+
+    norm = "l2"
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False, q=None,
+                 second_moments=None, m1=None, smoothing=None, **ignored):
+        self.k, self.B, self.eta, self.random_state = k, B, eta, random_state
+        self.record_trajectory, self.q, self.second_moments = record_trajectory, q, second_moments
+        self.m1, self.smoothing = m1, smoothing
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in ("k", "B", "eta", "random_state", "record_trajectory", "q",
+                                                       "second_moments", "m1", "smoothing")}
+
+    # the parts a defect changes
+    def sampling(self, d):
+        """(the law the draws follow, the q their weights 1/(k q) assume)."""
+        q = np.full(d, 1.0 / d) if self.q is None else np.asarray(self.q, dtype=float) / np.sum(self.q)
+        return q, q
+
+    def step_size(self, m, d, k):
+        """The η given, else hk12's: Theorem 3.1's √(k/(2dm)) for AERR, Theorem 3.4's (1/(4B²))√(2k log(2d)/(5md))
+        for AELR (the ks15 learners get theirs from the claims)."""
+        if self.eta is not None:
+            return float(self.eta)
+        if self.norm == "l2":
+            return math.sqrt(k / (2.0 * d * m))
+        return math.sqrt(2.0 * k * math.log(2.0 * d) / (5.0 * m * d)) / (4.0 * float(self.B) ** 2)
+
+    def estimate(self, x, draws, phi, weights):
+        g = np.zeros(len(x))
+        np.add.at(g, draws, phi * x[draws] * weights[draws])
+        return g
+
+    def clipped(self, g_tilde, x, draws, phi, weights, eta):
+        return np.clip(g_tilde, -1.0 / eta, 1.0 / eta)
+
+    def applied(self, g_bar, g_tilde):
+        return g_bar
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k, B = int(self.k), float(self.B)
+        rng = np.random.default_rng([0 if self.random_state is None else int(self.random_state) % 2**63, 77])
+        law, assumed = self.sampling(d)
+        weights = 1.0 / (k * assumed)
+        eta = self.step_size(m, d, k)
+        cumulative = np.cumsum(law)
+        theta = np.zeros(2 * d)
+        w = np.zeros(d)
+        path = {"w": [], "g": [], "g_tilde": [], "read": []}
+        total, seen = np.zeros(d), 0
+        for t in range(m):
+            x = X[t]
+            draws = np.minimum(np.searchsorted(cumulative, rng.random(k) * cumulative[-1], side="right"), d - 1)
+            mass = np.abs(w) ** (2 if self.norm == "l2" else 1)
+            if mass.sum() > 0.0:
+                j = min(int(np.searchsorted(np.cumsum(mass), rng.random() * mass.sum(), side="right")), d - 1)
+                size = float(w @ w) if self.norm == "l2" else float(np.abs(w).sum()) * np.sign(w[j])
+                phi = (size * x[j] / w[j] if self.norm == "l2" else size * x[j]) - y[t]
+            else:
+                j, phi = -1, -y[t]
+            g_tilde = self.estimate(x, draws, phi, weights)
+            seen += len(set(draws.tolist()) | ({j} if j >= 0 else set()))
+            path["w"].append(w.copy())
+            path["read"].append(np.concatenate([draws, [j]]))
+            total += w
+            if self.norm == "l2":
+                v = w - eta * g_tilde
+                norm = float(np.linalg.norm(v))
+                w = v if norm <= B else v * (B / norm)
+                path["g"].append(g_tilde)
+            else:
+                g_bar = self.clipped(g_tilde, x, draws, phi, weights, eta)
+                step = self.applied(g_bar, g_tilde)
+                theta[:d] -= eta * step
+                theta[d:] += eta * step
+                p = np.exp(theta - theta.max())
+                p /= p.sum()
+                w = B * (p[:d] - p[d:])
+                path["g"].append(g_bar)
+            path["g_tilde"].append(g_tilde)
+        self.coef_ = total / m
+        self.n_attributes_seen_ = seen
+        self.eta_ = eta
+        if self.record_trajectory:
+            self.trajectory_ = {key: np.array(value) for key, value in path.items()}
+        return self
+
+
+class UsersAELR(UsersOnline):
+    """hk12's AELR in NumPy (the correct one: the defects below differ from it in one method)."""
+
+    norm = "l1"
+
+
+class AELRClipsEachDraw(UsersAELR):
+    """AELR that clips each draw's term at 1/η before repeated coordinates are summed (line 13 clips the sum)."""
+
+    def clipped(self, g_tilde, x, draws, phi, weights, eta):
+        g = np.zeros(len(x))
+        np.add.at(g, draws, np.clip(phi * x[draws] * weights[draws], -1.0 / eta, 1.0 / eta))
+        return g
+
+
+class AELRStepsUnclipped(UsersAELR):
+    """AELR that computes and records the clipped ḡ but steps with the unclipped g̃."""
+
+    def applied(self, g_bar, g_tilde):
+        return g_tilde
+
+
+class TenfoldStepAERR(UsersOnline):
+    """AERR that takes the η it is given and steps with 10 η."""
+
+    def step_size(self, m, d, k):
+        return 10.0 * super().step_size(m, d, k)
+
+
+class TenfoldStepAELR(TenfoldStepAERR, UsersAELR):
+    """AELR that takes the η it is given and steps with 10 η."""
+
+
+class UsersDDAERR(UsersOnline):
+    """ks15's DDAERR in NumPy: q_i ∝ √E[x_i²] from the second moments it is given."""
+
+    def sampling(self, d):
+        q = np.sqrt(np.asarray(self.second_moments, dtype=float))
+        return q / q.sum(), q / q.sum()
+
+
+class UnweightedDDAERR(UsersDDAERR):
+    """DDAERR without the importance weight 1/q_i: each drawn attribute enters with weight 1/k."""
+
+    def estimate(self, x, draws, phi, weights):
+        return super().estimate(x, draws, phi, np.full(len(x), 1.0 / len(draws)))
+
+
+class TenthStepDDAERR(UsersDDAERR):
+    """DDAERR that takes the η it is given and steps with η/10."""
+
+    def step_size(self, m, d, k):
+        return super().step_size(m, d, k) / 10.0
+
+
+class SquaredTableGAERR(UsersOnline):
+    """GAERR whose cumulative table is built from q² (q ∝ s where √s is given) while it weights by 1/q."""
+
+    def sampling(self, d):
+        q = np.asarray(self.q, dtype=float) / np.sum(self.q)
+        return q * q / np.sum(q * q), q
+
+
+class UsersTwoPhaseDDAELR(UsersAELR):
+    """ks15's Two-Phased DDAELR in NumPy: phase 1 draws k + 1 attributes of each of the first m₁ examples uniformly
+    and estimates A_i = E[x_i²]; phase 2 runs GAELR with q ∝ A + 13ε/6 (ε the smoothing given, else ks15's
+    min(d log(2d/δ)/((k + 1)m₁), 1) at δ = 0.1). Reports q_, H_ = ‖A‖₁, moments_estimate_ and epsilon_."""
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        m, d = X.shape
+        k = int(self.k)
+        m1 = int(self.m1) if self.m1 is not None else m // 2
+        rng = np.random.default_rng([0 if self.random_state is None else int(self.random_state) % 2**63, 91])
+        counts, sums, reads, seen = np.zeros(d), np.zeros(d), [], 0
+        for t in range(m1):
+            draws = rng.integers(0, d, size=k + 1)
+            np.add.at(counts, draws, 1.0)
+            np.add.at(sums, draws, X[t, draws] ** 2)
+            reads.append(np.append(draws[:k], draws[k]))
+            seen += len(set(draws.tolist()))
+        self.moments_estimate_ = np.divide(sums, counts, out=np.zeros(d), where=counts > 0)
+        self.epsilon_ = (float(self.smoothing) if self.smoothing is not None
+                         else min(d * math.log(2.0 * d / 0.1) / ((k + 1) * m1), 1.0))
+        super().fit(X[m1:], y[m1:])
+        self.q_ = self.sampling(d)[1]
+        self.H_ = float(self.moments_estimate_.sum())
+        self.n_attributes_seen_ += seen
+        if self.record_trajectory:
+            self.trajectory_["read"] = np.vstack([np.array(reads).reshape(m1, k + 1), self.trajectory_["read"]])
+        return self
+
+    def sampling(self, d):
+        smoothed = self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0
+        return smoothed / smoothed.sum(), smoothed / smoothed.sum()
+
+
+class UnsmoothedDrawsTwoPhaseDDAELR(UsersTwoPhaseDDAELR):
+    """Two-Phased DDAELR that reports (and weights by) the smoothed q but draws from A/‖A‖₁, without the smoothing."""
+
+    def sampling(self, d):
+        plain = self.moments_estimate_ / self.moments_estimate_.sum()
+        return plain, super().sampling(d)[1]
+
+
+@numba.njit(cache=True)
+def _exact_inner_aerr(X, y, k, eta, B, seed, w_path, g_path, read):
+    """AERR's loop in compiled code with φ = ⟨w, x⟩ − y computed from every attribute of x (read straight from the
+    array's buffer), where Algorithm 1 reads one attribute j ∝ w_j²; it reports the k draws and j as its reads."""
+    np.random.seed(seed)  # noqa: NPY002 - numba's own generator inside njit
+    m, d = X.shape
+    w = np.zeros(d)
+    total = np.zeros(d)
+    for t in range(m):
+        w_path[t] = w
+        total += w
+        phi = -y[t]
+        for i in range(d):
+            phi += w[i] * X[t, i]
+        sq = np.sum(w * w)
+        read[t, k] = -1
+        if sq > 0.0:
+            u, acc = np.random.random() * sq, 0.0  # noqa: NPY002
+            for i in range(d):
+                acc += w[i] * w[i]
+                if acc >= u:
+                    read[t, k] = i
+                    break
+        g = np.zeros(d)
+        for r in range(k):
+            i = np.random.randint(0, d)  # noqa: NPY002
+            read[t, r] = i
+            g[i] += (d / k) * X[t, i] * phi
+        g_path[t] = g
+        v = w - eta * g
+        size = np.sqrt(np.sum(v * v))
+        w = v * (B / size) if size > B else v
+    return total / m
+
+
+class CompiledExactInnerAERR:
+    """AERR in numba that records its path and reports k + 1 reads per example, but computes ⟨w, x⟩ from all d
+    attributes in compiled code on the raw array (a watched view of X cannot see those reads)."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False, **ignored):
+        self.k, self.B, self.eta, self.random_state = k, B, eta, random_state
+        self.record_trajectory = record_trajectory
+
+    def get_params(self, deep=True):
+        return {"k": self.k, "B": self.B, "eta": self.eta, "random_state": self.random_state,
+                "record_trajectory": self.record_trajectory}
+
+    def fit(self, X, y):
+        X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        y = np.asarray(y, dtype=np.float64)
+        m, d = X.shape
+        k = int(self.k)
+        eta = float(self.eta) if self.eta is not None else math.sqrt(k / (2.0 * d * m))
+        w_path, g_path = np.zeros((m, d)), np.zeros((m, d))
+        read = np.full((m, k + 1), -1, dtype=np.int64)
+        seed = (0 if self.random_state is None else int(self.random_state)) % (2**31 - 1)
+        self.coef_ = _exact_inner_aerr(X, y, k, eta, float(self.B), seed, w_path, g_path, read)
+        self.n_attributes_seen_ = int(sum(len(set(int(i) for i in row if i >= 0)) for row in read))
+        self.eta_ = eta
+        if self.record_trajectory:
+            self.trajectory_ = {"w": w_path, "g": g_path, "read": read}
+        return self

@@ -18,6 +18,7 @@ from theorycheck.validation import ParameterError
 
 from . import conformance_learners as mine
 from . import defects_ks15
+from . import defects_users as users
 
 pytest_plugins = ["pytester"]
 SPEC = ALGORITHMS["AERR"]
@@ -32,10 +33,12 @@ def _seed(i):
 def test_correct_implementations_conform(algorithm, learner):
     result = conform(algorithm, learner, claims=False)
     assert result.verdict == "PASS", result.text()
-    assert [c.name for c in result.checks] == ["parameters", "estimator", "behaviour", "attributes"]
+    assert [c.name for c in result.checks] == ["parameters", "estimator", "step", "behaviour", "attributes"]
     assert all("false-FAIL rate" in c.decision for c in result.checks if c.ran)
-    assert all(c.ran for c in result.checks if c.name != "parameters")
+    assert all(c.ran for c in result.checks if c.name not in ("parameters", "step"))
     assert next(c for c in result.checks if c.name == "parameters").ran == (algorithm in ("AERR", "AELR"))
+    # AER steps by its λ rule and Baseline solves a batch problem: no gradient step of a given η to check
+    assert next(c for c in result.checks if c.name == "step").ran == (algorithm in ("AERR", "AELR"))
 
 
 @pytest.mark.parametrize("algorithm", ["GAERR", "DDAERR", "TwoPhaseDDAERR", "GAELR", "DDAELR", "TwoPhaseDDAELR"])
@@ -262,7 +265,8 @@ def test_a_plain_learner_passes_what_could_be_checked_and_names_the_rest():
     verdicts = {c.name: (c.verdict, c.ran) for c in result.checks}
     assert result.verdict == "PASS", result.text()
     assert verdicts == {"parameters": ("PASS", True), "estimator": ("INCONCLUSIVE", False),
-                        "behaviour": ("PASS", True), "attributes": ("PASS", True)}, result.text()
+                        "step": ("INCONCLUSIVE", False), "behaviour": ("PASS", True),
+                        "attributes": ("PASS", True)}, result.text()
     assert "observed through a watched view" in next(c for c in result.checks if c.name == "attributes").decision
     assert "read from two fits at d = k = 1" in next(c for c in result.checks if c.name == "parameters").decision
     with pytest.raises(ParameterError, match="unknown check"):
@@ -595,3 +599,40 @@ def test_hk12_lemma4_1_gives_a_plain_genest_independent_draws():
     mean = sum(p * value for (value, _), p in law.items())
     sd = np.sqrt(sum(p * value**2 for (value, _), p in law.items()) - mean**2)
     assert abs(sample.total / sample.n - mean) <= 5 * sd / np.sqrt(sample.n)
+
+
+# ---------------------------------------------------------------------- the step (issue 43)
+@pytest.mark.parametrize(("algorithm", "learner"), [("AERR", users.UsersOnline), ("AELR", users.UsersAELR),
+                                                    ("DDAERR", users.UsersDDAERR)])
+def test_learners_written_from_the_papers_in_numpy_conform(algorithm, learner):
+    """The control of the defects below: the same NumPy code without the defect passes every check it can take."""
+    result = conform(algorithm, learner, claims=False)
+    assert result.verdict == "PASS", result.text()
+    assert next(c for c in result.checks if c.name == "step").ran
+
+
+@pytest.mark.parametrize(("learner", "check", "words"), [
+    (users.AELRStepsUnclipped, "step", "where the algorithm's step gives"),
+    (users.AELRClipsEachDraw, "step", "is not clip(g̃₁, 1/η)"),
+    (users.TenfoldStepAELR, "step", "is not clip(g̃₁, 1/η)"),
+])
+def test_an_aelr_that_steps_otherwise_than_line_13_fails_the_step_check(learner, check, words):
+    """At η = 16 the clip binds on conform's example, so stepping with the unclipped g̃, clipping each draw before
+    repeated coordinates are summed, or stepping with another η than the one given shows in the first step."""
+    result = conform("AELR", learner, claims=False)
+    failed = next(c for c in result.checks if c.name == check)
+    assert result.verdict == "FAIL" and failed.verdict == "FAIL", result.text()
+    assert words in failed.cause
+
+
+@pytest.mark.parametrize(("algorithm", "learner", "check"), [
+    ("AERR", users.TenfoldStepAERR, "step"), ("DDAERR", users.TenthStepDDAERR, "step"),
+    ("DDAERR", users.UnweightedDDAERR, "estimator"), ("GAERR", users.SquaredTableGAERR, "estimator"),
+    ("TwoPhaseDDAELR", users.UnsmoothedDrawsTwoPhaseDDAELR, "estimator"),
+    ("AERR", users.CompiledExactInnerAERR, "attributes"), ("DDAERR", users.NumpyUniformDDAERR, "behaviour"),
+])
+def test_the_defects_verify_could_not_see_fail_conformance(algorithm, learner, check):
+    """The defects issue 43 lists as passing the claims: each fails the conformance check named (verify runs these
+    checks before a claim whose algorithm the learner replaces, tests/test_power.py holds the claims' verdicts)."""
+    result = conform(algorithm, learner, claims=False)
+    assert next(c for c in result.checks if c.name == check).verdict == "FAIL", result.text()

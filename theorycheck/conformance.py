@@ -117,7 +117,7 @@ class Spec:
     #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
     #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
     checks: Callable[..., tuple[dict, list]] | None = None
-    names: tuple[str, ...] = ("parameters", "estimator", "behaviour", "attributes")
+    names: tuple[str, ...] = ("parameters", "estimator", "step", "behaviour", "attributes")
     function: bool = False  # the subject is a function (GenEst), not a class or an instance
     draws: str = "gradient"  # what the estimator check reads: "gradient" (w_t, g̃_t) or "estimates" (A_t, v_t)
     step: str | None = "eta"  # the step-size keyword the estimator and audit runs pass (None: the default)
@@ -153,8 +153,20 @@ def _design_moments(design) -> dict:
     return {"second_moments": np.diag(np.asarray(design.second_moment, dtype=np.float64)).copy()}
 
 
-_KS15 = {"designs": ("decaying_bounded", "boundary"), "design_params": {"alpha": -2.0}}
+_KS15 = {"designs": ("decaying_bounded", "boundary"), "design_params": {"alpha": -2.0, "d": 32}}
 _TWO_PHASE_LEAD = 30  # phase-1 showings; P(some attribute never drawn) ≤ d(1 − 1/d)^{30(k+1)}, stated in the decision
+#: the two-phase learners' smoothing ε in the estimator and step runs: 13ε/6 = 1/16, of the size of the example's x_i²,
+#: so that q with and without the smoothing term differ (at ε = 0 a learner that drops the term cannot show)
+_SMOOTHING = 6.0 / (13.0 * 16.0)
+
+
+def _two_phase_options(d: int) -> dict:
+    return {"m1": _TWO_PHASE_LEAD, "smoothing": _SMOOTHING}
+
+
+def _smoothed(x: np.ndarray, options: dict) -> np.ndarray:
+    """A_i + 13ε/6 of the two-phase learners after phase 1 on the example shown m₁ times (A_i = x_i², exactly)."""
+    return x * x + 13.0 * options["smoothing"] / 6.0
 
 ALGORITHMS: dict[str, Spec] = {
     "AERR": Spec("theorycheck.algorithms:AERR", lambda w, x, y, k, o: estimators.aerr_gradient_estimate_distribution(
@@ -175,17 +187,16 @@ ALGORITHMS: dict[str, Spec] = {
     "DDAERR": Spec("theorycheck.algorithms:DDAERR", _ks15_law(2, lambda x, o: np.sqrt(o["second_moments"])), "ridge",
                    "ks15.thm3.3", "l2", options=lambda d: {"second_moments": _moments(d)},
                    design_options=_design_moments, **_KS15),
-    "TwoPhaseDDAERR": Spec("theorycheck.algorithms:TwoPhaseDDAERR", _ks15_law(2, lambda x, o: np.abs(x)), "ridge",
-                           "ks15.thm3.3", "l2", options=lambda d: {"m1": _TWO_PHASE_LEAD, "smoothing": 0.0},
-                           shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
+    "TwoPhaseDDAERR": Spec("theorycheck.algorithms:TwoPhaseDDAERR", _ks15_law(2, lambda x, o: np.sqrt(_smoothed(x, o))),
+                           "ridge", "ks15.thm3.3", "l2", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD,
+                           **_KS15),
     "GAELR": Spec("theorycheck.algorithms:GAELR", _ks15_law(1, lambda x, o: o["q"]), "lasso", "ks15.thm4.4", "l1",
                   options=lambda d: {"q": _rising(d)}, design_options=_design_q, **_KS15),
     "DDAELR": Spec("theorycheck.algorithms:DDAELR", _ks15_law(1, lambda x, o: o["second_moments"]), "lasso",
                    "ks15.thm4.4", "l1", options=lambda d: {"second_moments": _moments(d)},
                    design_options=_design_moments, **_KS15),
-    "TwoPhaseDDAELR": Spec("theorycheck.algorithms:TwoPhaseDDAELR", _ks15_law(1, lambda x, o: x * x), "lasso",
-                           "ks15.thm4.4", "l1", options=lambda d: {"m1": _TWO_PHASE_LEAD, "smoothing": 0.0},
-                           shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
+    "TwoPhaseDDAELR": Spec("theorycheck.algorithms:TwoPhaseDDAELR", _ks15_law(1, _smoothed), "lasso", "ks15.thm4.4",
+                           "l1", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
 }
 
 PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
@@ -195,7 +206,7 @@ PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claim
 
 
 #: the checks, in the order they are reported; ``require`` names from these
-CHECKS = ("claims", "parameters", "estimator", "behaviour", "attributes", "objective", "training", "sampling")
+CHECKS = ("claims", "parameters", "estimator", "step", "behaviour", "attributes", "objective", "training", "sampling")
 
 
 @dataclass
@@ -422,7 +433,7 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
         eta = own.get(spec.step) if eta is None and spec.step else eta
     builtin = _load(spec.builtin)
     rng = np.random.SeedSequence(seed)
-    s_est, s_beh, s_aud, s_par = rng.spawn(4)
+    s_est, s_beh, s_aud, s_par, s_step = rng.spawn(5)
     X, y = np.vstack([_EXAMPLE_X] * (spec.lead + 2)), np.full(spec.lead + 2, _EXAMPLE_Y)
     with warnings.catch_warnings():  # a k, B or eta the algorithm refuses: ParameterError before any work
         warnings.simplefilter("ignore")
@@ -432,6 +443,7 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
     run = {
         "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
         "estimator": lambda: _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
+        "step": lambda: _step_check(spec, make, k, B, s_step),
         "behaviour": lambda: _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
                                               as_configured=own is not None),
         "attributes": lambda: _audit_check(make, k, B, eta, s_aud, spec),
@@ -779,6 +791,72 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
                  f"{runs} runs: every value of {what} is one the paper's estimator takes, with frequencies "
                  f"consistent with its law (smallest p = {pvalue:.2g} > {level:.2g}). {calibration}",
                  {"tests": len(tests), "groups": len(groups)})
+
+
+# ---------------------------------------------------------------------- the step
+#: the step sizes of the step check: large enough that the projection on the L2 ball, and the clip of g̃ at 1/η of
+#: the L1 learners, bind on the example (|g̃_i| reaches 1/8 there), so that a step that skips either shows
+_STEP_ETA = {"l2": 2.0, "l1": 16.0}
+_STEP_RUNS = 200
+
+
+def _step_check(spec: Spec, learner, k, B, seed) -> Check:
+    """The first step of the recorded path against the algorithm's update, given the learner's own recorded draw.
+
+    For the L2 learners (AERR, ks15's Ridge learners) w₂ = Π(w₁ − η g̃₁), the projection on the ball of radius B;
+    for the L1 learners (AELR, ks15's Lasso learners) ḡ₁ = clip(g̃₁, 1/η) coordinate-wise (line 13 of hk12's
+    Algorithm 2) and w₂ = B(p⁺ − p⁻) with p^± ∝ exp(∓η ḡ₁) from the uniform start (w₁ = 0). Deterministic given the
+    draw, so exact up to rounding (10⁻⁹ relative): a step with another η, without the projection or the clip, with
+    the clip applied to each draw before repeated coordinates are summed, or with the unclipped g̃ fails."""
+    if spec.step is None or spec.draws != "gradient":
+        return _not_run("step", "this algorithm's update is not one gradient step of a given η (AER steps with its "
+                        "λ-regularised rule, Baseline solves a batch problem), so no step was checked")
+    eta = _STEP_ETA[spec.norm]
+    rows = 2
+    X = np.vstack([_EXAMPLE_X] * (spec.lead + rows))
+    y = np.full(spec.lead + rows, _EXAMPLE_Y)
+    keywords = {**_keywords(spec, k, B, eta, X.shape[1])}
+    clipped = 0
+    for r, state in enumerate(seed.generate_state(_STEP_RUNS, dtype=np.uint32)):
+        model, failed = _fitted("step", learner, keywords, int(state), X, y)
+        if failed is not None:
+            return failed
+        try:
+            path = model.trajectory_
+            w = np.asarray(path["w"], dtype=np.float64)[:rows]
+            g = np.asarray(path["g"], dtype=np.float64)[0]
+            g_tilde = np.asarray(path["g_tilde"], dtype=np.float64)[0] if "g_tilde" in path else g
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
+            return _not_run("step", "the learner does not record its path (record_trajectory=True, trajectory_ with "
+                            f"'w' and 'g' for each example): {type(err).__name__}: {err}")
+        if w.shape != (rows, len(_EXAMPLE_X)) or g.shape != (len(_EXAMPLE_X),):
+            return _not_run("step", f"the recorded path has w of shape {w.shape} and g of shape {g.shape}, not one "
+                            f"row of {len(_EXAMPLE_X)} per example")
+        if spec.norm == "l2":
+            expected = w[0] - eta * g_tilde
+            size = float(np.linalg.norm(expected))
+            expected = expected * (B / size) if size > B else expected
+            rule = f"w₂ = Π(w₁ − η g̃₁) at η = {eta:g}"
+        else:
+            bar = np.clip(g_tilde, -1.0 / eta, 1.0 / eta)
+            clipped += bool(np.any(bar != g_tilde))
+            if not np.allclose(g, bar, rtol=1e-9, atol=1e-12):
+                cause = (f"run {r + 1}: the recorded ḡ₁ = {_show(g)} is not clip(g̃₁, 1/η) = {_show(bar)} for the "
+                         f"recorded g̃₁ = {_show(g_tilde)} at η = {eta:g} (line 13 clips the summed estimate)")
+                return Check("step", stats.FAIL, cause + "; exact, no false-FAIL rate", cause=cause)
+            if np.any(w[0] != 0.0):
+                return _not_run("step", f"w₁ = {_show(w[0])}, not the uniform start w₁ = 0 from which the step is "
+                                "computed here, so no step was checked")
+            up, down = np.exp(-eta * bar), np.exp(eta * bar)
+            expected = B * (up - down) / (up.sum() + down.sum())
+            rule = f"w₂ = B(p⁺ − p⁻), p^± ∝ exp(∓η clip(g̃₁, 1/η)) at η = {eta:g}"
+        if not np.allclose(w[1], expected, rtol=1e-9, atol=1e-12):
+            cause = (f"run {r + 1}: after the recorded draw g̃₁ = {_show(g_tilde)}, w₂ = {_show(w[1])}, where the "
+                     f"algorithm's step gives {_show(expected)} ({rule})")
+            return Check("step", stats.FAIL, cause + "; exact, no false-FAIL rate", cause=cause)
+    binding = (f"; the clip bound in {clipped} of the {_STEP_RUNS} runs" if spec.norm == "l1" else "")
+    return Check("step", stats.PASS, f"{_STEP_RUNS} runs on the example at η = {eta:g}: every first step is the "
+                 f"algorithm's ({rule}) given the recorded draw{binding}; exact, no false-FAIL rate")
 
 
 # ---------------------------------------------------------------------- 3. behaviour over seeds
