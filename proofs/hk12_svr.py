@@ -238,12 +238,13 @@ ERRATUM_SECOND = Erratum(
     "second-moment", "Lemma 4.1, second-moment bound, and its proof (Appendix A.6)",
     "for n > ν, E[θ̃_r²] ≤ 4B²/N ≤ 1, hence E φ̂² ≤ (4B)^{2ν}·2(f′₊(1))² = exp(O(log²B))",
     "averaging N draws shrinks only the variance: E[θ̃_r²] = θ² + (s₁ − θ²)/N, which is near θ² (up to 4B²); so "
-    "E φ̂² = 2Σ 2ⁿaₙ²sₙⁿ ≥ 2Σ aₙ²(2θ²)ⁿ, which for ρ′ = erf is exp(Θ(θ²)) (infinite for an f′ of radius 1 once "
-    "2θ² ≥ 1); what holds is E φ̂² ≤ 2Σ aₙ²(8B² + ½)ⁿ, finite for entire f′ but exp(Θ(B²)), not exp(O(log²B))",
+    "E φ̂² = 2Σ 2ⁿaₙ²sₙⁿ ≥ 2Σ aₙ²(2θ²)ⁿ, which for ρ′ = erf is exp(Θ(θ²)); what holds is "
+    "E φ̂² ≤ 2Σ aₙ²(8B² + ½)ⁿ, finite for entire f′ but exp(Θ(B²)), not exp(O(log²B))",
     "counterexample",
     "With w = B·e₁ and x = e₁ every θ̃_r equals θ = B − y exactly, so E φ̂² = 2Σ 2ⁿaₙ²θ²ⁿ. At y = −B, E[θ̃_r²] = "
-    "4B² > 1 for every B > 1/2, against the proof's ≤ 1; at B = 1, y = 0 and f′(t) = Σ_{n≥1} tⁿ/n² (absolutely "
-    "convergent on |t| ≤ 1), E φ̂² = 2Σ 2ⁿ/n⁴ = ∞. The claim computes E φ̂² exactly on this instance, e.g. for the "
+    "4B² > 1 for every B > 1/2, against the proof's ≤ 1 (the instance meets the lemma's hypotheses: ‖x‖₂ = 1, "
+    "‖w‖₂ = B, |y| ≤ B, and erf is entire, so f′ = ρ′ is analytic on ℝ). The claim computes E φ̂² exactly on "
+    "this instance, e.g. for the "
     "first 40 Taylor terms of ρ′ = erf at B = 2, θ = 4: 9.0·10²¹, above the proof's final bound "
     "(4B)^{2ν}·2(f′₊(1))² = 1.5·10¹⁵.")
 

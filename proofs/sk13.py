@@ -688,6 +688,10 @@ class Invariance(Exact):
              "that drops the bias FAILs both checks. The allowance is about 10⁻¹³ of the objective here, so any "
              "error in the constant's handling that does not cancel under the congruence is seen.")
 
+    def scope(self, p, table):
+        return (f"Exact enumeration of {len(table)} cases, each compared in floating point within the stated allowance "
+                "(no error rate: the allowance bounds rounding, it is not a statistical margin).")
+
     def cases(self, p):
         out = [{"crowd": "tiny", "m": 4, "instance": 0}]
         out += [{"crowd": name, "m": m, "instance": i} for name in ("shift", "designed") for m in p["m_grid"]
