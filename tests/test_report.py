@@ -18,7 +18,7 @@ import pytest
 from theorycheck import claims as claims_module
 from theorycheck.claims import Claim, Defect, Erratum, Evidence, Measurement, NonReproduction, Plot
 from theorycheck.cli import main
-from theorycheck.protocols import Contract, Function
+from theorycheck.protocols import Contract, Function, plain_text
 from theorycheck.report import render, subject_spec
 from theorycheck.report.figures import render_atlas, render_svg
 from theorycheck.runner import run_claims
@@ -447,3 +447,17 @@ def test_power_atlas_counts_a_defect_caught_only_when_run_on_this_code_version(c
     [row] = power_rows([{"id": marked.id, "verdict": PASS}], {marked.id: {**record, "power_runs": runs}}, "full",
                        version)
     assert row["run"] == 0 and row["ideas"][0]["status"] == "not run"  # another profile's run does not count
+
+
+class _Documented:
+    """A :class:`~theorycheck.protocols.Contract` user's protocol; see :func:`plain_text` and ``x``."""
+
+    def __call__(self, x): ...
+
+
+def test_contract_texts_show_no_restructuredtext_roles():
+    assert plain_text("A :class:`~a.b.Name` and :py:func:`f <a.f>`, :mod:`theorycheck.rng` and ``x``.") == \
+        "A Name and f, theorycheck.rng and x."
+    text = Contract(_Documented, call=("x",)).signature()
+    assert "A Contract user's protocol; see plain_text and x." in text and ":class:" not in text
+
