@@ -79,7 +79,7 @@ class Synthetic(Claim):
             verdict=INCONCLUSIVE if params["undecided"] else PASS, observed=worst, theory=1.0, ratio=worst,
             delta=1e-3, decision=decision,
             summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}", "table": "0.3 here"},
-            trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
+            interval=(0.2, 0.3), trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
             plot=Plot(x="x", y="value", theory="theory", low="low", high="high", hue="d", kind=params["plot"],
                       band_label="synthetic 99.9% interval", theory_label="bound x", trivial="trivial",
                       resolution="edge"),
@@ -447,6 +447,21 @@ def test_power_atlas_counts_a_defect_caught_only_when_run_on_this_code_version(c
     [row] = power_rows([{"id": marked.id, "verdict": PASS}], {marked.id: {**record, "power_runs": runs}}, "full",
                        version)
     assert row["run"] == 0 and row["ideas"][0]["status"] == "not run"  # another profile's run does not count
+
+
+def test_the_atlas_draws_intervals_and_a_pass_past_the_line_hollow(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path)
+    assert record["interval"] == [0.2, 0.3]
+    atlas = (tmp_path / "index.html").read_text(encoding="utf-8").split('<div class="figure atlas">', 1)[1]
+    assert "0.25 [0.2, 0.3]" in atlas and "interval that decides, over the bound" in atlas
+    svg = render_atlas([{"id": "reyzin11.cor3", "verdict": "PASS", "ratio": 1.24, "low": 1.3e-5, "high": 17.6},
+                        {"id": "x.max", "verdict": "PASS", "ratio": 1.5},
+                        {"id": "cbss11.thm2", "verdict": "PASS", "ratio": 0.998, "low": 0.99, "high": 1.01,
+                         "lower": True},
+                        {"id": "hk12.c", "verdict": "FAIL", "ratio": 3.0, "low": 2.0, "high": 4.5}])
+    assert svg.count("PASS: its interval reaches the bound") == 2  # the upper bound above 1, the lower one below
+    assert "PASS: decided on another statistic" in svg and "hollow PASS past the line" in svg
+    assert "3 [2, 4.5]" in svg
 
 
 class _Documented:

@@ -219,6 +219,9 @@ class Evidence:
     decision: str
     delta: float | None = None
     ratio: float | None = None
+    #: the interval that decides around ``observed``, in its units, when the headline number has one
+    #: (the tightness atlas draws it over the bound, so a point right of the line that PASSes is read right)
+    interval: tuple[float, float] | None = None
     summary: pd.DataFrame | None = None
     plot: Plot | None = None
     notes: list[str] = field(default_factory=list)

@@ -40,6 +40,7 @@ RESULT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
     "observed": (_NUMBER + _NONE, None),
     "theory": (_NUMBER + _NONE, None),
     "ratio": (_NUMBER + _NONE, None),
+    "interval": ((list, *_NONE), None),
     "trivial": (_NUMBER + _NONE, None),
     "delta": (_NUMBER + _NONE, None),
     "vacuous": (_BOOL, False),

@@ -192,16 +192,31 @@ def _trivial_ratio(row: dict[str, Any]) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per claim with a ratio: the last run's, then earlier results in the folder."""
+def _ratio_interval(record: dict[str, Any]) -> tuple[float, float] | None:
+    """The interval that decides around the observed value, divided by the bound as the ratio is, or
+    None when the record has none (an older record, or a kind whose headline number is not the one
+    it decides on). An end stored as None is unbounded: 0 below, ∞ above."""
+    interval, theory = record.get("interval"), record.get("theory")
+    if not isinstance(interval, list) or len(interval) != 2 or not theory or theory <= 0:
+        return None
+    low, high = (0.0 if interval[0] is None else interval[0]), (math.inf if interval[1] is None else interval[1])
+    return low / theory, high / theory
+
+
+def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
+               records: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per claim with a ratio: the last run's, then earlier results in the folder; each with
+    the ratio's interval (``low``, ``high``) where its stored result (in ``records``) has one."""
     rows = []
     for row, is_earlier in [*((r, False) for r in run_rows), *((r, True) for r in earlier)]:
         if row.get("ratio") is None:
             continue
+        interval = _ratio_interval((records or {}).get(row["id"]) or row)
         rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
                      "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
-                     "earlier": is_earlier})
+                     "earlier": is_earlier, "low": interval[0] if interval else None,
+                     "high": interval[1] if interval else None})
     return rows
 
 
@@ -309,7 +324,7 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
-    atlas = render_atlas(atlas_rows(summary["claims"], earlier))
+    atlas = render_atlas(atlas_rows(summary["claims"], earlier, records))
     power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
