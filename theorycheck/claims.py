@@ -279,6 +279,9 @@ class Claim:
     reference: ClassVar[str]
     kind: ClassVar[str]
     hypotheses: ClassVar[tuple[str, ...]] = ()
+    #: why the run checks none of the hypotheses on the instance it builds, in a sentence, for a claim
+    #: whose measurements check none of them (its page says so; without it, a generic line)
+    unchecked: ClassVar[str] = ""
     interpretation: ClassVar[str] = ""
     subjects: ClassVar[dict[str, Any]] = {}
     #: the protocol each subject follows (theorycheck.protocols); checked before any work
@@ -359,6 +362,7 @@ class Claim:
             "reference": self.reference,
             "statement": self.statement,
             "hypotheses": list(self.hypotheses),
+            "unchecked": self.unchecked,
             "interpretation": self.interpretation,
             "subjects": {name: subject_name(obj) for name, obj in self.subjects.items()},
             "protocols": {name: getattr(proto, "__name__", str(proto)) for name, proto in self.protocols.items()},

@@ -32,6 +32,7 @@ RESULT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
     "kind": (_TEXT, ""),
     "statement": (_TEXT, ""),
     "interpretation": (_TEXT, ""),
+    "unchecked": (_TEXT, ""),
     "power": (_TEXT, ""),
     "decision": (_TEXT + _NONE, ""),
     "profile": (_TEXT, "?"),

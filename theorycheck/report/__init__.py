@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ from .. import stats
 from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
-from ..runner import write_atomic
+from ..runner import headline, write_atomic
 from ..stored import read_result, read_summary
 from ..validation import ParameterError
 from .figures import render_atlas, render_scaling, render_svg
@@ -52,6 +53,11 @@ def _num(value, digits: int = 4) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{value + 0.0:.{digits}g}"  # + 0.0 turns −0 into 0: "−0" reads as a sign that means something
+
+
+def _minus(value, digits: int = 4) -> str:
+    """A number for a sentence, with a true minus sign (−0.5, not -0.5)."""
+    return _num(value, digits).replace("-", "−")
 
 
 def duration(seconds) -> str:
@@ -173,6 +179,58 @@ def _defects(record: dict[str, Any], claim: Claim | None) -> list[dict[str, Any]
         run = next((p for p in record.get("power_runs") or [] if p.get("name") == d["name"]), None)
         rows.append({**d, "how": how, "run": run})
     return rows
+
+
+def _interval(r: dict[str, Any]) -> list[float] | None:
+    """The record's interval that decides around the observed value, when it has one with both ends."""
+    interval = r.get("interval")
+    return interval if isinstance(interval, list) and len(interval) == 2 and None not in interval else None
+
+
+def lead(r: dict[str, Any]) -> list[str]:
+    """The sentences under a page's verdict, before anything else: the headline numbers in words
+    (a rate's observed value is a slope, a bound's is set against the bound) and, for a verdict
+    other than PASS or where there are no such numbers, the line of the decision that gives its
+    reason (:func:`theorycheck.runner.headline`)."""
+    observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
+    within = f" (interval {_minus(interval[0])} to {_minus(interval[1])})" if interval else ""
+    numbers = ""
+    if observed is not None and theory is not None and r.get("kind") == "rate":
+        numbers = (f"Observed slope {_minus(observed)}{within} against theory {_minus(theory)}: the fitted log–log "
+                   f"slope of the first decided path; the claim is that it is at most the theory's.")
+    elif observed is not None and theory is not None and r.get("ratio") is not None:
+        lower = bool(r.get("ratio_at_least")) or r.get("kind") == "lower-bound"
+        numbers = (f"Observed {_minus(observed)}{within} against the {'lower ' if lower else ''}bound "
+                   f"{_minus(theory)}: observed / bound = {_minus(r['ratio'], 3)}.")
+        if r.get("verdict") == stats.PASS and (r["ratio"] < 1 if lower else r["ratio"] > 1):
+            numbers += (" The estimate lies past the bound, but the interval that decides reaches it: no violation."
+                        if interval else " The estimate lies past the bound, but the decision is on another "
+                        "statistic (below), which meets it: no violation.")
+    if r.get("verdict") != stats.PASS:
+        return [text for text in (numbers, headline(r.get("decision"), r.get("verdict"))) if text]
+    # a PASS without numbers: the decision's first sentence, which says what was decided
+    first = headline(r.get("decision"))
+    end = re.search(r"\.\s+(?=[A-Z])", first)
+    return [numbers or (first[: end.start() + 1] if end else first)]
+
+
+#: parameter names that count the runs of a part of a claim: at 0 the part is switched off
+_COUNTS = ("_repetitions", "_runs")
+
+
+def used_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run's parameters split into those it used and those of parts it switched off.
+
+    What can be told reliably from the parameters alone is one convention of the kinds: a part
+    whose count ``<part>_repetitions`` (or ``<part>_runs``) is 0 does not run, so none of its
+    ``<part>_*`` parameters is used (a bound's ``rate_*`` and ``dk_*``, ks15's ``paired_*``, an
+    exact law's ``mc_*``). Nothing else is left out: a 0 or None elsewhere may mean something
+    (a resolution of 0 asks for exactness, η = None for the theorem's rule), and which part reads a
+    parameter with no such prefix cannot be told from its name."""
+    off = [name[: -len(end)] for name, value in params.items() for end in _COUNTS
+           if name.endswith(end) and type(value) is int and value == 0]
+    unused = {name: value for name, value in params.items() if any(name.startswith(part + "_") for part in off)}
+    return {name: value for name, value in params.items() if name not in unused}, unused
 
 
 def _errata(record: dict[str, Any], which: str = "errata") -> list[dict[str, Any]]:
@@ -383,5 +441,6 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
         rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
         defects=_defects(r, claim), builtin=str(r.get("module") or "proofs").split(".")[0] in ("proofs", "simulations"),
         errata=_errata(r), missed=_errata(r, "non_reproductions"),
-        trivial_ratio=_trivial_ratio(r),
+        trivial_ratio=_trivial_ratio(r), lead=lead(r), params=used_params(r.get("params") or {}),
+        interval=_interval(r),
     )
