@@ -549,6 +549,18 @@ def test_the_atlas_draws_intervals_and_a_pass_past_the_line_hollow(claim, tmp_pa
     assert "3 [2, 4.5]" in svg
 
 
+def test_the_errata_page_has_one_card_per_entry(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = (tmp_path / "errata.html").read_text(encoding="utf-8")
+    errata, missed = page.split('<h2 id="errata">', 1)[1].split('<h2 id="not-reproduced">', 1)[0].split(
+        '<h2 id="non-reproductions">')
+    assert errata.count('<section class="card"') == 1 and missed.count('<section class="card missed"') == 1
+    assert "<table" not in errata and "<table" not in missed
+    assert re.findall(r"<dt>([^<]*)</dt>", errata) == ["printed", "what holds", "evidence", "the stored run"]
+    assert re.findall(r"<dt>([^<]*)</dt>", missed) == ["the paper prints", "we get", "what was tried", "the stored run"]
+    assert 'id="hk12.synthetic-constant"' in errata and "value(x) ≤ x/2 (sharp)" in errata
+
+
 class _Documented:
     """A :class:`~theorycheck.protocols.Contract` user's protocol; see :func:`plain_text` and ``x``."""
 
