@@ -595,7 +595,7 @@ def render_atlas(rows: list[dict]) -> str | None:
             seen_verdicts.append(r["verdict"])
         note = f"{ratio:.3g}"
         if low is not None and high is not None:
-            note += f" [{low:.2g}, {high:.2g}]"
+            note += f" [{low:.3g}, {high:.3g}]"
         if trivial is not None:
             note += f"  (trivial {trivial:.3g})"
         if vacuous:
