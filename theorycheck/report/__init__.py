@@ -208,10 +208,12 @@ def lead(r: dict[str, Any]) -> list[str]:
                         "statistic (below), which meets it: no violation.")
     if r.get("verdict") != stats.PASS:
         return [text for text in (numbers, headline(r.get("decision"), r.get("verdict"))) if text]
+    if numbers:
+        return [numbers]
     # a PASS without numbers: the decision's first sentence, which says what was decided
     first = headline(r.get("decision"))
     end = re.search(r"\.\s+(?=[A-Z])", first)
-    return [numbers or (first[: end.start() + 1] if end else first)]
+    return [first[: end.start() + 1] if end else first] if first else []
 
 
 #: parameter names that count the runs of a part of a claim: at 0 the part is switched off
