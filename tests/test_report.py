@@ -18,8 +18,8 @@ import pytest
 from theorycheck import claims as claims_module
 from theorycheck.claims import Claim, Defect, Erratum, Evidence, Measurement, NonReproduction, Plot
 from theorycheck.cli import main
-from theorycheck.protocols import Contract, Function
-from theorycheck.report import render, subject_spec
+from theorycheck.protocols import Contract, Function, plain_text
+from theorycheck.report import render, subject_spec, used_params
 from theorycheck.report.figures import render_atlas, render_svg
 from theorycheck.runner import run_claims
 from theorycheck.stats import INCONCLUSIVE, PASS
@@ -79,7 +79,7 @@ class Synthetic(Claim):
             verdict=INCONCLUSIVE if params["undecided"] else PASS, observed=worst, theory=1.0, ratio=worst,
             delta=1e-3, decision=decision,
             summary=summary, errata={"constant": f"largest value(x)/x found: {worst:.3g}", "table": "0.3 here"},
-            trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
+            interval=(0.2, 0.3), trivial=1.2 if params["vacuous"] else 2.0, vacuous=params["vacuous"],
             plot=Plot(x="x", y="value", theory="theory", low="low", high="high", hue="d", kind=params["plot"],
                       band_label="synthetic 99.9% interval", theory_label="bound x", trivial="trivial",
                       resolution="edge"),
@@ -337,8 +337,9 @@ def test_no_trivial_over_bound_without_observed_over_bound(claim, tmp_path):
     path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "ratio": None}), encoding="utf-8")
     render(tmp_path, registry={claim.id: claim})
     page = (tmp_path / f"{claim.id}.html").read_text(encoding="utf-8")
-    cells = page.split("<th>trivial / bound</th>", 1)[1].split("</table>", 1)[0]
-    assert re.findall(r'<td class="num">([^<]*)</td>', cells)[3:5] == ["2", "—"]  # trivial learner, its ratio
+    table = page.split('<table class="evidence">', 1)[1].split("</table>", 1)[0]
+    assert "<th>trivial learner</th>" in table and '<td class="num">2</td>' in table
+    assert "trivial / bound" not in table and "observed / bound" not in table and "—" not in table
 
 
 def test_full_information_comparators_have_a_regressor_contract():
@@ -447,3 +448,127 @@ def test_power_atlas_counts_a_defect_caught_only_when_run_on_this_code_version(c
     [row] = power_rows([{"id": marked.id, "verdict": PASS}], {marked.id: {**record, "power_runs": runs}}, "full",
                        version)
     assert row["run"] == 0 and row["ideas"][0]["status"] == "not run"  # another profile's run does not count
+
+
+# ---------------------------------------------------------------------- pages that lead with the result
+def rerender(claim, out, **fields):
+    """The claim's page after replacing ``fields`` of its stored record (a record of another kind)."""
+    path = out / "results" / f"{claim.id}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), **fields}), encoding="utf-8")
+    render(out, registry={claim.id: claim})
+    return (out / f"{claim.id}.html").read_text(encoding="utf-8")
+
+
+def test_a_page_leads_with_the_verdict_its_sentence_the_figure_and_the_evidence(claim, tmp_path):
+    _, page = run_synthetic(claim, tmp_path)
+    order = ['class="verdict PASS"', '<p class="lead">', "<svg", '<table class="evidence">',
+             "How the verdict was decided", claim.statement, "<h2>Hypotheses</h2>", "<h2>Parameters and subjects</h2>",
+             "Errata this claim establishes", "Power: what this check can catch"]
+    where = [page.index(needle) for needle in order]
+    assert where == sorted(where), [n for n, w in zip(order, where, strict=True)]
+    lead = page.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
+    assert lead == "Observed 0.25 (interval 0.2 to 0.3) against the bound 1: observed / bound = 0.25."
+    evidence = page.split('<table class="evidence">', 1)[1].split("</table>", 1)[0]
+    assert "<th>interval that decides</th>" in evidence and "[0.2, 0.3]" in evidence
+
+
+def test_interpretation_is_folded_and_unchecked_hypotheses_say_why(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = rerender(claim, tmp_path, interpretation="x is a number <b>here</b>")
+    folded = page.split('<details class="interpretation">', 1)[1].split("</details>", 1)[0]
+    assert "<summary>Interpretation and conventions</summary>" in folded and "&lt;b&gt;here&lt;/b&gt;" in folded
+    hypotheses = page.split("<h2>Hypotheses</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "not checked" in hypotheses and "Why none is checked: the\nrun checks none of these" in hypotheses
+    page = rerender(claim, tmp_path, unchecked="x is built positive by the grid itself.")
+    assert "Why none is checked: x is built positive by the grid itself." in page
+    page = rerender(claim, tmp_path, hypothesis_checks=[{"statement": "x > 0", "met": True, "detail": ""}])
+    assert "Why none is checked" not in page
+
+
+def test_the_table6_claim_says_why_its_hypotheses_are_not_checked():
+    assert "experimental setting" in claims_module.discover()["reyzin11.table6"].unchecked
+
+
+def test_a_rate_page_labels_the_observed_value_as_a_slope(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = rerender(claim, tmp_path, kind="rate", observed=-1.148, theory=-0.5, ratio=None, trivial=0.0,
+                    interval=[-1.3, -0.9])
+    lead = page.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
+    assert lead.startswith("Observed slope −1.148 (interval −1.3 to −0.9) against theory −0.5")
+    evidence = page.split('<table class="evidence">', 1)[1].split("</table>", 1)[0]
+    assert "<th>observed slope</th>" in evidence and "<th>theory (slope)</th>" in evidence
+    assert "<th>trivial learner&#39;s slope</th>" in evidence and "bound" not in evidence and "—" not in evidence
+
+
+def test_a_comparison_page_shows_what_it_has_and_escapes_its_decision(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = rerender(claim, tmp_path, kind="comparison", observed=None, theory=None, ratio=None, trivial=None,
+                    interval=None, verdict="INCONCLUSIVE",
+                    decision="Method.\n- a: UNDECIDED. <script>alert(1)</script> needs 40 runs")
+    evidence = page.split('<table class="evidence">', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r"<th>([^<]*)</th>", evidence) == ["δ (false-FAIL rate)", "CPU time"]
+    assert "—" not in evidence
+    lead = page.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
+    assert "UNDECIDED" in lead and "&lt;script&gt;" in lead and "<script>" not in page
+
+
+def test_a_pass_past_the_bound_says_it_is_no_violation(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = rerender(claim, tmp_path, observed=1.24, ratio=1.24, interval=[1e-5, 17.6])
+    assert "past the bound, but the interval that decides reaches it: no violation" in page
+
+
+def test_parameters_of_parts_switched_off_are_folded_away():
+    used, unused = used_params({"dk_repetitions": 0, "dk_m": 4000, "k_grid": (1, 2), "resolution": 0.0,
+                                "noise": 0.0, "eta": None, "rate_repetitions": 20, "rate_designs": ("a",),
+                                "learner_runs": False})
+    assert unused == {"dk_repetitions": 0, "dk_m": 4000}
+    assert set(used) == {"k_grid", "resolution", "noise", "eta", "rate_repetitions", "rate_designs", "learner_runs"}
+
+
+def test_a_page_lists_only_the_parameters_the_run_used(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path)
+    page = rerender(claim, tmp_path, params={**record["params"], "rate_repetitions": 0, "rate_designs": ["a"]})
+    shown, folded = page.split("<h2>Parameters and subjects</h2>", 1)[1].split("<details>", 1)
+    assert "<th>plot</th>" in shown and "rate_designs" not in shown
+    assert "2 parameter(s) of parts this run switched off" in folded and "<th>rate_designs</th>" in folded
+
+
+def test_the_atlas_draws_intervals_and_a_pass_past_the_line_hollow(claim, tmp_path):
+    record, _ = run_synthetic(claim, tmp_path)
+    assert record["interval"] == [0.2, 0.3]
+    atlas = (tmp_path / "index.html").read_text(encoding="utf-8").split('<div class="figure atlas">', 1)[1]
+    assert "0.25 [0.2, 0.3]" in atlas and "interval that decides, over the bound" in atlas
+    svg = render_atlas([{"id": "reyzin11.cor3", "verdict": "PASS", "ratio": 1.24, "low": 1.3e-5, "high": 17.6},
+                        {"id": "x.max", "verdict": "PASS", "ratio": 1.5},
+                        {"id": "cbss11.thm2", "verdict": "PASS", "ratio": 0.998, "low": 0.99, "high": 1.01,
+                         "lower": True},
+                        {"id": "hk12.c", "verdict": "FAIL", "ratio": 3.0, "low": 2.0, "high": 4.5}])
+    assert svg.count("PASS: its interval reaches the bound") == 2  # the upper bound above 1, the lower one below
+    assert "PASS: decided on another statistic" in svg and "hollow PASS past the line" in svg
+    assert "3 [2, 4.5]" in svg
+
+
+def test_the_errata_page_has_one_card_per_entry(claim, tmp_path):
+    run_synthetic(claim, tmp_path)
+    page = (tmp_path / "errata.html").read_text(encoding="utf-8")
+    errata, missed = page.split('<h2 id="errata">', 1)[1].split('<h2 id="not-reproduced">', 1)[0].split(
+        '<h2 id="non-reproductions">')
+    assert errata.count('<section class="card"') == 1 and missed.count('<section class="card missed"') == 1
+    assert "<table" not in errata and "<table" not in missed
+    assert re.findall(r"<dt>([^<]*)</dt>", errata) == ["printed", "what holds", "evidence", "the stored run"]
+    assert re.findall(r"<dt>([^<]*)</dt>", missed) == ["the paper prints", "we get", "what was tried", "the stored run"]
+    assert 'id="hk12.synthetic-constant"' in errata and "value(x) ≤ x/2 (sharp)" in errata
+
+
+class _Documented:
+    """A :class:`~theorycheck.protocols.Contract` user's protocol; see :func:`plain_text` and ``x``."""
+
+    def __call__(self, x): ...
+
+
+def test_contract_texts_show_no_restructuredtext_roles():
+    assert plain_text("A :class:`~a.b.Name` and :py:func:`f <a.f>`, :mod:`theorycheck.rng` and ``x``.") == \
+        "A Name and f, theorycheck.rng and x."
+    text = Contract(_Documented, call=("x",)).signature()
+    assert "A Contract user's protocol; see plain_text and x." in text and ":class:" not in text

@@ -219,6 +219,9 @@ class Evidence:
     decision: str
     delta: float | None = None
     ratio: float | None = None
+    #: the interval that decides around ``observed``, in its units, when the headline number has one
+    #: (the tightness atlas draws it over the bound, so a point right of the line that PASSes is read right)
+    interval: tuple[float, float] | None = None
     summary: pd.DataFrame | None = None
     plot: Plot | None = None
     notes: list[str] = field(default_factory=list)
@@ -276,6 +279,9 @@ class Claim:
     reference: ClassVar[str]
     kind: ClassVar[str]
     hypotheses: ClassVar[tuple[str, ...]] = ()
+    #: why the run checks none of the hypotheses on the instance it builds, in a sentence, for a claim
+    #: whose measurements check none of them (its page says so; without it, a generic line)
+    unchecked: ClassVar[str] = ""
     interpretation: ClassVar[str] = ""
     subjects: ClassVar[dict[str, Any]] = {}
     #: the protocol each subject follows (theorycheck.protocols); checked before any work
@@ -356,6 +362,7 @@ class Claim:
             "reference": self.reference,
             "statement": self.statement,
             "hypotheses": list(self.hypotheses),
+            "unchecked": self.unchecked,
             "interpretation": self.interpretation,
             "subjects": {name: subject_name(obj) for name, obj in self.subjects.items()},
             "protocols": {name: getattr(proto, "__name__", str(proto)) for name, proto in self.protocols.items()},

@@ -15,6 +15,7 @@ One random-number convention holds for every subject: randomness arrives as one
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -114,6 +115,20 @@ def missing_keywords(func, keywords: tuple[str, ...]) -> list[str]:
     return [k for k in keywords if k not in names]
 
 
+#: a reST role such as :class:`~a.b.Name`, :func:`name` or :meth:`text <target>`
+_ROLE = re.compile(r":[\w.-]+(?::[\w.-]+)?:`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def plain_text(doc: str) -> str:
+    """A docstring's reST as plain text: a role becomes the name it shows (``:class:`~a.B``` gives
+    ``B``, ``:func:`a.f``` gives ``a.f``) and double backquotes go."""
+    def name(match: re.Match) -> str:
+        shown = match.group(2)
+        return shown.rsplit(".", 1)[-1] if match.group(1) else shown
+
+    return _ROLE.sub(name, doc).replace("``", "")
+
+
 @dataclass(frozen=True)
 class Contract:
     """A subject's protocol and what the claim passes to it.
@@ -174,7 +189,7 @@ class Contract:
                 methods.append(("" if member == "__call__" else member) + sig)
             else:
                 methods.append(member)
-        doc = " ".join((self.protocol.__doc__ or "").split()).replace("``", "")  # plain text, not reST
+        doc = plain_text(" ".join((self.protocol.__doc__ or "").split()))
         text = " ".join(parts) + "; provides " + "; ".join(methods) + ". " + doc
         return text + (f" Types: {self.types}" if self.types else "")
 

@@ -271,6 +271,7 @@ class MeanBound(Claim):
             observed=head["mean"] if head else None,
             theory=head["bound"] if head else None,
             ratio=head["ratio"] if head else None,
+            interval=(head["low"], head["high"]) if head else None,
             trivial=head["trivial"] if head and has_trivial else None,
             vacuous=any(r["vacuous"] for r in records),
             delta=delta,

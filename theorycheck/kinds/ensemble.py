@@ -365,14 +365,18 @@ class SampledFrequency(Claim):
                 "that is not installed is INCONCLUSIVE.\n" + "\n".join(lines))
         errata = self.errata_evidence(p, counted) if len(counted) else {}
         notes = [*self.notes(p, counted)] if len(counted) else []
+        observed = interval = None
         if len(summary):
             worst = summary.loc[summary["tightness"].idxmax()]
             notes.append(f"Tightness (observed frequency / bound): median {summary['tightness'].median():.3g}, largest "
                          f"{worst['tightness']:.3g} (cell " + ", ".join(f"{c} = {worst[c]}" for c in keys) + ").")
+            observed = float(worst["tightness"])
+            if worst["target"] > 0:  # the tightest cell's Clopper–Pearson interval, over its bound
+                interval = (worst["low"] / worst["target"], worst["high"] / worst["target"])
         notes += [f"Paper erratum, shown on this run ({k}): {t}" for k, t in errata.items()] + hints[:5]
-        observed = float(summary["tightness"].max()) if len(summary) else None
         return Evidence(verdict=stats.combine(verdicts), observed=observed, theory=1.0 if len(summary) else None,
-                        ratio=observed, delta=p["delta"], decision=text, summary=summary, notes=notes, errata=errata,
+                        ratio=observed, interval=interval, delta=p["delta"], decision=text, summary=summary,
+                        notes=notes, errata=errata,
                         plot=Plot(x=self.x, y="frequency", theory="target", low="low", high="high", hue=self.hue,
                                   kind="point", logy=self.logy, ylabel=f"frequency of {self.event}",
                                   theory_label=f"bound {self.bound_name}",

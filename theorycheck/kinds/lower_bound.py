@@ -126,7 +126,8 @@ class LowerBound(Claim):
                             "pass_line": bound - resolution, "margin": mean - bound, "examples": n,
                             "verdict": dec.verdict})
         summary = pd.DataFrame(records)
-        observed = float(summary["risk"].min())
+        lowest = summary.loc[summary["risk"].idxmin()]
+        observed = float(lowest["risk"])
         level = f"{100 * (1 - each):.6g}%"
         text = (f"Claim: every predictor's risk ≥ {bound:.6g}. For each of {len(names)} predictor(s), the interval "
                 f"that decides is the empirical Bernstein interval at level {level} (δ/{len(names)} = {each:.3g}) on "
@@ -138,8 +139,8 @@ class LowerBound(Claim):
         notes.insert(0, f"Exact risk of the best k-active predictor on this instance: {best:.6g} (the bound is tight "
                         f"when it equals {bound:.6g}). Smallest margin observed: {summary['margin'].min():+.3g}.")
         return Evidence(verdict=stats.combine(v for v, _ in lines), observed=observed, theory=bound,
-                        ratio=observed / bound if bound > 0 else None, delta=p["delta"], decision=text,
-                        summary=summary, notes=notes,
+                        ratio=observed / bound if bound > 0 else None, interval=(lowest["low"], lowest["high"]),
+                        delta=p["delta"], decision=text, summary=summary, notes=notes,
                         plot=Plot(x="predictor", y="risk", low="low", high="high", theory="bound",
                                   resolution="pass_line", kind="point", theory_label=self.theory_label,
                                   band_label=f"{level} interval that decides (empirical Bernstein)",

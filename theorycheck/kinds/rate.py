@@ -130,6 +130,7 @@ class Rate(Claim):
                  *(f"Paper erratum, shown on this run ({key}): {text}" for key, text in errata.items())]
         return Evidence(
             verdict=stats.combine(verdicts), observed=fit.slope if fit else None, theory=exponent,
+            interval=(fit.low, fit.high) if fit else None,
             delta=p["delta"], decision=text, summary=pd.DataFrame(records), notes=notes, errata=errata,
             trivial=trivial_slope, vacuous=vacuous,
             plot=Plot(x="x_rel", y="mean", low="low", high="high", theory="theory", hue="path", logx=True,

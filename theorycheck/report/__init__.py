@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ from .. import stats
 from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
 from ..cli import contract_text
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
-from ..runner import write_atomic
+from ..runner import headline, write_atomic
 from ..stored import read_result, read_summary
 from ..validation import ParameterError
 from .figures import render_atlas, render_scaling, render_svg
@@ -52,6 +53,11 @@ def _num(value, digits: int = 4) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{value + 0.0:.{digits}g}"  # + 0.0 turns −0 into 0: "−0" reads as a sign that means something
+
+
+def _minus(value, digits: int = 4) -> str:
+    """A number for a sentence, with a true minus sign (−0.5, not -0.5)."""
+    return _num(value, digits).replace("-", "−")
 
 
 def duration(seconds) -> str:
@@ -175,6 +181,60 @@ def _defects(record: dict[str, Any], claim: Claim | None) -> list[dict[str, Any]
     return rows
 
 
+def _interval(r: dict[str, Any]) -> list[float] | None:
+    """The record's interval that decides around the observed value, when it has one with both ends."""
+    interval = r.get("interval")
+    return interval if isinstance(interval, list) and len(interval) == 2 and None not in interval else None
+
+
+def lead(r: dict[str, Any]) -> list[str]:
+    """The sentences under a page's verdict, before anything else: the headline numbers in words
+    (a rate's observed value is a slope, a bound's is set against the bound) and, for a verdict
+    other than PASS or where there are no such numbers, the line of the decision that gives its
+    reason (:func:`theorycheck.runner.headline`)."""
+    observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
+    within = f" (interval {_minus(interval[0])} to {_minus(interval[1])})" if interval else ""
+    numbers = ""
+    if observed is not None and theory is not None and r.get("kind") == "rate":
+        numbers = (f"Observed slope {_minus(observed)}{within} against theory {_minus(theory)}: the fitted log–log "
+                   f"slope of the first decided path; the claim is that it is at most the theory's.")
+    elif observed is not None and theory is not None and r.get("ratio") is not None:
+        lower = bool(r.get("ratio_at_least")) or r.get("kind") == "lower-bound"
+        numbers = (f"Observed {_minus(observed)}{within} against the {'lower ' if lower else ''}bound "
+                   f"{_minus(theory)}: observed / bound = {_minus(r['ratio'], 3)}.")
+        if r.get("verdict") == stats.PASS and (r["ratio"] < 1 if lower else r["ratio"] > 1):
+            numbers += (" The estimate lies past the bound, but the interval that decides reaches it: no violation."
+                        if interval else " The estimate lies past the bound, but the decision is on another "
+                        "statistic (below), which meets it: no violation.")
+    if r.get("verdict") != stats.PASS:
+        return [text for text in (numbers, headline(r.get("decision"), r.get("verdict"))) if text]
+    if numbers:
+        return [numbers]
+    # a PASS without numbers: the decision's first sentence, which says what was decided
+    first = headline(r.get("decision"))
+    end = re.search(r"\.\s+(?=[A-Z])", first)
+    return [first[: end.start() + 1] if end else first] if first else []
+
+
+#: parameter names that count the runs of a part of a claim: at 0 the part is switched off
+_COUNTS = ("_repetitions", "_runs")
+
+
+def used_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run's parameters split into those it used and those of parts it switched off.
+
+    What can be told reliably from the parameters alone is one convention of the kinds: a part
+    whose count ``<part>_repetitions`` (or ``<part>_runs``) is 0 does not run, so none of its
+    ``<part>_*`` parameters is used (a bound's ``rate_*`` and ``dk_*``, ks15's ``paired_*``, an
+    exact law's ``mc_*``). Nothing else is left out: a 0 or None elsewhere may mean something
+    (a resolution of 0 asks for exactness, η = None for the theorem's rule), and which part reads a
+    parameter with no such prefix cannot be told from its name."""
+    off = [name[: -len(end)] for name, value in params.items() for end in _COUNTS
+           if name.endswith(end) and type(value) is int and value == 0]
+    unused = {name: value for name, value in params.items() if any(name.startswith(part + "_") for part in off)}
+    return {name: value for name, value in params.items() if name not in unused}, unused
+
+
 def _errata(record: dict[str, Any], which: str = "errata") -> list[dict[str, Any]]:
     """The record's errata (or ``which="non_reproductions"``) with the run's text for each as
     ``run``; an erratum's own ``evidence`` (what meets the standard) is kept."""
@@ -192,16 +252,31 @@ def _trivial_ratio(row: dict[str, Any]) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per claim with a ratio: the last run's, then earlier results in the folder."""
+def _ratio_interval(record: dict[str, Any]) -> tuple[float, float] | None:
+    """The interval that decides around the observed value, divided by the bound as the ratio is, or
+    None when the record has none (an older record, or a kind whose headline number is not the one
+    it decides on). An end stored as None is unbounded: 0 below, ∞ above."""
+    interval, theory = record.get("interval"), record.get("theory")
+    if not isinstance(interval, list) or len(interval) != 2 or not theory or theory <= 0:
+        return None
+    low, high = (0.0 if interval[0] is None else interval[0]), (math.inf if interval[1] is None else interval[1])
+    return low / theory, high / theory
+
+
+def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
+               records: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per claim with a ratio: the last run's, then earlier results in the folder; each with
+    the ratio's interval (``low``, ``high``) where its stored result (in ``records``) has one."""
     rows = []
     for row, is_earlier in [*((r, False) for r in run_rows), *((r, True) for r in earlier)]:
         if row.get("ratio") is None:
             continue
+        interval = _ratio_interval((records or {}).get(row["id"]) or row)
         rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
                      "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
-                     "earlier": is_earlier})
+                     "earlier": is_earlier, "low": interval[0] if interval else None,
+                     "high": interval[1] if interval else None})
     return rows
 
 
@@ -309,7 +384,7 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
-    atlas = render_atlas(atlas_rows(summary["claims"], earlier))
+    atlas = render_atlas(atlas_rows(summary["claims"], earlier, records))
     power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = render_scaling(scaling["rows"]) if scaling else None
@@ -368,5 +443,6 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
         rerun=rerun, rerun_notes=rerun_notes, contracts=_contracts(r, claim, defaults),
         defects=_defects(r, claim), builtin=str(r.get("module") or "proofs").split(".")[0] in ("proofs", "simulations"),
         errata=_errata(r), missed=_errata(r, "non_reproductions"),
-        trivial_ratio=_trivial_ratio(r),
+        trivial_ratio=_trivial_ratio(r), lead=lead(r), params=used_params(r.get("params") or {}),
+        interval=_interval(r),
     )

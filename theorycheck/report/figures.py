@@ -539,9 +539,12 @@ def render_svg(summary: pd.DataFrame, plot: dict) -> str | None:
 def render_atlas(rows: list[dict]) -> str | None:
     """The tightness atlas: observed/bound of every bound claim on one log axis, one row each.
 
-    ``rows`` are dicts with ``id``, ``verdict``, ``ratio``, and optionally ``trivial_ratio``
-    (the trivial learner's value over the bound), ``vacuous``, ``lower`` (the claim is a lower
-    bound, so PASS lies at or above 1) and ``earlier`` (the result is from an earlier run).
+    ``rows`` are dicts with ``id``, ``verdict``, ``ratio``, and optionally ``low`` and ``high``
+    (the interval that decides, over the bound: drawn as an error bar), ``trivial_ratio`` (the
+    trivial learner's value over the bound), ``vacuous``, ``lower`` (the claim is a lower bound, so
+    PASS lies at or above 1) and ``earlier`` (the result is from an earlier run). A PASS on the far
+    side of the line (above 1 for an upper bound, below for a lower one: a point estimate past the
+    bound whose interval still reaches it) is drawn hollow, so that no one reads it as a violation.
     Returns None when no row has a ratio.
     """
     rows = [r for r in rows if r.get("ratio") is not None and math.isfinite(r["ratio"])]
@@ -550,6 +553,9 @@ def render_atlas(rows: list[dict]) -> str | None:
     values = [v for r in rows for v in (r["ratio"], r.get("trivial_ratio")) if v is not None and v > 0]
     lo = min([*values, 1.0]) if values else 1.0
     hi = max([*values, 1.0]) if values else 1.0
+    # an interval widens the axis by at most a decade each way; beyond that its bar runs to the edge
+    ends = [v for r in rows for v in (r.get("low"), r.get("high")) if v is not None and 0 < v < math.inf]
+    lo, hi = min([lo, *(max(v, lo / 10) for v in ends)]), max([hi, *(min(v, hi * 10) for v in ends)])
     xmin, xmax = 10 ** (math.floor(math.log10(lo)) - 0.15), 10 ** (math.ceil(math.log10(hi)) + 0.15)
     if xmax / xmin < 1e2:
         xmin, xmax = xmin / 3, xmax * 3
@@ -560,7 +566,7 @@ def render_atlas(rows: list[dict]) -> str | None:
     ax.axvline(1.0, color="black", linewidth=1.3, linestyle=(0, (6, 2)), zorder=1)
     ax.text(1.0, -0.6, " observed = bound", fontsize="small", va="bottom", ha="left")
     right = blended_transform_factory(ax.transAxes, ax.transData)
-    seen_verdicts, clipped, any_trivial, any_vacuous = [], False, False, False
+    seen_verdicts, clipped, any_trivial, any_vacuous, any_interval, any_beyond = [], False, False, False, False, False
     for i, r in enumerate(rows):
         marker, color = _VERDICT_STYLE.get(r["verdict"], ("o", "black"))
         ratio, trivial = r["ratio"], r.get("trivial_ratio")
@@ -572,17 +578,31 @@ def render_atlas(rows: list[dict]) -> str | None:
             ax.plot([x, trivial], [i, i], color=_GREY, linewidth=1.0, zorder=2)
             ax.plot([trivial], [i], marker="s", markersize=7, markerfacecolor="white", markeredgecolor=_GREY,
                     markeredgewidth=1.5, linestyle="none", zorder=3)
+        low, high = r.get("low"), r.get("high")
+        if low is not None and high is not None:
+            any_interval = True
+            ends = [min(max(v, xmin), xmax) for v in (low, high)]  # a bar past the axis stops at its edge
+            ax.plot(ends, [i, i], color=color, linewidth=2.0, solid_capstyle="butt", zorder=3)
+            ax.plot(ends, [i, i], color=color, marker="|", markersize=9, markeredgewidth=1.6, linestyle="none",
+                    zorder=3)
         vacuous = bool(r.get("vacuous"))
         any_vacuous |= vacuous
+        beyond = r["verdict"] == "PASS" and (ratio < 1 if r.get("lower") else ratio > 1)
+        any_beyond |= beyond
         ax.plot([x], [i], marker=marker if ratio > 0 else "<", markersize=9, linestyle="none", zorder=4,
-                markerfacecolor="white" if vacuous else color, markeredgecolor=color, markeredgewidth=1.8)
+                markerfacecolor="white" if vacuous or beyond else color, markeredgecolor=color, markeredgewidth=1.8)
         if r["verdict"] not in seen_verdicts:
             seen_verdicts.append(r["verdict"])
         note = f"{ratio:.3g}"
+        if low is not None and high is not None:
+            note += f" [{low:.3g}, {high:.3g}]"
         if trivial is not None:
             note += f"  (trivial {trivial:.3g})"
         if vacuous:
             note += "  vacuous"
+        if beyond:
+            note += ("  PASS: its interval reaches the bound" if low is not None and high is not None
+                     else "  PASS: decided on another statistic (its page says which)")
         ax.text(1.02, i, note, transform=right, va="center", fontsize="small",
                 color=_HIGHLIGHT if vacuous else "#333333")
     labels = [r["id"] + ("  ≥" if r.get("lower") else "") + ("  *" if r.get("earlier") else "") for r in rows]
@@ -591,6 +611,13 @@ def render_atlas(rows: list[dict]) -> str | None:
     ax.grid(axis="y", visible=False)
     handles = [Line2D([], [], marker=_VERDICT_STYLE.get(v, ("o", "black"))[0], linestyle="none", markersize=8,
                       color=_VERDICT_STYLE.get(v, ("o", "black"))[1], label=v) for v in seen_verdicts]
+    if any_interval:
+        handles.append(Line2D([], [], color="black", marker="|", markersize=9, linewidth=2.0,
+                              label="interval that decides, over the bound"))
+    if any_beyond:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",
+                              markeredgecolor=_VERDICT_STYLE["PASS"][1],
+                              label="hollow PASS past the line: no violation (the decision says PASS)"))
     if any_vacuous:
         handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",
                               markeredgecolor="black", label="vacuous: the trivial learner meets the bound too"))
