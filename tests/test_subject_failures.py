@@ -4,6 +4,9 @@
 - a subject that raises, or lacks an attribute the claim reads, is SUBJECT-ERROR, not ERROR;
 - the claim's other tasks are not run after such a failure;
 - the replaced subject is named in the record, in summary.json and on stderr.
+
+These subjects replace AERR, so ``verify`` first checks them against AERR (conformance): the first tests turn that
+off to test what the claim itself does with them; the last ones test that conformance stops them first.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class NoCoefAERR(AERR):
 
 def test_non_finite_output_is_fail_with_the_reason(run_claim):
     FITS.clear()
-    record = run_claim(CLAIM, subjects={"learner": NaNAERR})
+    record = run_claim(CLAIM, subjects={"learner": NaNAERR}, conformance=False)
     assert record["verdict"] == "FAIL"
     assert "breaks the theorem's conclusion" in record["decision"] and "non-finite" in record["decision"]
     assert len(FITS) == 1  # the first fit decides; the other repetitions and tasks are not run
@@ -53,7 +56,7 @@ def test_non_finite_output_is_fail_with_the_reason(run_claim):
 
 def test_a_subject_that_raises_is_a_subject_error_not_a_harness_error(run_claim):
     FITS.clear()
-    record = run_claim(CLAIM, subjects={"learner": RaisingAERR})
+    record = run_claim(CLAIM, subjects={"learner": RaisingAERR}, conformance=False)
     assert record["verdict"] == "SUBJECT-ERROR"
     first = record["decision"].splitlines()[0]
     assert "RaisingAERR" in first and "planted: my fit is broken" in first and "in fit" in first
@@ -62,7 +65,7 @@ def test_a_subject_that_raises_is_a_subject_error_not_a_harness_error(run_claim)
 
 def test_a_missing_attribute_fails_after_the_first_fit(run_claim):
     FITS.clear()
-    record = run_claim(CLAIM, subjects={"learner": NoCoefAERR})
+    record = run_claim(CLAIM, subjects={"learner": NoCoefAERR}, conformance=False)
     assert record["verdict"] == "SUBJECT-ERROR"
     assert "has no attribute 'coef_'" in record["decision"].splitlines()[0]
     assert len(FITS) == 1
@@ -88,3 +91,15 @@ def test_the_replaced_subject_is_recorded_and_the_cause_printed(tmp_path, capsys
 def test_the_built_in_subject_is_not_marked_replaced(run_claim):
     record = run_claim("cbss11.lemma7")
     assert record["replaced"] == {} and record["verdict"] == "PASS"
+
+
+def test_conformance_stops_them_before_the_claim_runs(run_claim):
+    """With conformance (the default): a non-finite w̄ fails its behaviour check (FAIL, the claim's tasks not run);
+    a fit that raises, or a coef_ that is missing, is the subject's error (SUBJECT-ERROR), with the cause."""
+    record = run_claim(CLAIM, subjects={"learner": NaNAERR})
+    assert record["verdict"] == "FAIL" and record["n_tasks"] > 0 and record["seconds"] == 0.0
+    assert "Conformance FAIL" in record["decision"] and "not finite" in record["decision"]
+    for subject, words in ((RaisingAERR, "planted: my fit is broken"), (NoCoefAERR, "coef_")):
+        record = run_claim(CLAIM, subjects={"learner": subject})
+        first = record["decision"].splitlines()[0]
+        assert record["verdict"] == "SUBJECT-ERROR" and "conformance" in first and words in first, first

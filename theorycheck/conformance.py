@@ -221,6 +221,7 @@ class Check:
     details: dict[str, Any] = field(default_factory=dict)
     ran: bool = True
     cause: str = ""
+    raised: bool = False  # failed because the learner raised (``verify`` reports that as SUBJECT-ERROR)
 
 
 def _not_run(name: str, why: str, details: dict | None = None) -> Check:
@@ -714,7 +715,7 @@ def _fitted(name: str, learner, keywords: dict, state: int, X, y):
     except Exception as err:  # the subject's failure, with its cause
         why = f"your learner's fit raised {type(err).__name__}: {err}"
         return None, Check(name, stats.FAIL, f"{why} (on {X.shape[0]} examples, d = {X.shape[1]}, random_state = "
-                           f"{state})", cause=why)
+                           f"{state})", cause=why, raised=True)
     return model, None
 
 
@@ -873,7 +874,7 @@ def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed, eta
     params = {**discover()[spec.params_from].profile("quick"), **spec.design_params}
     names = spec.designs
     m = 400
-    rows, verdicts = [], []
+    rows, verdicts, raised = [], [], False
     for entry, child in zip(names, seed.spawn(len(names)), strict=True):
         name, fixed = (entry, {}) if isinstance(entry, str) else entry
         design = build_design(spec.setting, name, params)
@@ -898,6 +899,7 @@ def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed, eta
                 except Exception as err:  # the subject's failure is a verdict, with its cause
                     verdicts.append(stats.FAIL)
                     rows.append(f"{name}: your learner raised {type(err).__name__}: {err}")
+                    raised = True
                     break
             if coef.shape != (X.shape[1],):
                 verdicts.append(stats.FAIL)
@@ -925,7 +927,7 @@ def _behaviour_check(spec: Spec, learner, builtin, k, B, seeds, delta, seed, eta
                         f"{np.median(b):.4g} (built-in), KS D = {test.statistic:.3f}, p = {test.pvalue:.2g}")
     resolution = math.sqrt(-math.log((delta / len(names)) / 2.0) * 2.0 / seeds)  # Dvoretzky–Kiefer–Wolfowitz
     failed = [row for row, v in zip(rows, verdicts, strict=False) if v == stats.FAIL]
-    return Check("behaviour", stats.combine(verdicts), cause=failed[0] if failed else "",
+    return Check("behaviour", stats.combine(verdicts), cause=failed[0] if failed else "", raised=raised,
                  decision="; ".join(rows) + f". Exact two-sample Kolmogorov–Smirnov tests on {seeds} seeds × {m} "
                  f"examples per design, each at δ/{len(names)} (false-FAIL rate ≤ {delta:g}); they detect distribution "
                  f"functions apart by about {resolution:.2f} (DKW).")
@@ -1118,7 +1120,7 @@ def _selection_checks(which: str):
                     r = np.asarray(make(**keywords).fit(J, y).r_)
             except Exception as err:  # the subject's failure is a verdict, with its cause
                 cause = f"instance {i + 1}: your learner raised {type(err).__name__}: {err}"
-                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause)]
+                return {"budget": budget}, [Check("objective", stats.FAIL, cause, cause=cause, raised=True)]
             if r.shape != (J.shape[1],) or np.any(r < 0) or np.any(r != np.round(r)) or r.sum() > budget:
                 cause = (f"instance {i + 1}: r_ = {r.tolist()} is not a vector of {J.shape[1]} non-negative integers "
                          f"with Σ r ≤ B = {budget}")
@@ -1296,7 +1298,7 @@ def _boosting_checks(cost_aware: bool):
                          make(n_estimators=T, random_state=state)).fit(X, y)
         except Exception as err:  # the subject's failure is a verdict, with its cause
             cause = f"your learner's fit raised {type(err).__name__}: {err}"
-            return assumed, [Check("training", stats.FAIL, cause, cause=cause)]
+            return assumed, [Check("training", stats.FAIL, cause, cause=cause, raised=True)]
         try:
             ensemble = tuple(np.asarray(getattr(model, name)) for name in _STUMPS)
             ensemble = (ensemble[0].astype(np.int64), ensemble[1].astype(np.float64),
@@ -1563,8 +1565,8 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
                     {"name": "conformance", "verdict": stats.INCONCLUSIVE, "ran": False, "decision": why,
                      "cause": why}]}
     return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": result.verdict, "delta": delta,
-            "profile": budget, "checks": [{"name": c.name, "verdict": c.verdict, "ran": c.ran,
-                                           "decision": c.decision, "cause": c.cause} for c in result.checks]}
+            "profile": budget, "checks": [{"name": c.name, "verdict": c.verdict, "ran": c.ran, "decision": c.decision,
+                                           "cause": c.cause, "raised": c.raised} for c in result.checks]}
 
 
 def verify_text(record: dict[str, Any]) -> str:

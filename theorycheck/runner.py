@@ -698,10 +698,16 @@ def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use
             plan.conformance.append({"place": name, **checked[key]})
         failed = [c for c in plan.conformance if c["verdict"] == stats.FAIL]
         if failed and i not in errors:
-            first = next(check for check in failed[0]["checks"] if check["ran"] and check["verdict"] == stats.FAIL)
-            cause = (f"subject {failed[0]['place']} ({failed[0]['subject']}) is not {failed[0]['algorithm']}: its "
-                     f"{first['name']} check failed: {first['cause'] or first['decision']}")
-            errors[i] = TaskError("conformance", cause, "\n\n".join(verify_text(c) for c in failed))
+            checks = [check for check in failed[0]["checks"] if check["ran"] and check["verdict"] == stats.FAIL]
+            first = next((check for check in checks if check.get("raised")), checks[0])
+            who = f"subject {failed[0]['place']} ({failed[0]['subject']})"
+            text = "\n\n".join(verify_text(c) for c in failed)
+            if first.get("raised"):  # the subject raised: an error of the implementation, as in a claim's task
+                errors[i] = TaskError("subject", f"{who} raised while it was checked against {failed[0]['algorithm']} "
+                                      f"(conformance, its {first['name']} check): {first['cause']}", text)
+            else:
+                errors[i] = TaskError("conformance", f"{who} is not {failed[0]['algorithm']}: its {first['name']} "
+                                      f"check failed: {first['cause'] or first['decision']}", text)
 
 
 #: seconds a subject's conformance may take in its worker before it counts as hanging
