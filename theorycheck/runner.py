@@ -203,7 +203,8 @@ def task_seed(base_seed: int, claim_id: str, repetition: int) -> np.random.SeedS
 
 def _subject_fingerprint(obj: Any) -> str:
     """Name and source hash of a subject, so editing your own implementation invalidates
-    its cached measurements (instances are fingerprinted by their class and attributes)."""
+    its cached measurements (instances are fingerprinted by their class and attributes), and the
+    source of the user's modules it may call (:func:`user_modules`), so editing a helper does too."""
     if isinstance(obj, tuple | list):
         return "[" + ",".join(_subject_fingerprint(o) for o in obj) + "]"
     is_code = inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismethod(obj)
@@ -213,7 +214,64 @@ def _subject_fingerprint(obj: Any) -> str:
         source = getattr(obj, "__name__", "") or type(obj).__qualname__
     if not is_code:
         source += repr(sorted((k, repr(v)) for k, v in vars(obj).items())) if hasattr(obj, "__dict__") else ""
+    source += json.dumps(sorted(user_modules(obj).items()))
     return subject_name(obj) + ":" + hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+#: the packages whose every source file :func:`code_version` hashes: a subject defined there is built in
+OWN_PACKAGES = ("theorycheck", "proofs", "simulations")
+
+
+def _module_of(obj: Any) -> str:
+    return getattr(obj, "__module__", None) or type(obj).__module__ or ""
+
+
+def own_code(obj: Any) -> bool:
+    """Whether ``obj`` (a function, class or instance, or a tuple of them) is defined in theorycheck, proofs or
+    simulations: a built-in subject, which may run in this process (:func:`code_version` covers its source)."""
+    if isinstance(obj, tuple | list):
+        return all(own_code(o) for o in obj)
+    return _module_of(obj).split(".", 1)[0] in OWN_PACKAGES
+
+
+def user_modules(obj: Any) -> dict[str, str]:
+    """{file: hash of its source} of the user's modules that ``obj`` may call: every loaded module whose file lies
+    in the folder of obj's top-level package (or, for a module that is a single file, in its folder), leaving out
+    installed packages (site-packages) and theorycheck's own, which :func:`code_version` covers. Empty for a
+    built-in subject. Editing a helper the subject calls changes it, so its cached tasks are not served again."""
+    if isinstance(obj, tuple | list):
+        return {path: digest for o in obj for path, digest in user_modules(o).items()}
+    top = _module_of(obj).split(".", 1)[0]
+    file = getattr(sys.modules.get(top), "__file__", None)
+    if top in OWN_PACKAGES or not file:
+        return {}
+    root = Path(file).resolve().parent
+    found = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        name = getattr(module, "__name__", "") or ""
+        path = Path(path).resolve()
+        if (root in path.parents and name.split(".", 1)[0] not in OWN_PACKAGES
+                and not {"site-packages", "dist-packages"} & set(path.parts)):
+            found[str(path)] = _source_hash(path)
+    return dict(sorted(found.items()))
+
+
+_SOURCE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def _source_hash(path: Path) -> str:
+    """sha256 of a file's bytes, remembered while its size and modification time stay the same."""
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in _SOURCE_HASHES:
+            _SOURCE_HASHES[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return _SOURCE_HASHES[key]
+    except OSError:
+        return "unreadable"
 
 
 def cache_key(claim: Claim, params: dict, seed: int, subjects: dict) -> str:
