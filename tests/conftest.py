@@ -28,14 +28,16 @@ def load_subject(spec: str):
     return obj
 
 
-def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: int = 0, **overrides) -> dict:
+def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: int = 0, isolate=None,
+            **overrides) -> dict:
     """Run one claim into ``out`` and return its record. ``subjects`` values may be objects or
-    ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values."""
+    ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values; ``isolate`` as
+    :func:`~theorycheck.runner.run_claims` takes it (False: a user's subject runs in this process)."""
     loaded = {name: load_subject(obj) if isinstance(obj, str) else obj for name, obj in (subjects or {}).items()}
     (record,) = run_claims([discover()[claim_id]], profile=profile, seed=seed,
                            overrides={k: str(v) if not isinstance(v, tuple) else ",".join(map(str, v))
                                       for k, v in overrides.items()},
-                           subjects=loaded or None, out=out, progress=False)
+                           subjects=loaded or None, out=out, progress=False, isolate=isolate)
     return record
 
 
@@ -73,10 +75,10 @@ def run_claim(tmp_path, shared_runs):
     """``run_claim(claim_id, subjects=None, profile="quick", **overrides) -> record``, with the
     output in a fresh temporary folder. A run with nothing but the claim id is :func:`run_quick`'s."""
 
-    def run(claim_id: str, subjects=None, profile: str = "quick", **overrides) -> dict:
+    def run(claim_id: str, subjects=None, profile: str = "quick", isolate=None, **overrides) -> dict:
         if not subjects and profile == "quick" and not overrides:
             return run_quick(claim_id, tmp_path, shared_runs)
-        return run_one(claim_id, tmp_path, subjects=subjects, profile=profile, **overrides)
+        return run_one(claim_id, tmp_path, subjects=subjects, profile=profile, isolate=isolate, **overrides)
 
     return run
 
