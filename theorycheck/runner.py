@@ -1159,7 +1159,7 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation):
     cannot be sent to a worker (it does not pickle) runs in this process, with a warning."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
 
     queue = list(reversed(calls))
     running: dict[Any, tuple[int, tuple, float]] = {}  # future: (plan index, task arguments, when submitted)
@@ -1168,11 +1168,18 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation):
         while queue or running:
             while queue and len(running) < jobs:
                 i, args = queue.pop()
-                if wanted(i):
-                    limit = isolation.seconds if i in isolation.plans else None
+                if not wanted(i):
+                    continue
+                limit = isolation.seconds if i in isolation.plans else None
+                try:
                     running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
-            if not running:
-                break
+                except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
+                    queue.append((i, args))
+                    if not running:
+                        executor = _workers(jobs, dict(isolation.code))
+                    break
+            if not running:  # nothing wanted was left, or a fresh pool takes the rest
+                continue
             limited = [t for _, (i, _, t) in running.items() if i in isolation.plans]
             patience = min(limited) + isolation.seconds + _GRACE - time.monotonic() if limited else None
             done, _ = wait(running, timeout=None if patience is None else max(patience, 0.0),
