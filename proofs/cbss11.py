@@ -19,7 +19,7 @@ from theorycheck.kinds.exact import (
     dot,
     random_fraction,
 )
-from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
+from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator, Output
 from theorycheck.validation import Integer
 
 D = "tests.defects_exact:"
@@ -45,7 +45,8 @@ class Lemma7(Exact):
     protocols = {"subset_average": Contract(
         Function, call=("values",),
         types="receives values, a list of fractions.Fraction (f on the subset), and must return their average "
-              "as a Fraction (or an int): the expectation is compared exactly, so a float would be rounded.")}
+              "as a Fraction (or an int): the expectation is compared exactly, so a float would be rounded.",
+        returns=Output("exact", "their average as a fractions.Fraction or an int"))}
     parameters = {"n_max": Integer(1, 16), "functions": Integer(1), "spread": Integer(1)}
     profiles = {"quick": {"n_max": 7, "functions": 3, "spread": 50},
                 "full": {"n_max": 12, "functions": 10, "spread": 1000}}

@@ -45,7 +45,7 @@ from theorycheck.kinds.comparison import finding_record
 from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, Path, excess_and_range
 from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
-from theorycheck.protocols import BudgetedLearner, Contract
+from theorycheck.protocols import BudgetedLearner, Contract, coef_vector
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _DEFECTS = "tests.defects_ks15:"
@@ -295,7 +295,7 @@ class _AgainstUniform:
         ord_ = 2 if self.norm == "l2" else 1
 
         def excess(model):
-            w = np.asarray(model.coef_, dtype=np.float64).ravel()
+            w = coef_vector(model, "learner")
             if w.shape != (d,) or not np.all(np.isfinite(w)):
                 raise SubjectFailure(f"the learner's w̄ (coef_) has shape {w.shape} or non-finite values (part d)")
             size = float(np.linalg.norm(w, ord=ord_))

@@ -28,16 +28,18 @@ def load_subject(spec: str):
     return obj
 
 
-def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: int = 0, conformance: bool = True,
-            **overrides) -> dict:
+def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: int = 0, isolate=None,
+            conformance: bool = True, **overrides) -> dict:
     """Run one claim into ``out`` and return its record. ``subjects`` values may be objects or
-    ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values; ``conformance=False``
-    skips the conformance a replaced algorithm gets first (to test what the claim itself does with it)."""
+    ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values; ``isolate`` and
+    ``conformance`` as :func:`~theorycheck.runner.run_claims` takes them (``isolate=False``: a user's subject runs
+    in this process; ``conformance=False``: no conformance first, to test what the claim itself does with it)."""
     loaded = {name: load_subject(obj) if isinstance(obj, str) else obj for name, obj in (subjects or {}).items()}
     (record,) = run_claims([discover()[claim_id]], profile=profile, seed=seed,
                            overrides={k: str(v) if not isinstance(v, tuple) else ",".join(map(str, v))
                                       for k, v in overrides.items()},
-                           subjects=loaded or None, out=out, progress=False, conformance=conformance)
+                           subjects=loaded or None, out=out, progress=False, isolate=isolate,
+                           conformance=conformance)
     return record
 
 
@@ -75,10 +77,12 @@ def run_claim(tmp_path, shared_runs):
     """``run_claim(claim_id, subjects=None, profile="quick", **overrides) -> record``, with the
     output in a fresh temporary folder. A run with nothing but the claim id is :func:`run_quick`'s."""
 
-    def run(claim_id: str, subjects=None, profile: str = "quick", conformance: bool = True, **overrides) -> dict:
+    def run(claim_id: str, subjects=None, profile: str = "quick", isolate=None, conformance: bool = True,
+            **overrides) -> dict:
         if not subjects and profile == "quick" and not overrides:
             return run_quick(claim_id, tmp_path, shared_runs)
-        return run_one(claim_id, tmp_path, subjects=subjects, profile=profile, conformance=conformance, **overrides)
+        return run_one(claim_id, tmp_path, subjects=subjects, profile=profile, isolate=isolate,
+                       conformance=conformance, **overrides)
 
     return run
 

@@ -57,6 +57,10 @@ NEW_DESCRIPTION = (
     "marked Unfinished(...) are filled in, verifying it ends in ERROR with one line naming the next one to write. "
     "Refuses an existing file, a malformed id, a built-in paper's key and an unknown kind (exit status 2).")
 
+TASK_TIMEOUT_HELP = ("seconds one task of your subject may run in its worker process before it is SUBJECT-ERROR "
+                     "(default: the profile's limit, about a hundred times its costliest built-in task); also the "
+                     "limit of your subject's conformance checks")
+
 #: lines of the summary's list of undecided findings before "… and N more"
 SUMMARY_FINDING_LINES = 15
 #: lines of the summary's list of errata before "… and N more"
@@ -169,6 +173,12 @@ def _load_subject(spec: str):
                              "mypkg.mymodule)")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
+    if module_name not in sys.modules and module_name.split(".", 1)[0] != "theorycheck":
+        from .runner import import_in_worker  # first in a worker: a module that exits there cannot end this run
+
+        ended = import_in_worker(module_name)
+        if ended is not None:
+            raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} {ended}")
     try:
         obj = importlib.import_module(module_name)
     except Exception as err:  # a user's module that fails to import, for whatever reason: one line
@@ -278,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="NAME=MODULE:ATTR",
                    help="check your own implementation: replace subject NAME by MODULE:ATTR")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; -1: every core)")
+    p.add_argument("--task-timeout", type=float, metavar="SECONDS", help=TASK_TIMEOUT_HELP)
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the tasks on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786); "
                         "needs pip install 'theorycheck[dask]'; results are those of a local run")
@@ -341,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--no-claims", action="store_true", help="skip the paper's claims (the slow check)")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers of the claims (default 1; -1: every core)")
+    p.add_argument("--task-timeout", type=float, metavar="SECONDS", help=TASK_TIMEOUT_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", default="reports",
                    help="folder for conform-<ALGORITHM>.json and .html and the claims' report (default: reports)")
@@ -505,7 +517,7 @@ def _cmd_verify(args) -> int:
     records = run_claims(
         claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
         jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
-        scheduler=args.scheduler, on_finish=as_it_goes, force=args.force,
+        scheduler=args.scheduler, on_finish=as_it_goes, force=args.force, task_timeout=args.task_timeout,
     )
     if planted:
         _run_defects(planted, records, args, overrides)
@@ -856,7 +868,8 @@ def _cmd_conform(args) -> int:
     _check_jobs(args.jobs)
     _output_folder(args.out, files=[f"conform-{args.algorithm}.json", f"conform-{args.algorithm}.html"])
     result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
-                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, require=require)
+                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, require=require,
+                     task_timeout=args.task_timeout)
     # from here on the work is done: nothing below may end in a usage error
     from .runner import write_atomic, write_json
 

@@ -372,7 +372,8 @@ def _defaults(cls) -> dict[str, Any]:
 
 def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
             k: int | None = None, B: float | None = None, eta: float | None = None, claims: bool = True, out=None,
-            jobs: int = 1, progress: bool = False, require: tuple[str, ...] | list[str] = ()) -> Conformance:
+            jobs: int = 1, progress: bool = False, require: tuple[str, ...] | list[str] = (),
+            isolate: bool | None = None, task_timeout: float | None = None) -> Conformance:
     """Check ``learner`` (a class with the built-in's constructor keywords, or an instance) against ``algorithm``.
 
     A class is run with ``k``, ``B`` and ``eta`` (None: the algorithm's defaults, :attr:`Spec.k` (4 for AER,
@@ -386,7 +387,13 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     report (a temporary one when None). ``jobs``: parallel workers of the claims (1, the default, as
     everywhere in theorycheck; −1: every core); ``progress``: a progress bar of the claims on stderr.
     ``require``: names of checks (of :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot
-    take them; the others are listed as not run and left out of the verdict."""
+    take them; the others are listed as not run and left out of the verdict.
+
+    ``isolate`` (None: unless the learner is one of theorycheck's own): run the checks in a worker process,
+    so a learner that exits, aborts, segfaults or runs past ``task_timeout`` seconds (None:
+    :data:`~theorycheck.runner.CONFORMANCE_SECONDS`) is a FAIL of the check named "process", and the claims
+    are not run; the claims run their tasks in workers too, each within ``task_timeout`` (None: the profile's
+    :data:`~theorycheck.runner.TASK_SECONDS`)."""
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
@@ -400,26 +407,49 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     if "claims" in require and not claims:
         raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
-    make, own, name = configured(learner, spec.function)
+    if task_timeout is not None:
+        task_timeout = check_real("--task-timeout", task_timeout, low=0.1, high=1e7)
+    _, own, name = configured(learner, spec.function)
     budget = PROFILES[profile]
-    if spec.checks is not None:
-        if (k, B, eta) != (None, None, None):
-            raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
-        assumed, checks = spec.checks(make, own, budget, delta, np.random.SeedSequence(seed))
-    else:
-        assumed, checks = _regression_checks(spec, make, own, k, B, eta, budget, delta, seed)
+    if spec.checks is not None and (k, B, eta) != (None, None, None):
+        raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
     notes = []
     if own is not None:
         notes.append(f"the instance is run with its own parameters; the claims build their own "
                      f"{type(learner).__name__} with the parameters each claim states")
+    from .runner import CONFORMANCE_SECONDS, _isolated, own_code
+
+    if isolate if isolate is not None else not own_code(learner):
+        outcome = _isolated(_checks, algorithm, learner, k, B, eta, profile, delta, seed,
+                            seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout)
+    else:
+        outcome = _checks(algorithm, learner, k, B, eta, profile, delta, seed)
+    if isinstance(outcome, str):  # the learner ended the worker that checked it
+        cause = f"the learner {name} {outcome} while it was checked against {algorithm}"
+        decision = (f"{cause[0].upper()}{cause[1:]}: the checks ran in a worker process of their own, so this ended "
+                    "them, not theorycheck; none of them could give a verdict.")
+        notes.append("claims: not run, the learner ended the process of the other checks")
+        return Conformance(algorithm, name, {}, [Check("process", stats.FAIL, decision, cause=cause)], delta, notes,
+                           tuple(require))
+    assumed, checks = outcome
     if claims:
         places, skipped = claims_for(algorithm, budget["claims"])
         if places or not skipped:
             checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
-                                           budget["claims"], seed, out, jobs, progress, "claims" in require))
+                                           budget["claims"], seed, out, jobs, progress, "claims" in require,
+                                           task_timeout))
         else:  # nothing at this profile: no check, and a note of what --profile full would run
             notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
     return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+
+
+def _checks(algorithm: str, learner, k, B, eta, profile: str, delta: float, seed: int):
+    """(assumed, checks) of ``learner`` against ``algorithm``: every check of :func:`conform` but the claims."""
+    spec = ALGORITHMS[algorithm]
+    make, own, _ = configured(learner, spec.function)
+    if spec.checks is not None:
+        return spec.checks(make, own, PROFILES[profile], delta, np.random.SeedSequence(seed))
+    return _regression_checks(spec, make, own, k, B, eta, PROFILES[profile], delta, seed)
 
 
 def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
@@ -470,7 +500,8 @@ def claims_for(algorithm: str, profile: str = "quick") -> tuple[dict[str, tuple[
 
 
 def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipped: list[str], profile: str,
-                  seed: int, out, jobs: int = 1, progress: bool = False, required: bool = False) -> Check:
+                  seed: int, out, jobs: int = 1, progress: bool = False, required: bool = False,
+                  task_timeout: float | None = None) -> Check:
     """The claims, with ``learner`` in each place of the built-in. A claim whose contract the learner does not
     meet, or that stops on it before any verdict (a path it does not record), is not run, with its reason; the
     check is not run when no claim ran. Never raises a usage error once claims have started."""
@@ -508,7 +539,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
             try:
                 records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
-                                      progress=progress, conformance=False)
+                                      progress=progress, conformance=False, task_timeout=task_timeout)
             except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
                 if len(group) == 1:
                     refused[group[0].id] = str(err).splitlines()[0]
@@ -516,7 +547,8 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
                 for c in group:  # one at a time, so that the others still report (finished tasks are cached)
                     try:
                         records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
-                                              jobs=jobs, progress=progress, conformance=False)
+                                              jobs=jobs, progress=progress, conformance=False,
+                                              task_timeout=task_timeout)
                     except ParameterError as one:
                         refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
@@ -1557,7 +1589,8 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
     take at all (an instance that cannot be cloned, ...) gets every check NOT RUN with the reason."""
     budget = "quick" if profile == "quick" else "full"
     try:
-        result = conform(algorithm, subject, profile=budget, seed=seed, delta=delta, claims=False)
+        result = conform(algorithm, subject, profile=budget, seed=seed, delta=delta, claims=False,
+                         isolate=False)  # verify runs this in a worker already
     except ParameterError as err:
         why = str(err).splitlines()[0]
         return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": stats.INCONCLUSIVE,

@@ -129,6 +129,62 @@ def plain_text(doc: str) -> str:
     return _ROLE.sub(name, doc).replace("``", "")
 
 
+class BadOutput(Exception):
+    """A subject returned (or set) what its contract does not allow: another type, another shape, a value that
+    is not finite. ``subject`` names it when known. The runner makes the claim SUBJECT-ERROR with this message
+    (what was returned, what the contract asks), not ERROR: the check did not fail, its input did."""
+
+    def __init__(self, message: str, subject: str | None = None, source: Any = None):
+        super().__init__(message)
+        self.subject, self.source = subject, source
+
+
+def coef_vector(model, subject: str | None = None) -> np.ndarray:
+    """A fitted learner's ``coef_`` as a float vector (its shape and values are the claim's to judge), or
+    :class:`BadOutput` when it is not an array of numbers: None, text, objects."""
+    value = model.coef_
+    try:
+        if value is None:
+            raise TypeError("None")
+        return np.asarray(value, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise BadOutput(f"set coef_ to {shown(value)}; its contract asks for a float array of shape (d,)",
+                        subject, model) from None
+
+
+def shown(value) -> str:
+    """A returned value in a few words, for :class:`BadOutput`: its repr cut short, and its type (and shape)."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    shape = getattr(value, "shape", None)
+    kind = type(value).__name__ + (f" of shape {tuple(shape)}" if isinstance(shape, tuple) else "")
+    return f"{text} ({kind})"
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a function subject must return, checked on every call of a replaced subject (the runner wraps it),
+    so a claim never computes on a value its contract excludes. ``kind``: "exact" (an int or a
+    fractions.Fraction, for claims compared in exact arithmetic) or "real" (a finite real number: int, float,
+    Fraction or a NumPy scalar); ``text`` says it in words for the message."""
+
+    kind: str
+    text: str = ""
+
+    def check(self, value, subject: str | None = None):
+        """``value`` when it is what the contract asks, else :class:`BadOutput` naming both."""
+        from fractions import Fraction
+        from numbers import Real
+
+        exact = isinstance(value, int | Fraction) and not isinstance(value, bool)
+        real = isinstance(value, Real | np.floating | np.integer) and not isinstance(value, bool | np.bool_)
+        good = exact if self.kind == "exact" else real and bool(np.isfinite(float(value)))
+        if not good:
+            asked = self.text or ("an int or a Fraction" if self.kind == "exact" else "a finite real number")
+            raise BadOutput(f"returned {shown(value)}; its contract asks for {asked}", subject)
+        return value
+
+
 @dataclass(frozen=True)
 class Contract:
     """A subject's protocol and what the claim passes to it.
@@ -137,7 +193,8 @@ class Contract:
     ``call``: argument names the subject (or its ``predict``/``__call__``) must accept;
     ``each``: the subject is a tuple of objects, each following the protocol;
     ``types``: what the claim passes and expects back when the protocol's annotations do not say
-    (e.g. exact subjects that receive and return :class:`fractions.Fraction`), printed by ``show``.
+    (e.g. exact subjects that receive and return :class:`fractions.Fraction`), printed by ``show``;
+    ``returns``: what a function subject must return (:class:`Output`), checked on each call of a replaced one.
     """
 
     protocol: type
@@ -145,6 +202,7 @@ class Contract:
     call: tuple[str, ...] = ()
     each: bool = False
     types: str = ""
+    returns: Output | None = None
 
     @property
     def __name__(self) -> str:  # so that claims.describe() can name it

@@ -6,11 +6,17 @@ stream never depends on run order, on ``--jobs`` or on which other claims run.
 
 Cache. Each finished task is stored as JSON under
 ``<out>/.cache/<claim>/<key>/task-<r>.json``, where the key hashes the claim id, its
-parameters, the seed, the subjects (name and source) and the code version (every source file
-of theorycheck, proofs and simulations, plus the versions of the numeric libraries). The
+parameters, the seed, the subjects (name and source, and the source of the user's modules each
+may call, :func:`user_modules`) and the code version (every source file of theorycheck, proofs and
+simulations, plus the versions of the numeric libraries). The
 verdict is recomputed from the stored measurements, so nothing but raw measurements is
 cached, and a task that raised is never stored. An interrupted run resumes from the tasks
 already stored.
+
+Isolation. A claim with a user's subject (one not defined in theorycheck, proofs or simulations) runs
+its tasks in a worker process even at ``--jobs 1`` (loky's, started once and reused), so a subject
+that exits, aborts, segfaults or runs past its time limit (:data:`TASK_SECONDS`) is SUBJECT-ERROR
+naming it and the task, and the run goes on; the built-in subjects run in this process.
 
 Output. ``<out>/results/<id>.json``, ``<out>/tables/<id>.csv`` (measurements),
 ``<out>/tables/<id>.summary.csv`` and ``<out>/summary.json``; every file is written to a
@@ -46,8 +52,8 @@ from tqdm import tqdm
 
 from . import stats
 from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, SubjectFailure, Unfinished, subject_name
-from .protocols import check_subject
-from .validation import ParameterError
+from .protocols import BadOutput, check_subject
+from .validation import ParameterError, check_real
 
 ERROR = "ERROR"
 #: the verdict of a claim whose subject raised (or lacked an attribute the claim needs): the
@@ -203,7 +209,8 @@ def task_seed(base_seed: int, claim_id: str, repetition: int) -> np.random.SeedS
 
 def _subject_fingerprint(obj: Any) -> str:
     """Name and source hash of a subject, so editing your own implementation invalidates
-    its cached measurements (instances are fingerprinted by their class and attributes)."""
+    its cached measurements (instances are fingerprinted by their class and attributes), and the
+    source of the user's modules it may call (:func:`user_modules`), so editing a helper does too."""
     if isinstance(obj, tuple | list):
         return "[" + ",".join(_subject_fingerprint(o) for o in obj) + "]"
     is_code = inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismethod(obj)
@@ -213,7 +220,64 @@ def _subject_fingerprint(obj: Any) -> str:
         source = getattr(obj, "__name__", "") or type(obj).__qualname__
     if not is_code:
         source += repr(sorted((k, repr(v)) for k, v in vars(obj).items())) if hasattr(obj, "__dict__") else ""
+    source += json.dumps(sorted(user_modules(obj).items()))
     return subject_name(obj) + ":" + hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+#: the packages whose every source file :func:`code_version` hashes: a subject defined there is built in
+OWN_PACKAGES = ("theorycheck", "proofs", "simulations")
+
+
+def _module_of(obj: Any) -> str:
+    return getattr(obj, "__module__", None) or type(obj).__module__ or ""
+
+
+def own_code(obj: Any) -> bool:
+    """Whether ``obj`` (a function, class or instance, or a tuple of them) is defined in theorycheck, proofs or
+    simulations: a built-in subject, which may run in this process (:func:`code_version` covers its source)."""
+    if isinstance(obj, tuple | list):
+        return all(own_code(o) for o in obj)
+    return _module_of(obj).split(".", 1)[0] in OWN_PACKAGES
+
+
+def user_modules(obj: Any) -> dict[str, str]:
+    """{file: hash of its source} of the user's modules that ``obj`` may call: every loaded module whose file lies
+    in the folder of obj's top-level package (or, for a module that is a single file, in its folder), leaving out
+    installed packages (site-packages) and theorycheck's own, which :func:`code_version` covers. Empty for a
+    built-in subject. Editing a helper the subject calls changes it, so its cached tasks are not served again."""
+    if isinstance(obj, tuple | list):
+        return {path: digest for o in obj for path, digest in user_modules(o).items()}
+    top = _module_of(obj).split(".", 1)[0]
+    file = getattr(sys.modules.get(top), "__file__", None)
+    if top in OWN_PACKAGES or not file:
+        return {}
+    root = Path(file).resolve().parent
+    found = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        name = getattr(module, "__name__", "") or ""
+        path = Path(path).resolve()
+        if (root in path.parents and name.split(".", 1)[0] not in OWN_PACKAGES
+                and not {"site-packages", "dist-packages"} & set(path.parts)):
+            found[str(path)] = _source_hash(path)
+    return dict(sorted(found.items()))
+
+
+_SOURCE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def _source_hash(path: Path) -> str:
+    """sha256 of a file's bytes, remembered while its size and modification time stay the same."""
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in _SOURCE_HASHES:
+            _SOURCE_HASHES[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return _SOURCE_HASHES[key]
+    except OSError:
+        return "unreadable"
 
 
 def cache_key(claim: Claim, params: dict, seed: int, subjects: dict) -> str:
@@ -241,6 +305,25 @@ class Plan:
     cache_dir: Path
     #: the conformance records of the subjects that replace one of the papers' algorithms (:func:`_conform_replaced`)
     conformance: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: seconds one task of a user's subject may run in its worker before it counts as hanging (SUBJECT-ERROR), by
+#: profile: about a hundred times the costliest built-in task of the profile (theorycheck/costs.json), so a slow
+#: pure-Python learner still finishes; ``--task-timeout SECONDS`` (``task_timeout=``) sets another limit
+TASK_SECONDS = {"quick": 600.0, "full": 3600.0, "paper": 4 * 3600.0}
+#: seconds past a task's limit before this process ends a worker that did not end itself (a hang in C code)
+_GRACE = 30.0
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The plans (by index) whose tasks run in worker processes even at ``--jobs 1`` (those with a user's
+    subject), their tasks' time limit in seconds, and the source hashes of the user's modules the workers
+    import (:func:`user_modules`; an edit since the workers started restarts them)."""
+
+    plans: frozenset[int] = frozenset()
+    seconds: float = TASK_SECONDS["quick"]
+    code: tuple[tuple[str, str], ...] = ()
 
 
 class CompileTime(numba_event.Listener):
@@ -274,7 +357,7 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
     compiling = CompileTime()
     try:
         with threadpool_limits(limits=1), numba_event.install_listener("numba:compile", compiling):
-            result = claim.measure(params, task, subjects, task_seed(seed, claim.id, repetition))
+            result = claim.measure(params, task, _watched(claim, subjects), task_seed(seed, claim.id, repetition))
         if not isinstance(result, Measurement):
             raise TypeError(f"{claim.id}.measure must return a Measurement")
         payload = {
@@ -289,15 +372,43 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
         return repetition, None, ParameterError(f"{claim.id}: {err}")
     except SubjectFailure as err:
         return repetition, None, TaskError("failure", str(err), "")
-    except Exception as err:
+    except BadOutput as err:  # a value the subject's contract excludes: the subject failed, not the check
+        name = err.subject if err.subject in subjects else _owner(err.source, subjects)
+        who = f"subject {name} ({subject_name(subjects[name])})" if name is not None else "a subject"
+        return repetition, None, TaskError("subject", f"{who} {err}", traceback.format_exc(limit=8))
+    except (Exception, SystemExit) as err:  # sys.exit() in a subject ends its task, not the run
         trace = traceback.format_exc(limit=8)
         missing = unwritten_hook(err, claim)
         if missing is not None:
             return repetition, None, TaskError("unfinished", missing, "")
+        if isinstance(err, SystemExit):
+            culprit = _culprit(err, subjects, f"called sys.exit({err.code!r}) in task {repetition}")
+            if culprit is not None:
+                return repetition, None, TaskError("subject", culprit.rstrip(":"), trace)
         culprit = _culprit(err, subjects)
         if culprit is None:
             return repetition, None, TaskError("harness", f"{type(err).__name__}: {err}", trace)
         return repetition, None, TaskError("subject", f"{culprit} {_one_line(err)}", trace)
+
+
+def _watched(claim: Claim, subjects: dict[str, Any]) -> dict[str, Any]:
+    """``subjects``, with each replaced function whose contract says what it returns (``Contract.returns``)
+    wrapped so that every value it returns is checked before the claim uses it (:class:`BadOutput`)."""
+    watched = dict(subjects)
+    for name, subject in subjects.items():
+        returns = getattr(claim.protocols.get(name), "returns", None)
+        if (returns is not None and subject is not claim.subjects.get(name) and callable(subject)
+                and not inspect.isclass(subject)):
+            watched[name] = _checking(subject, returns, name)
+    return watched
+
+
+def _checking(subject: Callable, returns, name: str) -> Callable:
+    @functools.wraps(subject)
+    def call(*args, **kwargs):
+        return returns.check(subject(*args, **kwargs), name)
+
+    return call
 
 
 def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
@@ -342,36 +453,39 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[:300]}" if text else type(err).__name__
 
 
-def _culprit(err: BaseException, subjects: dict[str, Any]) -> str | None:
-    """Which subject an exception came from, as "subject NAME (module.qualname) raised" or "subject
-    NAME (...) has no attribute X", or None when no subject is on its path (the harness raised).
+def _owner(obj, subjects: dict[str, Any]) -> str | None:
+    """The name of the subject that ``obj`` is, or is an instance of (None when none is)."""
+    for name, subject in subjects.items():
+        for one in subject if isinstance(subject, tuple | list) else (subject,):
+            if (inspect.isclass(one) and isinstance(obj, one)) or obj is one:
+                return name
+    return None
+
+
+def _culprit(err: BaseException, subjects: dict[str, Any], did: str = "raised") -> str | None:
+    """Which subject an exception came from, as "subject NAME (module.qualname) raised at WHERE:" (``did`` in
+    place of "raised") or "subject NAME (...) has no attribute X:", or None when no subject is on its path
+    (the harness raised).
 
     An exception is the subject's when it passed through a method of an instance of a subject class,
     through a subject function, or (AttributeError) names a subject instance as the object it looked
     in: a ``coef_`` the learner never set."""
-    def owner(obj) -> str | None:
-        for name, subject in subjects.items():
-            for one in subject if isinstance(subject, tuple | list) else (subject,):
-                if (inspect.isclass(one) and isinstance(obj, one)) or obj is one:
-                    return name
-        return None
-
     if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
-        name = owner(err.obj)
+        name = _owner(err.obj, subjects)
         if name is not None:
             return f"subject {name} ({subject_name(subjects[name])}) has no attribute {err.name!r}:"
     found, tb, last = None, err.__traceback__, None
     while tb is not None:
         frame = tb.tb_frame
         if found is None and "self" in frame.f_code.co_varnames:
-            found = owner(frame.f_locals.get("self"))
+            found = _owner(frame.f_locals.get("self"), subjects)
         if found is None:
             found = next((n for n, s in subjects.items() if getattr(s, "__code__", None) is frame.f_code), None)
         tb, last = tb.tb_next, tb
     if found is None:
         return None
     where = f"{Path(last.tb_frame.f_code.co_filename).name}:{last.tb_lineno} in {last.tb_frame.f_code.co_name}"
-    return f"subject {found} ({subject_name(subjects[found])}) raised at {where}:"
+    return f"subject {found} ({subject_name(subjects[found])}) {did} at {where}:"
 
 
 def plan_claims(
@@ -542,8 +656,15 @@ def run_claims(
     on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
     force: bool = False,
     conformance: bool = True,
+    task_timeout: float | None = None,
+    isolate: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
+
+    A claim with a user's subject runs its tasks in worker processes, even at ``jobs`` 1 (see the module's
+    Isolation; ``isolate`` True: every claim's, False: none at ``jobs`` 1); ``task_timeout``: the seconds one
+    of its tasks may take before it is SUBJECT-ERROR (None: :data:`TASK_SECONDS` of the profile), and the
+    limit of its conformance checks (None: :data:`CONFORMANCE_SECONDS`).
 
     ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``) that runs the
     tasks instead of local processes (``jobs`` is then ignored). Each task's seed is derived as
@@ -559,6 +680,8 @@ def run_claims(
     ``conformance``: check every subject that replaces one of the papers' algorithms against that algorithm
     first (:func:`_conform_replaced`); a claim whose subject fails it is FAIL and its tasks are not run.
     ``theorycheck conform`` turns it off for the claims it runs, having run the same checks itself."""
+    if task_timeout is not None:
+        task_timeout = check_real("--task-timeout", task_timeout, low=0.1, high=1e7)
     out = Path(out)
     if out.exists():
         remove_orphans(out)
@@ -569,7 +692,10 @@ def run_claims(
     client = None
     errors: dict[int, TaskError] = {}
     if conformance:
-        _conform_replaced(plans, profile, seed, out, use_cache, errors, progress)
+        _conform_replaced(plans, profile, seed, out, use_cache, errors, progress,
+                          seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout)
+    isolation = isolation_of(plans, TASK_SECONDS.get(profile, TASK_SECONDS["full"]) if task_timeout is None
+                             else task_timeout, isolate)
     history = _read_timings(out)
     ran: set[tuple[int, int]] = set()
     bar = tqdm(
@@ -614,7 +740,8 @@ def run_claims(
                     finish(i)
                 if pending and client is None and scheduler is not None:
                     client = _dask_client(scheduler)
-                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish)
+                _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish,
+                           isolation)
                 wanted = _extensions(plans, stored, errors)
         finally:
             bar.close()
@@ -665,7 +792,7 @@ def _from_cache(plans, key, stored, use_cache: bool) -> bool:
 
 
 def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use_cache: bool,
-                      errors: dict[int, TaskError], progress: bool) -> None:
+                      errors: dict[int, TaskError], progress: bool, seconds: float | None = None) -> None:
     """Check each subject that runs in the place of one of the papers' algorithms against that algorithm
     (:func:`theorycheck.conformance.in_verify`), once per (algorithm, subject) and cached under
     ``out/.cache/conformance``; store the records in each plan and mark a plan whose subject failed with a
@@ -685,7 +812,8 @@ def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use
                     if progress:
                         print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
                               "before the claims that run it", file=sys.stderr)
-                    record = _isolated(in_verify, algorithm, subject, profile, seed)
+                    record = _isolated(in_verify, algorithm, subject, profile, seed,
+                                       seconds=CONFORMANCE_SECONDS if seconds is None else seconds)
                     if isinstance(record, str):  # the subject ended the process that checked it: not cached
                         record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
                                           f"against {algorithm} (conformance)"}
@@ -714,25 +842,55 @@ def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use
 CONFORMANCE_SECONDS = 1800.0
 
 
-def _isolated(function, *args):
+def _isolated(function, *args, seconds: float = CONFORMANCE_SECONDS):
     """``function(*args)`` in a worker process of its own (loky's, started once and reused), so that a subject
-    that exits, aborts or segfaults cannot end the run: its result, or one line saying how the worker ended
-    (an exit status, a signal, or no answer within :data:`CONFORMANCE_SECONDS`)."""
+    that exits, aborts, segfaults or hangs cannot end the run: its result, or a few words saying how the worker
+    ended (an exit status, a signal, sys.exit, or not finished within ``seconds``, counted in the worker)."""
     from concurrent.futures import TimeoutError as Timeout
 
-    from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    executor = get_reusable_executor(max_workers=1, reuse=True)
-    try:
-        return executor.submit(function, *args).result(timeout=CONFORMANCE_SECONDS)
-    except TerminatedWorkerError as err:
-        found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
-        return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
-                f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
-    except Timeout:
-        executor.shutdown(wait=False, kill_workers=True)
-        return f"did not finish within {CONFORMANCE_SECONDS:g} s"
+    executor = _workers(1)
+    late = f"did not finish within {seconds:g} s"
+    with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+        stack = Path(watch) / "stack"
+        try:
+            outcome = executor.submit(_exits_reported, str(stack), seconds, function, *args).result(
+                timeout=seconds + _GRACE)
+        except TerminatedWorkerError as err:
+            if stack.exists() and stack.read_text(encoding="utf-8", errors="replace").startswith("Timeout ("):
+                return late
+            found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+            return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
+                    f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
+        except Timeout:
+            executor.shutdown(wait=False, kill_workers=True)
+            return late
+    return outcome.text if isinstance(outcome, _Exited) else outcome
+
+
+@dataclass(frozen=True)
+class _Exited:
+    text: str
+
+
+def _exits_reported(stack: str, seconds: float, function, *args):
+    """``function(*args)`` in a worker, or an :class:`_Exited` when it raised SystemExit (which loky would re-raise
+    in the parent). A fatal signal's report goes to the file ``stack``, not to the terminal the run shares, and so
+    does the stack after ``seconds``, when faulthandler ends the worker."""
+    import faulthandler
+
+    enabled = faulthandler.is_enabled()
+    with open(stack, "w", encoding="utf-8") as fh:
+        faulthandler.enable(file=fh)
+        faulthandler.dump_traceback_later(seconds, exit=True, file=fh)
+        try:
+            return function(*args)
+        except SystemExit as err:
+            return _Exited(f"called sys.exit({err.code!r})")
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            faulthandler.enable() if enabled else faulthandler.disable()
 
 
 def _read_conformance(path: Path) -> dict | None:
@@ -748,7 +906,8 @@ def _read_conformance(path: Path) -> dict | None:
     return record if shaped else None
 
 
-def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish) -> None:
+def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish,
+               isolation: Isolation = Isolation()) -> None:
     """Run the ``pending`` tasks, store each as it finishes, advance the progress bar and call
     ``finish(i)`` after each task of claim i."""
     cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
@@ -765,7 +924,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
     calls = [(i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
              for i, r in pending]
     done: set[tuple[int, int]] = set()
-    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client):
+    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
         if isinstance(error, ParameterError):
             raise error
         finished = {(i, r)}
@@ -967,10 +1126,11 @@ def _dask_client(address: str):
         raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
 
 
-def _execute(calls, jobs: int, skip, client=None):
-    """Yield (plan index, task result) as tasks finish: in-process, with joblib, or on a Dask
-    cluster through ``client``. Tasks of a plan whose subject has failed (a non-harness error in
-    ``skip``) are not started."""
+def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):
+    """Yield (plan index, task result) as tasks finish: in-process, in worker processes, or on a Dask
+    cluster through ``client``. The tasks of the plans in ``isolation`` always run in a worker (one at
+    ``jobs`` 1), the others in-process at ``jobs`` 1. Tasks of a plan whose subject has failed (a
+    non-harness error in ``skip``) are not started."""
     def wanted(i):
         return i not in skip or skip[i].kind == "harness"
 
@@ -987,37 +1147,91 @@ def _execute(calls, jobs: int, skip, client=None):
                     other.cancel()
         return
 
-    if jobs == 1 or len(calls) <= 1:
-        for i, args in calls:
-            if wanted(i):
+    pool = jobs > 1 and len(calls) > 1  # every task in the workers
+    for i, args in [] if pool else [(i, args) for i, args in calls if i not in isolation.plans]:
+        if wanted(i):
+            yield i, _run_task(*args)
+    away = calls if pool else [(i, args) for i, args in calls if i in isolation.plans]
+    if away:
+        yield from _in_workers(away, jobs, wanted, isolation)
+
+
+def _in_workers(calls, jobs: int, wanted, isolation: Isolation):
+    """Yield (plan index, task result) of ``calls`` run in ``jobs`` worker processes, at most ``jobs`` at a time.
+
+    A worker that dies (an exit, a signal, a task of an isolated plan past its time limit, which faulthandler
+    ends after writing its stack) ends only its task: alone in flight, that task is the culprit; else each task
+    that was running runs again alone, and the one whose worker dies again is (:func:`_alone`). A subject that
+    cannot be sent to a worker (it does not pickle) runs in this process, with a warning."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
+
+    queue = list(reversed(calls))
+    running: dict[Any, tuple[int, tuple, float]] = {}  # future: (plan index, task arguments, when submitted)
+    with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+        executor = _workers(jobs, dict(isolation.code))
+        while queue or running:
+            while queue and len(running) < jobs:
+                i, args = queue.pop()
+                if not wanted(i):
+                    continue
+                limit = isolation.seconds if i in isolation.plans else None
+                try:
+                    running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
+                except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
+                    queue.append((i, args))
+                    if not running:
+                        executor = _workers(jobs, dict(isolation.code))
+                    break
+            if not running:  # nothing wanted was left, or a fresh pool takes the rest
+                continue
+            limited = [t for _, (i, _, t) in running.items() if i in isolation.plans]
+            patience = min(limited) + isolation.seconds + _GRACE - time.monotonic() if limited else None
+            done, _ = wait(running, timeout=None if patience is None else max(patience, 0.0),
+                           return_when=FIRST_COMPLETED)
+            if not done:  # a worker past its limit that faulthandler could not end: end every worker
+                executor.shutdown(wait=False, kill_workers=True)
+                for i, args, started in running.values():
+                    if i in isolation.plans and time.monotonic() - started > isolation.seconds:
+                        yield i, _ended(i, args, watch, _late(args, isolation.seconds))
+                    else:
+                        queue.append((i, args))
+                running.clear()
+                executor = _workers(jobs, dict(isolation.code))
+                continue
+            if any(isinstance(f.exception(), TerminatedWorkerError) for f in done):
+                done, _ = wait(running, timeout=60)  # the pool is broken: every task in flight ends with it
+            dead, lost = [], []
+            for future in done:
+                i, args, _ = running.pop(future)
+                err = future.exception()
+                if err is None:
+                    yield future.result()
+                else:
+                    (dead if isinstance(err, TerminatedWorkerError) else lost).append((i, args, err))
+            for i, args, err in lost:  # never ran in the worker (a subject it cannot unpickle): here, unprotected
+                if not wanted(i):
+                    continue
+                print(f"theorycheck: warning: task {args[5]} of {args[0].id} cannot run in a worker process "
+                      f"({_one_line(err)}); it runs in this process", file=sys.stderr)
                 yield i, _run_task(*args)
-        return
-    from joblib import Parallel, delayed
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
-    while calls:  # until every task has run: a worker that dies takes the pool with it, and a new one starts
-        done: set[tuple[int, int]] = set()
-        with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
-            parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-            try:
-                for i, result in parallel(delayed(_tagged)(i, args, watch) for i, args in calls if wanted(i)):
-                    done.add((i, result[0]))
-                    yield i, result
-                return
-            except TerminatedWorkerError:
-                running = {tuple(map(int, p.name.split("-"))) for p in Path(watch).iterdir()}
-                if not running:  # no task was running: the pool itself broke
-                    raise
-                # each task that was running, alone in a fresh pool: the one whose worker dies again is the culprit
-                for i, args in calls:
-                    if (i, args[5]) in running:
-                        yield i, _alone(i, args, jobs, watch)
-        calls = [(i, args) for i, args in calls if (i, args[5]) not in done | running]
+            for i, args, err in dead:
+                if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
+                    continue
+                limit = isolation.seconds if i in isolation.plans else None
+                yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(dead) == 1 or
+                          _timed_out(watch, i, args) else _alone(i, args, watch, limit))
+            if dead or lost:  # the pool is broken: the tasks still in flight run again in a fresh one
+                queue.extend((i, args) for i, args, _ in running.values())
+                running.clear()
+                executor = _workers(jobs, dict(isolation.code))
 
 
-def _tagged(i, args, watch: str | None = None):
-    """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there
-    marks the task as running and receives its Python stack if a fatal signal ends the worker."""
+def _tagged(i, args, watch: str | None = None, limit: float | None = None):
+    """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there marks the
+    task as running and receives its Python stack if a fatal signal ends the worker, or when the task runs past
+    ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
     if watch is None:
         return i, _run_task(*args)
     import faulthandler
@@ -1025,36 +1239,130 @@ def _tagged(i, args, watch: str | None = None):
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
     with open(marker, "w", encoding="utf-8") as fh:
         faulthandler.enable(file=fh)
+        if limit is not None:
+            faulthandler.dump_traceback_later(limit, exit=True, file=fh)
         try:
             result = _run_task(*args)
         finally:
+            faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
     marker.unlink()
     return i, result
 
 
-def _alone(i, args, jobs: int, watch: str):
-    """Task ``args`` of claim ``i`` run alone in a fresh pool: its result, or when its worker dies again a
-    subject error naming how the worker ended (signal or exit status) and the stack it was in."""
+def _alone(i, args, watch: str, limit: float | None):
+    """Task ``args`` of claim ``i`` run alone in a worker: its result, or when its worker dies again a subject error
+    naming how the worker ended (signal, exit status or time limit) and the stack it was in."""
+    from concurrent.futures import TimeoutError as Timeout
 
-    from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    claim, subjects = args[0], args[3]
+    executor = _workers(1)
     try:
-        [(_, result)] = Parallel(n_jobs=jobs, batch_size=1)([delayed(_tagged)(i, args, watch)])
+        _, result = executor.submit(_tagged, i, args, watch, limit).result(
+            timeout=None if limit is None else limit + _GRACE)
         return result
     except TerminatedWorkerError as err:
-        found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
-        name, code = (found.group(1), int(found.group(2))) if found else ("?", 0)
-        how = (f"signal {name}" + (" (as the out-of-memory killer sends)" if name == "SIGKILL" else "")
-               if code < 0 else f"exit status {code} (an exit called inside the task)" if found else "an unknown cause")
-        marker = Path(watch) / f"{i}-{args[5]}"
-        stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+        return _ended(i, args, watch, _how(err, watch, i, args, limit))
+    except Timeout:
+        executor.shutdown(wait=False, kill_workers=True)
+        return _ended(i, args, watch, _late(args, limit))
+
+
+def _timed_out(watch: str, i, args) -> bool:
+    """Whether faulthandler ended the worker of task ``args`` of claim ``i`` at its time limit."""
+    marker = Path(watch) / f"{i}-{args[5]}"
+    return marker.exists() and marker.read_text(encoding="utf-8", errors="replace").startswith("Timeout (")
+
+
+def _how(err: BaseException, watch: str, i, args, limit: float | None) -> str:
+    """What the subject of task ``args`` of claim ``i`` did to its worker: ran past its time limit, or ended it
+    (a signal or an exit status)."""
+    if limit is not None and _timed_out(watch, i, args):
+        return _late(args, limit)
+    return f"killed the worker running task {args[5]}: {_ending(err)}"
+
+
+def _late(args, limit: float) -> str:
+    return f"did not finish task {args[5]} within {limit:g} s (the task's time limit; --task-timeout sets another)"
+
+
+def _ending(err: BaseException) -> str:
+    """The signal or exit status that ended a worker, from loky's TerminatedWorkerError."""
+    found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+    if not found:
+        return "an unknown cause"
+    name, code = found.group(1), int(found.group(2))
+    if code < 0:
+        return f"signal {name}" + (" (as the out-of-memory killer sends)" if name == "SIGKILL" else "")
+    return f"exit status {code} (an exit called inside the task)"
+
+
+def _ended(i, args, watch: str, how: str):
+    """The result of task ``args`` of claim ``i`` whose worker ended: a subject error naming the replaced
+    subjects, ``how`` (what they did, naming the task), and the stack faulthandler wrote."""
+    claim, subjects, r = args[0], args[3], args[5]
+    marker = Path(watch) / f"{i}-{r}"
+    stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
     replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
     who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
-    return args[5], None, TaskError("subject", f"subject {who} killed the worker running task {args[5]}: {how}",
-                                    stack or "no Python stack: the process ended without a fatal-signal report")
+    return r, None, TaskError("subject", f"subject {who} {how}",
+                              stack or "no Python stack: the process ended without a fatal-signal report")
+
+
+#: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
+#: user's modules they were sent
+_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
+
+
+def _workers(n: int, code: dict[str, str] | None = None):
+    """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
+    process; started afresh when this process's folder or sys.path changed since (a worker would not find the
+    user's modules), or one of the user's modules in ``code`` ({file: source hash}) was edited (a worker would
+    run its old code)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    code, where = code or {}, [os.getcwd(), *sys.path]
+    known = _WORKER_STATE["code"]
+    stale = (_WORKER_STATE["where"] not in (None, where)
+             or any(known.get(path, digest) != digest for path, digest in code.items()))
+    if stale:
+        known.clear()
+    known.update(code)
+    _WORKER_STATE["where"] = where
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale)
+
+
+def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:
+    """The :class:`Isolation` of ``plans``: those with a subject not defined in theorycheck, proofs or
+    simulations (:func:`own_code`) run in workers, with ``seconds`` per task (``isolate`` True: every plan,
+    False: none)."""
+    foreign = [i for i, plan in enumerate(plans)
+               if (isolate if isolate is not None else not all(own_code(s) for s in plan.subjects.values()))]
+    code = {path: digest for i in foreign for s in plans[i].subjects.values() for path, digest in
+            user_modules(s).items()}
+    return Isolation(frozenset(foreign), seconds, tuple(sorted(code.items())))
+
+
+#: seconds a user's module may take to import in its worker before it counts as hanging
+IMPORT_SECONDS = 600.0
+
+
+def import_in_worker(module: str, seconds: float = IMPORT_SECONDS) -> str | None:
+    """Import ``module`` in a worker process first (:func:`_isolated`), so a module that exits, aborts or hangs
+    at import cannot end this process: None when the import returned (or raised, which the caller's own
+    import reports), else how it ended the worker, in a few words."""
+    outcome = _isolated(_imports, module, seconds=seconds)
+    return outcome if isinstance(outcome, str) else None
+
+
+def _imports(module: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except Exception:  # reported by the caller's own import, in one line
+        pass
 
 
 def _merge_hypotheses(payloads) -> list[Hypothesis]:

@@ -118,7 +118,7 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFail
 from ..generators.registry import design_names, lasso_design, ridge_design
 from ..observe import counted_fit
 from ..population import constrained_optimum, excess_risk
-from ..protocols import BudgetedLearner, Contract, Function
+from ..protocols import BudgetedLearner, Contract, Function, coef_vector
 from ..rng import kernel_state
 from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
@@ -528,7 +528,7 @@ class RiskBound(MeanBound):
             model, _ = counted_fit(model, X, y)  # a learner that reads more than it reports FAILs here
             checks = {f"check:{name}": float(v) for name, v in self.path_errors(q, model, X, y).items()} \
                 if record else {}
-            w = np.asarray(model.coef_, dtype=np.float64).ravel()
+            w = coef_vector(model, "learner")
             if w.shape != (d,) or not np.all(np.isfinite(w)):
                 problem = "non-finite values" if w.shape == (d,) else f"shape {w.shape}, not ({d},)"
                 raise SubjectFailure(f"the learner's w̄ (coef_) has {problem}, on repetition {r} "

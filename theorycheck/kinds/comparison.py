@@ -61,6 +61,7 @@ import sklearn
 from .. import population, stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..observe import counted_fit
+from ..protocols import coef_vector
 from ..rng import kernel_state
 from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability
 
@@ -562,7 +563,7 @@ class LearningCurves(Claim):
                 for value in candidates:
                     est, _ = counted_fit(self.learner(p, name, subjects[name], design, m, value, rs), X[:m], y[:m],
                                          who=self.contenders[name])
-                    coefs.append(np.asarray(est.coef_, dtype=np.float64).ravel())
+                    coefs.append(coef_vector(est, name))
                     read = getattr(est, "n_attributes_seen_", None)
                     read = m * X.shape[1] if read is None else int(read)
                     if read > budget:

@@ -19,7 +19,7 @@ import numpy as np
 from .. import population
 from ..claims import Hypothesis, SubjectFailure
 from ..observe import counted_fit
-from ..protocols import Contract, Function
+from ..protocols import Contract, Function, coef_vector
 from ..rng import kernel_state
 
 __all__ = ["DESIGN_CONTRACT", "budget_hypothesis", "design_for", "excess_risk", "fit_learner", "optimum_for",
@@ -104,7 +104,7 @@ def fit_learner(cls, X, y, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est, reads = counted_fit(cls(**params), X, y, who=f"the learner {getattr(cls, '__name__', cls)}")
-    coef = np.asarray(est.coef_, dtype=np.float64).ravel()
+    coef = coef_vector(est)
     if coef.shape != (X.shape[1],):
         raise SubjectFailure(f"the learner's coef_ has shape {coef.shape}, expected ({X.shape[1]},)")
     return est, coef, reads.count

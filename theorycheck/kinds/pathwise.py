@@ -86,7 +86,7 @@ import pandas as pd
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..population import constrained_optimum, excess_risk
-from ..protocols import BudgetedLearner, Contract, Function
+from ..protocols import BudgetedLearner, Contract, Function, coef_vector
 from ..rng import kernel_state
 from ..validation import Integer, ParameterError, Positive, Probability
 from .bound import consistency_part, excess_range
@@ -160,7 +160,7 @@ class Path:
                  if key not in ("w", "g", "g_tilde", "p", "eta", "B")}
         return cls(**arrays, p=None if probs is None else np.asarray(probs, dtype=np.float64),
                    eta=float(path.get("eta", getattr(model, "eta_", math.nan))),
-                   B=float(path.get("B", math.nan)), coef=np.asarray(model.coef_, dtype=np.float64).ravel(),
+                   B=float(path.get("B", math.nan)), coef=coef_vector(model),
                    extra=extra, model=model)
 
     def still(self) -> Path:

@@ -35,7 +35,7 @@ import pandas as pd
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..observe import counted_fit
-from ..protocols import BudgetedLearner, Contract, Function, Regressor
+from ..protocols import BudgetedLearner, Contract, Function, Regressor, coef_vector
 from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
 from .comparison import against_verdict, finding_record, replaced_names
 
@@ -343,7 +343,7 @@ class RealDataExperiment(Reproduction):
                 warnings.simplefilter("ignore")
                 fitted, _ = counted_fit(clone(est).set_params(random_state=seed) if runs > 1 else est, X, y,
                                         who=name)
-            w = np.asarray(fitted.coef_, dtype=np.float64).ravel()
+            w = coef_vector(fitted, name)
             pred = Xte @ w + float(getattr(fitted, "intercept_", 0.0))
             ok = bool(np.isfinite(pred).all())
             seen = getattr(fitted, "n_attributes_seen_", None)
