@@ -48,10 +48,13 @@ observed against the queries reported, exact). For the regressors:
 
 A learner whose ``fit`` raises gets FAIL with the cause. A check the learner cannot take (no
 ``record_trajectory``, no path, a defeated view and no reported reads) is NOT RUN
-(``Check.ran`` False) with the reason: it is listed, and left out of the verdict unless
-``require`` names it (then it counts as INCONCLUSIVE); nothing run is INCONCLUSIVE, never PASS.
-Every check that is not PASS carries its most specific cause (``Check.cause``). A ``k``, ``B``
-or ``eta`` the built-in refuses raises :class:`ParameterError` before any work.
+(``Check.ran`` False) with the reason, and counts as INCONCLUSIVE unless ``optional`` names it; a
+check with nothing to check for the algorithm (no step-size rule declared, no exact law) is NOT
+APPLICABLE and left out; nothing run is INCONCLUSIVE, never PASS. The verdict line
+(:meth:`Conformance.summary`) says which checks it rests on. Every check that is not PASS carries its
+most specific cause (``Check.cause``); :meth:`Conformance.first_cause` picks the most specific check
+(:data:`SPECIFICITY`). A ``k``, ``B`` or ``eta`` the built-in refuses, and claims estimated to take
+longer than :data:`CLAIMS_LIMIT` on the learner, raise :class:`ParameterError` before any work.
 
 Allowed interpretations are parameters: both learners get the same ``k``, ``B``, ``eta`` (where
 the algorithm has one) and the options the :class:`Spec` lists (q, second moments, m₁, ...),
