@@ -480,16 +480,16 @@ class NoPathAERR(MyAERR):
         super().__init__(k, B, eta, random_state)
 
 
-def test_conform_exits_3_only_when_a_check_it_could_not_run_is_required(capsys, tmp_path):
+def test_conform_exits_3_when_a_check_it_could_not_run_is_not_optional(capsys, tmp_path):
     args = ["conform", "AERR", "--subject", f"learner={__name__}:NoPathAERR", "--no-claims", "--quiet", "--out",
             str(tmp_path)]
     status, out, err = run(capsys, *args)
-    assert status == 0, out
-    assert out.startswith("PASS") and "[PASS] behaviour" in out and "[NOT RUN] estimator" in out
-    assert err == ""
-    status, out, err = run(capsys, *args, "--require", "estimator")
-    assert status == 3 and out.startswith("INCONCLUSIVE"), out
-    assert "estimator required, NOT RUN" in err
+    assert status == 3 and out.startswith("INCONCLUSIVE on 3 of 5 checks"), out
+    assert "[PASS] behaviour" in out and "[NOT RUN] estimator" in out
+    assert "NOT RUN: estimator, step" in err and "estimator NOT RUN: the learner cannot be built" in err
+    status, out, err = run(capsys, *args, "--optional", "estimator,step")
+    assert status == 0 and out.startswith("PASS on 3 of 5 checks"), out
+    assert "NOT RUN, optional: estimator, step" in err and len(err.splitlines()) == 1  # no cause: nothing to fix
 
 
 def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tmp_path):

@@ -44,12 +44,13 @@ EXIT_CODES = """exit status:
   141  standard output was closed (| head), as a shell reports SIGPIPE"""
 
 CONFORM_EXIT_CODES = """exit status:
-  0  every check that ran is PASS (checks your learner cannot take are listed as NOT RUN and not counted,
-     unless --require names them)
+  0  every check of the algorithm ran and is PASS (those --optional names may be NOT RUN; a check with nothing
+     to check for the algorithm is NOT APPLICABLE and not counted)
   1  some check is FAIL (a claim that is SUBJECT-ERROR or ERROR counts as FAIL): the learner does not conform
-  2  bad usage (an unknown algorithm, a subject that cannot be loaded), before any work
-  3  nothing failed, but some check is INCONCLUSIVE (or required and not run, or none ran): conformance is
-     not shown, nor refuted"""
+  2  bad usage (an unknown algorithm, a subject that cannot be loaded), or claims estimated to take longer than
+     10 min with this learner without --force, before any work
+  3  nothing failed, but some check is INCONCLUSIVE or NOT RUN (your learner could not take it and --optional
+     does not name it), or none ran: conformance is not shown, nor refuted"""
 
 NEW_DESCRIPTION = (
     "Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a subject, a planted "
@@ -341,11 +342,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "AESVR, GenEst (a function), AdaBoostRS, AdaBoostRS_AC, Scoring or Full")
     p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="learner=MODULE:ATTR",
                    required=True, help="your learner: a class, or an instance (run with its own parameters)")
+    p.add_argument("--optional", default="", metavar="CHECK,...",
+                   help="checks your learner may fail to take (claims, parameters, estimator, step, behaviour, "
+                        "attributes; objective for Scoring and Full; training, sampling, attributes for AdaBoostRS "
+                        "and AdaBoostRS_AC): listed as NOT RUN, optional, and not counted. By default a check not run "
+                        "makes the verdict INCONCLUSIVE (exit status 3)")
     p.add_argument("--require", default="", metavar="CHECK,...",
-                   help="checks that count as INCONCLUSIVE when your learner cannot take them (claims, parameters, "
-                        "estimator, behaviour, attributes; objective for Scoring and Full; training, sampling, "
-                        "attributes for AdaBoostRS and AdaBoostRS_AC); by default they are listed as not run and not "
-                        "counted")
+                   help="deprecated: every check is now required unless --optional names it")
+    p.add_argument("--force", action="store_true",
+                   help="run the claims even when their time, estimated from your learner's speed, is past the "
+                        "limit (10 min)")
     p.add_argument("--profile", default="quick", choices=("quick", "full"),
                    help="quick (default): the lemmas among the claims; full: every claim of the algorithm, at its "
                         "full profile, and more runs for the other checks")
@@ -855,12 +861,20 @@ def _cmd_conform(args) -> int:
     subjects = _parse_assignments(args.subjects, "--subject")
     if set(subjects) != {"learner"}:
         raise ParameterError("conform takes exactly one subject: --subject learner=module:Class")
-    require = [name.strip() for name in args.require.split(",") if name.strip()]
-    unknown = [name for name in require if name not in CHECKS]
-    if unknown:
-        raise ParameterError(f"--require: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
-    if "claims" in require and args.no_claims:
+    named = {}
+    for option in ("optional", "require"):
+        named[option] = [name.strip() for name in getattr(args, option).split(",") if name.strip()]
+        unknown = [name for name in named[option] if name not in CHECKS]
+        if unknown:
+            raise ParameterError(f"--{option}: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
+    if "claims" in named["require"] and args.no_claims:
         raise ParameterError("--require claims and --no-claims contradict each other")
+    both = [name for name in named["require"] if name in named["optional"]]
+    if both:
+        raise ParameterError(f"--require and --optional both name {both[0]!r}")
+    if named["require"]:
+        print("theorycheck: --require is deprecated: every check is now required unless --optional names it",
+              file=sys.stderr)
     learner = _load_subject(subjects["learner"])
     configured(learner, ALGORITHMS[args.algorithm].function)  # not clonable: one line and exit status 2, no work
     if args.seed < 0:
@@ -868,15 +882,17 @@ def _cmd_conform(args) -> int:
     _check_jobs(args.jobs)
     _output_folder(args.out, files=[f"conform-{args.algorithm}.json", f"conform-{args.algorithm}.html"])
     result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
-                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, require=require,
-                     task_timeout=args.task_timeout)
+                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, optional=named["optional"],
+                     force=args.force, task_timeout=args.task_timeout)
     # from here on the work is done: nothing below may end in a usage error
     from .runner import write_atomic, write_json
 
     write_json(Path(args.out) / f"conform-{args.algorithm}.json",
                {"algorithm": result.algorithm, "learner": result.learner, "verdict": result.verdict,
                 "assumed": result.assumed, "delta": result.delta, "profile": args.profile, "seed": args.seed,
-                "required": list(result.required), "checks": [vars(c) for c in result.checks],
+                "summary": result.summary(), "optional": list(result.optional),
+                "not_applicable": list(result.inapplicable), "steps": result.steps,
+                "checks": [vars(c) for c in result.checks],
                 "notes": result.notes})
     claims = next((c for c in result.checks if c.name == "claims"), None)
     claims_report = bool(claims and claims.details.get("claims"))
@@ -890,11 +906,12 @@ def _cmd_conform(args) -> int:
             result.notes.append(f"the claims' report could not be written: {err}")
     write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_report))
     print(result.text())
-    for check in result.checks:  # the most specific cause of every check that is not PASS, one line each
-        if check.verdict != "PASS" if check.ran else check.name in result.required:
-            state = check.verdict if check.ran else "required, NOT RUN"
-            cause = (check.cause or check.decision).splitlines()[0]
-            print(f"theorycheck: conform {args.algorithm}: {check.name} {state}: {cause}", file=sys.stderr)
+    print(f"theorycheck: conform {args.algorithm}: {result.summary()}", file=sys.stderr)
+    first = result.first_cause()  # the most specific check that is not PASS, with its cause
+    if first is not None:
+        check, state = first
+        cause = (check.cause or check.decision).splitlines()[0]
+        print(f"theorycheck: conform {args.algorithm}: {check.name} {state}: {cause}", file=sys.stderr)
     return exit_status([result.verdict])
 
 

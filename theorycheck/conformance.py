@@ -48,10 +48,13 @@ observed against the queries reported, exact). For the regressors:
 
 A learner whose ``fit`` raises gets FAIL with the cause. A check the learner cannot take (no
 ``record_trajectory``, no path, a defeated view and no reported reads) is NOT RUN
-(``Check.ran`` False) with the reason: it is listed, and left out of the verdict unless
-``require`` names it (then it counts as INCONCLUSIVE); nothing run is INCONCLUSIVE, never PASS.
-Every check that is not PASS carries its most specific cause (``Check.cause``). A ``k``, ``B``
-or ``eta`` the built-in refuses raises :class:`ParameterError` before any work.
+(``Check.ran`` False) with the reason, and counts as INCONCLUSIVE unless ``optional`` names it; a
+check with nothing to check for the algorithm (no step-size rule declared, no exact law) is NOT
+APPLICABLE and left out; nothing run is INCONCLUSIVE, never PASS. The verdict line
+(:meth:`Conformance.summary`) says which checks it rests on. Every check that is not PASS carries its
+most specific cause (``Check.cause``); :meth:`Conformance.first_cause` picks the most specific check
+(:data:`SPECIFICITY`). A ``k``, ``B`` or ``eta`` the built-in refuses, and claims estimated to take
+longer than :data:`CLAIMS_LIMIT` on the learner, raise :class:`ParameterError` before any work.
 
 Allowed interpretations are parameters: both learners get the same ``k``, ``B``, ``eta`` (where
 the algorithm has one) and the options the :class:`Spec` lists (q, second moments, m₁, ...),
@@ -205,15 +208,19 @@ PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claim
 }
 
 
-#: the checks, in the order they are reported; ``require`` names from these
+#: the checks, in the order they are reported; ``optional`` names from these
 CHECKS = ("claims", "parameters", "estimator", "step", "behaviour", "attributes", "objective", "training", "sampling")
+#: the checks from the most specific to the least: the cause printed first is that of the first check here that is
+#: not PASS (an exact law or audit points at the bug; behaviour compares outcomes; a claim is a theorem's verdict)
+SPECIFICITY = ("attributes", "estimator", "step", "parameters", "objective", "training", "sampling", "behaviour",
+               "claims")
 
 
 @dataclass
 class Check:
     """One check: its verdict, its decision, and ``cause``, the most specific reason of a verdict that is not
-    PASS (one line). ``ran`` False: the learner could not take this check (``decision`` says why); it is left
-    out of the combined verdict unless required."""
+    PASS (one line). ``ran`` False: the learner could not take this check, or it does not apply to the algorithm
+    (``decision`` says why); :class:`Conformance` says how it counts."""
 
     name: str
     verdict: str
@@ -232,9 +239,11 @@ def _not_run(name: str, why: str, details: dict | None = None) -> Check:
 class Conformance:
     """The result of :func:`conform`: one :class:`Check` per check and the combined verdict.
 
-    The verdict combines the checks that ran (FAIL if any failed, PASS if all passed); a check the
-    learner could not take counts as INCONCLUSIVE only when it is in ``required``. Nothing ran:
-    INCONCLUSIVE."""
+    The verdict combines every check (FAIL if any failed, PASS if all passed). A check the learner could not
+    take (``ran`` False) counts as INCONCLUSIVE unless ``optional`` names it; one in ``inapplicable`` has
+    nothing to check for this algorithm (no step-size rule declared, no exact law, no gradient step) and is
+    left out. Nothing ran: INCONCLUSIVE. ``steps`` says which step size each run used; ``skipped`` names the
+    checks the caller left out (the claims, with ``claims=False``)."""
 
     algorithm: str
     learner: str
@@ -242,37 +251,74 @@ class Conformance:
     checks: list[Check]
     delta: float
     notes: list[str] = field(default_factory=list)
-    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    inapplicable: tuple[str, ...] = ()
+    steps: str = ""
+    skipped: tuple[str, ...] = ()
 
     @property
     def not_run(self) -> list[Check]:
-        return [c for c in self.checks if not c.ran]
+        """The checks the learner could not take (not those that do not apply to the algorithm)."""
+        return [c for c in self.checks if not c.ran and c.name not in self.inapplicable]
 
     @property
     def verdict(self) -> str:
-        counted = [c.verdict if c.ran else stats.INCONCLUSIVE for c in self.checks
-                   if c.ran or c.name in self.required]
         if not any(c.ran for c in self.checks):
             return stats.INCONCLUSIVE
-        return stats.combine(counted)
+        return stats.combine(c.verdict if c.ran else stats.INCONCLUSIVE for c in self.checks
+                             if c.ran or c.name not in (*self.optional, *self.inapplicable))
 
     def _label(self, c: Check) -> str:
         if c.ran:
             return c.verdict
-        return "NOT RUN (required: INCONCLUSIVE)" if c.name in self.required else "NOT RUN"
+        if c.name in self.inapplicable:
+            return "NOT APPLICABLE"
+        return "NOT RUN (optional)" if c.name in self.optional else "NOT RUN"
+
+    def summary(self) -> str:
+        """The verdict and which checks it rests on, in one line: "PASS on 3 of 6 checks (parameters, behaviour,
+        attributes); NOT RUN: claims, estimator, step"."""
+        counted = [c for c in self.checks if c.name not in self.inapplicable]
+        ran = [c.name if c.verdict == stats.PASS else f"{c.name} {c.verdict}" for c in counted if c.ran]
+        line = f"{self.verdict} on {len(ran)} of {len(counted)} checks" + (f" ({', '.join(ran)})" if ran else "")
+        missing = [c.name for c in self.not_run if c.name not in self.optional]
+        allowed = [c.name for c in self.not_run if c.name in self.optional]
+        if missing:
+            line += "; NOT RUN: " + ", ".join(missing)
+        if allowed:
+            line += "; NOT RUN, optional: " + ", ".join(allowed)
+        if self.skipped:
+            line += "; skipped: " + ", ".join(self.skipped)
+        inapplicable = [c.name for c in self.checks if c.name in self.inapplicable]
+        if inapplicable:
+            line += f"; not applicable to {self.algorithm}: " + ", ".join(inapplicable)
+        return line
+
+    def first_cause(self) -> tuple[Check, str] | None:
+        """(check, label) of the most specific reason the verdict is not PASS: the first FAIL in the order of
+        :data:`SPECIFICITY`, else the first INCONCLUSIVE, else the first check not run that counts; None on PASS."""
+        rank = {name: i for i, name in enumerate(SPECIFICITY)}
+        ordered = sorted(self.checks, key=lambda c: rank.get(c.name, len(rank)))
+        missing = {c.name for c in self.not_run if c.name not in self.optional}
+        failed = [(c, c.verdict) for c in ordered if c.ran and c.verdict not in (stats.PASS, stats.INCONCLUSIVE)]
+        undecided = [(c, c.verdict) for c in ordered if c.ran and c.verdict == stats.INCONCLUSIVE]
+        return next(iter(failed + undecided + [(c, "NOT RUN") for c in ordered if c.name in missing]), None)
+
+    def _settings(self) -> str:
+        shown = ", ".join(f"{key} = {value}" for key, value in self.assumed.items() if not self.steps or key != "eta")
+        return "; ".join(part for part in (shown, self.steps, f"each check at δ = {self.delta:g}") if part)
 
     def text(self) -> str:
-        ran = [c for c in self.checks if c.ran]
-        lines = [f"{self.verdict}: {self.learner} against {self.algorithm} (assumed {self.assumed}, δ = {self.delta})"]
-        for c in ran:
-            lines.append(f"  [{c.verdict}] {c.name}: {c.decision}")
-            if c.verdict != stats.PASS and c.cause:
-                lines.append(f"      cause: {c.cause}")
+        lines = [self.summary(), f"  {self.learner} against {self.algorithm}: {self._settings()}"]
+        for c in self.checks:
+            if c.ran:
+                lines.append(f"  [{c.verdict}] {c.name}: {c.decision}")
+                if c.verdict != stats.PASS and c.cause:
+                    lines.append(f"      cause: {c.cause}")
         if self.not_run:
-            required = [c.name for c in self.not_run if c.name in self.required]
-            lines.append("  not run" + (f" ({', '.join(required)} required: INCONCLUSIVE)" if required else
-                                         " (not counted; --require NAME,... counts them as INCONCLUSIVE)") + ":")
+            lines.append("  not run (each counts as INCONCLUSIVE unless optional=/--optional names it):")
             lines += [f"  [{self._label(c)}] {c.name}: {c.decision}" for c in self.not_run]
+        lines += [f"  [NOT APPLICABLE] {c.name}: {c.decision}" for c in self.checks if c.name in self.inapplicable]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -281,15 +327,20 @@ class Conformance:
 
         def row(c: Check) -> str:
             label = self._label(c)
+            css = (c.verdict if c.ran else "muted" if c.name in self.inapplicable else
+                   "NOT" if c.name in self.optional else stats.INCONCLUSIVE)
+            cell = (f"<span class='muted'>{label}</span>" if css == "muted" else
+                    f"<span class='verdict {css}'>{label}</span>")
             cause = f"<p><b>cause</b>: {escape(c.cause)}</p>" if c.ran and c.cause and c.verdict != stats.PASS else ""
-            return (f"<tr><td>{c.name}</td><td><span class='verdict {c.verdict if c.ran else ''}'>{label}</span></td>"
-                    f"<td>{cause}{escape(c.decision)}</td></tr>")
+            return f"<tr><td>{c.name}</td><td>{cell}</td><td>{cause}{escape(c.decision)}</td></tr>"
 
         rows = "".join(row(c) for c in self.checks)
-        return (f"<p><span class='verdict {self.verdict}'>{self.verdict}</span> <code>{escape(self.learner)}</code> "
-                f"against {self.algorithm}; assumed {escape(str(self.assumed))}; each check at δ = {self.delta}; a "
-                "check marked NOT RUN could not be taken by this learner and does not count"
-                + (" unless required (" + escape(", ".join(self.required)) + ")" if self.required else "") + "</p>"
+        first, rest = self.summary().split(" ", 1)
+        return (f"<p><span class='verdict {self.verdict}'>{first}</span> {escape(rest)}</p>"
+                f"<p><code>{escape(self.learner)}</code> against {self.algorithm}: "
+                f"{escape(self._settings())}. A check marked NOT RUN could not be taken by this "
+                "learner and counts as INCONCLUSIVE unless named optional; NOT APPLICABLE: nothing to check for this "
+                "algorithm.</p>"
                 f"<table><tr><th>check</th><th>verdict</th><th>decision</th></tr>{rows}</table>"
                 + "".join(f"<p>{escape(note)}</p>" for note in self.notes))
 
@@ -370,10 +421,15 @@ def _defaults(cls) -> dict[str, Any]:
     return {p.name: p.default for p in _constructor(cls) if p.default is not inspect.Parameter.empty}
 
 
+#: the longest claims check :func:`conform` starts without ``force``, in seconds of CPU time per worker
+CLAIMS_LIMIT = 600.0
+
+
 def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
             k: int | None = None, B: float | None = None, eta: float | None = None, claims: bool = True, out=None,
-            jobs: int = 1, progress: bool = False, require: tuple[str, ...] | list[str] = (),
-            isolate: bool | None = None, task_timeout: float | None = None) -> Conformance:
+            jobs: int = 1, progress: bool = False, optional: tuple[str, ...] | list[str] = (),
+            require: tuple[str, ...] | list[str] = (), force: bool = False, isolate: bool | None = None,
+            task_timeout: float | None = None) -> Conformance:
     """Check ``learner`` (a class with the built-in's constructor keywords, or an instance) against ``algorithm``.
 
     A class is run with ``k``, ``B`` and ``eta`` (None: the algorithm's defaults, :attr:`Spec.k` (4 for AER,
@@ -382,12 +438,19 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     instance is run as configured: its own k, B and η unless given here (η None: its own rule), and the
     built-in gets its η when it is a number. Either way the **parameters** check compares the learner's
     own defaults (a class's) or configuration (an instance's) with the paper's: the theorem's η and w₁.
-    Each stochastic check runs at ``delta`` (so the whole run at ≤ 4·delta, by the union bound).
-    ``claims=False`` skips the paper's claims (the slow part). ``out``: folder for the claims'
-    report (a temporary one when None). ``jobs``: parallel workers of the claims (1, the default, as
-    everywhere in theorycheck; −1: every core); ``progress``: a progress bar of the claims on stderr.
-    ``require``: names of checks (of :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot
-    take them; the others are listed as not run and left out of the verdict.
+    The result's ``steps`` says which η each run used. Each stochastic check runs at ``delta`` (so the whole
+    run at ≤ 4·delta, by the union bound). ``claims=False`` skips the paper's claims (the slow part).
+    ``out``: folder for the claims' report (a temporary one when None). ``jobs``: parallel workers of the
+    claims (1, the default, as everywhere in theorycheck; −1: every core); ``progress``: a progress bar of the
+    claims on stderr.
+
+    Every check of the algorithm counts: one the learner cannot take (NOT RUN) makes the verdict
+    INCONCLUSIVE unless ``optional`` names it (names of :data:`CHECKS`); a check with nothing to check for
+    this algorithm (no step-size rule declared, no exact law, no gradient step, no claim) is NOT APPLICABLE
+    and left out. ``require`` is deprecated: every check is now required unless optional.
+
+    Before any work, a learner other than the built-in is timed on the claims' fits (:func:`_claims_seconds`);
+    a claims check estimated past :data:`CLAIMS_LIMIT` raises :class:`ParameterError` unless ``force``.
 
     ``isolate`` (None: unless the learner is one of theorycheck's own): run the checks in a worker process,
     so a learner that exits, aborts, segfaults or runs past ``task_timeout`` seconds (None:
@@ -400,12 +463,19 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
     spec = ALGORITHMS[algorithm]
     names = ("claims", *spec.names)
-    unknown = [name for name in require if name not in names]
-    if unknown:
-        raise ParameterError(f"unknown check {unknown[0]!r} to require; the checks of {algorithm} are "
-                             f"{', '.join(names)}")
-    if "claims" in require and not claims:
-        raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
+    for what, given in (("optional", optional), ("required", require)):
+        unknown = [name for name in given if name not in names]
+        if unknown:
+            raise ParameterError(f"unknown check {unknown[0]!r} named {what}; the checks of {algorithm} are "
+                                 f"{', '.join(names)}")
+    if require:
+        warnings.warn("require= is deprecated: every check is now required; name the checks allowed not to run in "
+                      "optional=", DeprecationWarning, stacklevel=2)
+        both = [name for name in require if name in optional]
+        if both:
+            raise ParameterError(f"the check {both[0]!r} is named both required and optional")
+        if "claims" in require and not claims:
+            raise ParameterError("requiring the claims check while skipping the claims (--no-claims) cannot be met")
     delta = check_real("delta", delta, low=0.0, high=1.0, strict_low=True, strict_high=True)
     if task_timeout is not None:
         task_timeout = check_real("--task-timeout", task_timeout, low=0.1, high=1e7)
@@ -413,6 +483,16 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     budget = PROFILES[profile]
     if spec.checks is not None and (k, B, eta) != (None, None, None):
         raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
+    subject = learner if own is None else type(learner)
+    places, skipped = claims_for(algorithm, budget["claims"]) if claims else ({}, [])
+    if places and not force and subject is not _load(spec.builtin):
+        estimate = _claims_seconds(spec, subject, places, budget["claims"], seed, CLAIMS_LIMIT * _workers(jobs))
+        if estimate is not None and estimate[0] / _workers(jobs) > CLAIMS_LIMIT:
+            raise ParameterError(
+                f"the claims check would take about {_duration(estimate[0] / _workers(jobs))} with this learner "
+                f"({estimate[1]}{' on each of ' + str(_workers(jobs)) + ' workers' if _workers(jobs) > 1 else ''}), "
+                f"past the limit of {_duration(CLAIMS_LIMIT)}: pass --no-claims (claims=False) to check the rest, "
+                "or --force (force=True) to run them")
     notes = []
     if own is not None:
         notes.append(f"the instance is run with its own parameters; the claims build their own "
@@ -430,17 +510,158 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
                     "them, not theorycheck; none of them could give a verdict.")
         notes.append("claims: not run, the learner ended the process of the other checks")
         return Conformance(algorithm, name, {}, [Check("process", stats.FAIL, decision, cause=cause)], delta, notes,
-                           tuple(require))
+                           tuple(optional))
     assumed, checks = outcome
     if claims:
-        places, skipped = claims_for(algorithm, budget["claims"])
         if places or not skipped:
-            checks.insert(0, _claims_check(spec, learner if own is None else type(learner), places, skipped,
-                                           budget["claims"], seed, out, jobs, progress, "claims" in require,
-                                           task_timeout))
+            checks.insert(0, _claims_check(spec, subject, places, skipped, budget["claims"], seed, out, jobs,
+                                           progress, "claims" not in optional, task_timeout))
         else:  # nothing at this profile: no check, and a note of what --profile full would run
             notes.append(f"claims: none at the quick profile. {_skipped_text(skipped)}")
-    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(require))
+    inapplicable = {"claims": not places and not skipped}
+    if spec.checks is None:
+        inapplicable.update(parameters=spec.theorem_step is None or spec.step is None, estimator=spec.law is None,
+                            step=spec.step is None or spec.draws != "gradient")
+    return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(optional),
+                       tuple(c.name for c in checks if not c.ran and inapplicable.get(c.name)),
+                       _step_sizes(spec, own, assumed) if spec.checks is None else "",
+                       () if claims else ("claims",))
+
+
+def _step_sizes(spec: Spec, own: dict | None, assumed: dict) -> str:
+    """Which step size each run of :func:`_regression_checks` used, in one sentence ("" without a step size)."""
+    if spec.step is None:
+        return ""
+    eta = assumed.get(spec.step)
+    used = f"η = {eta:g}" if isinstance(eta, int | float) else "η: your learner's own rule"
+    parts = [f"{used} in the estimator and attribute runs (yours alone: the law is exact)"]
+    if spec.draws == "gradient":
+        parts.append(f"η = {_STEP_ETA[spec.norm]:g} in the step runs (where the "
+                     f"{'projection' if spec.norm == 'l2' else 'clip'} binds)")
+    if own is None:
+        parts.append("in the behaviour runs yours gets the built-in's fitted η (its theorem's rule)"
+                     if "eta" in spec.shared else "in the behaviour runs both use their own rule")
+    else:
+        mine = own.get(spec.step)
+        theirs = eta if isinstance(eta, int | float) else None
+        parts.append("in the behaviour runs yours keeps " + (f"its η = {mine:g}" if isinstance(mine, int | float)
+                                                               else "its own rule")
+                     + ", the built-in gets " + (f"η = {theirs:g}" if theirs is not None else "its theorem's rule"))
+    if spec.theorem_step is not None:
+        parts.append("the parameters check reads your learner's own " + ("default" if own is None else "η"))
+    return "; ".join(parts)
+
+
+def _workers(jobs: int) -> int:
+    import os
+
+    cores = os.cpu_count() or 1
+    return cores if jobs < 0 else max(1, min(jobs, cores))
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _probe(spec: Spec, builtin, calls: list):
+    """The built-in, or a copy of it, that appends to ``calls`` the data of each fit (with the keywords it was built
+    with) or the arguments of each call."""
+    if spec.function:
+        def counted(*args, **kwargs):
+            calls.append((args, kwargs))
+            return builtin(*args, **kwargs)
+        return counted
+
+    class Counted(builtin):  # type: ignore[valid-type,misc]
+        def __new__(cls, *args, **kwargs):  # keeps the keywords the claim built it with
+            made = super().__new__(cls)
+            made._probe_keywords = kwargs
+            return made
+
+        def fit(self, X, y, *args, **kwargs):
+            calls.append(((X, y, *args), {"keywords": self._probe_keywords, "fit": kwargs}))
+            return super().fit(X, y, *args, **kwargs)
+    return Counted
+
+
+_PROBE_ROWS = 2000  # the examples of the fit on which a learner is timed
+
+
+def _claims_seconds(spec: Spec, learner, places: dict[str, tuple[str, ...]], profile: str,
+                    seed: int, limit: float = math.inf) -> tuple[float, str] | None:
+    """(CPU seconds, how they were found) the claims check should take with ``learner``, or None when no claim
+    could be estimated. Tasks of each claim (all of them, or up to 8 spread over its list when they are costly:
+    about 2 s of the built-in's shipped cost per claim) run with a copy of the built-in that keeps the data of its
+    fits (a function subject: the arguments of its calls). ``learner`` is timed on the first 2000 examples of the
+    largest of those fits (the faster of two, unless the first took 0.5 s) or on 20 of those calls, and its time
+    per example (per call) is multiplied by the examples (calls) of all the claim's tasks. It counts ``fit`` (the
+    calls) only, and a claim that adds tasks as it goes (a sequential design) can take longer: an estimate of the
+    order, not a bound. Stops once past ``limit``."""
+    import time
+
+    from .protocols import check_subject
+    from .runner import _mean_cost, task_seed
+
+    builtin = _load(spec.builtin)
+    claims = discover()
+    total, counted, timed = 0.0, 0, []
+    for cid, subjects in places.items():
+        claim = claims[cid]
+        try:
+            for subject in subjects:
+                check_subject(cid, subject, learner, claim.protocols.get(subject))
+        except ParameterError:
+            continue  # the claims check will not run it
+        calls: list[tuple[tuple, dict]] = []
+        probe = _probe(spec, builtin, calls)
+        params = claim.params_for(profile)
+        try:
+            tasks = claim.tasks(params)
+            sample = min(len(tasks), 8, max(1, int(2.0 / _mean_cost({}, claim, profile))))
+            chosen = sorted({round(i * (len(tasks) - 1) / max(sample - 1, 1)) for i in range(sample)})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for r in chosen:
+                    claim.measure(params, tasks[r], {**claim.subjects, **dict.fromkeys(subjects, probe)},
+                                  task_seed(seed, cid, r))
+        except Exception:  # the claim cannot be run this way: not estimated (the claims check says what it does)
+            continue
+        if not calls:
+            continue
+        share = len(tasks) / len(chosen)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if spec.function:
+                    some = calls[:: max(1, len(calls) // 20)][:20]
+                    start = time.process_time()
+                    for args, kwargs in some:
+                        learner(*args, **kwargs)
+                    total += (time.process_time() - start) / len(some) * len(calls) * share
+                else:
+                    (X, y, *rest), kwargs = max(calls, key=lambda call: len(call[0][0]))
+                    X, y = X[:_PROBE_ROWS], y[:_PROBE_ROWS]  # an online learner's time grows with m
+                    seconds = []
+                    while len(seconds) < 2 and sum(seconds) < 0.5:  # a compiled learner's first fit compiles it
+                        start = time.process_time()
+                        learner(**kwargs["keywords"]).fit(X, y, *rest, **kwargs["fit"])
+                        seconds.append(time.process_time() - start)
+                    total += min(seconds) / max(len(X), 1) * sum(len(args[0]) for args, _ in calls) * share
+        except Exception:
+            continue
+        counted += round(len(calls) * share)
+        timed.append(cid)
+        if total > limit:
+            break
+    if not timed:
+        return None
+    unit = "calls" if spec.function else "fits"
+    return total, (f"{counted:,} {unit} in {', '.join(timed)}, timed on {'20 calls' if spec.function else 'one fit'} "
+                   "of yours; CPU time of your learner alone")
 
 
 def _checks(algorithm: str, learner, k, B, eta, profile: str, delta: float, seed: int):

@@ -23,8 +23,8 @@ __all__ = ["assert_conforms", "assert_verifies"]
 def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: int = 0, claims: bool = True,
                     **options: Any) -> None:
     """Fail unless ``learner`` conforms to ``algorithm`` (see :mod:`theorycheck.conformance`).
-    A check that ran and is INCONCLUSIVE fails too; one the learner cannot take (NOT RUN) is left out
-    unless ``require=("estimator", ...)`` names it."""
+    A check that ran and is INCONCLUSIVE fails too, and so does one the learner cannot take (NOT RUN) unless
+    ``optional=("estimator", ...)`` names it."""
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
     result = api.conform(algorithm, learner, profile=profile, seed=seed, claims=claims, **options)
     if result.verdict != "PASS":
