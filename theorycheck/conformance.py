@@ -1820,7 +1820,8 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
                      "cause": why}]}
     return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": result.verdict, "delta": delta,
             "profile": budget, "checks": [{"name": c.name, "verdict": c.verdict, "ran": c.ran, "decision": c.decision,
-                                           "cause": c.cause, "raised": c.raised} for c in result.checks]}
+                                           "cause": c.cause, "raised": c.raised} for c in result.checks
+                                          if c.name not in result.inapplicable]}
 
 
 def verify_text(record: dict[str, Any]) -> str:
@@ -1828,9 +1829,11 @@ def verify_text(record: dict[str, Any]) -> str:
     ended, and which could not run (never a plain PASS when one could not)."""
     ran = [c for c in record["checks"] if c["ran"]]
     not_run = [c for c in record["checks"] if not c["ran"]]
+    verdict = stats.FAIL if any(c["verdict"] == stats.FAIL for c in ran) else stats.PASS if ran else "nothing ran"
     head = (f"Conformance of {record['subject']} to {record['algorithm']} ({record['profile']} budget, each "
-            f"stochastic check at δ = {record['delta']:g}): {record['verdict']}")
-    parts = [head + (f" on {len(ran)} of {len(record['checks'])} checks" if not_run else "") + "."]
+            f"stochastic check at δ = {record['delta']:g}): {verdict}")
+    parts = [head + (f" on {len(ran)} of {len(record['checks'])} checks; NOT RUN: "
+                     + ", ".join(c["name"] for c in not_run) if not_run else "") + "."]
     parts += [f"[{c['verdict']}] {c['name']}: " + (c["cause"] if c["verdict"] != stats.PASS and c["cause"] else
                                                    c["decision"]) for c in ran]
     parts += [f"[NOT RUN] {c['name']}: {c['decision']}" for c in not_run]
