@@ -1,4 +1,4 @@
-"""Does *your* implementation do what the paper's algorithm does? Five checks per algorithm.
+"""Does *your* implementation do what the paper's algorithm does? Six checks per algorithm.
 
 ``conform("AERR", learner=MyAERR)`` (or ``theorycheck conform AERR --subject learner=mod:MyAERR``;
 a class, or an instance run with its own parameters, see :func:`configured`) runs, for a
@@ -32,6 +32,8 @@ observed against the queries reported, exact). For the regressors:
    that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
    bound: a biased estimate, or one with another second moment, moves probability off the support
    or between outcomes;
+3′. **step**: the first recorded step against the algorithm's update given the recorded draw, at an η where
+   the projection (L2) or the clip at 1/η (L1) binds on the example (:func:`_step_check`); exact;
 4. **behaviour**: w̄ must lie in the algorithm's ball (the theorems' conclusion; exact), and the
    excess risk of w̄ over seeds on registered designs, yours against the built-in's, is compared
    by the exact two-sample Kolmogorov–Smirnov test at δ/(designs) each;
