@@ -102,3 +102,30 @@ def rho_lasso_two_norm(s):
 def design_standard_deviation(d, alpha, setting):
     """The §5.1 design at α/2: second moments i^(α/2) (a standard deviation for the second moment)."""
     return decaying_design(d, alpha / 2, setting=setting)
+
+
+# ---------------------------------------------------------------------- ks15.improved-inner
+def improved_p_abs_w(w, s):
+    """GAELR's p_j ∝ |w_j|: the second moments ignored."""
+    total = sum(abs(Fraction(a)) for a in w)
+    return tuple(abs(Fraction(a)) / total for a in w) if total else tuple(Fraction(1, len(w)) for _ in w)
+
+
+def improved_p_no_root(w, s):
+    """p_j ∝ |w_j|·E[x_j²] (the square root dropped)."""
+    raw = [abs(Fraction(a)) * Fraction(v) for a, v in zip(w, s, strict=True)]
+    total = sum(raw)
+    return tuple(v / total for v in raw) if total else tuple(Fraction(1, len(w)) for _ in w)
+
+
+def gaerr_law_inner_unnormalised(w, x, y, k, q=None, inner_weights=None):
+    """j drawn ∝ |w_j|·c_j but weighted w_j/(|w_j|·c_j), the probability left unnormalised (÷ Σ|w_l|c_l missing)."""
+    if inner_weights is None:
+        return gaerr_law_unnormalised_inner(w, x, y, k, q)
+    zero = [Fraction(0)] * len(x)
+    weights = [abs(Fraction(a)) * Fraction(c) for a, c in zip(w, inner_weights, strict=True)]
+    total = sum(weights)
+    phis = [(a / total, Fraction(w[j]) / a * Fraction(x[j]) - Fraction(y)) for j, a in enumerate(weights) if a] \
+        or [(Fraction(1), -Fraction(y))]
+    return [(p * pp, tuple(phi * v for v in xt))
+            for p, xt in est.gaerr_gradient_estimate_distribution(zero, x, -1, k, q) for pp, phi in phis]

@@ -5,6 +5,7 @@ run by tests/test_power.py."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ from theorycheck.generators.lower_bounds import (
     SparseRows,
     good_feature,
     good_feature_law,
+    hidden_signs_law,
     sparse_rows,
     sparse_rows_law,
 )
@@ -144,3 +146,47 @@ def premise_level_10_delta(eps, delta):
 def premise_level_no_two(eps, delta):
     """1 − (1 − δ)ε: the factor 2 dropped."""
     return 1 - (1 - Fraction(delta)) * Fraction(eps)
+
+
+# ---------------------------------------------------------------------- hk12 Fact B.2, Corollary B.3 (processes)
+
+
+def _signed(d, k, sign_of):
+    """Every placement of k distinct positions with signs sign_of(position, drawn sign), equally likely."""
+    law = hidden_signs_law(d, k)
+    out = []
+    for pr, rows in law:
+        new = tuple(tuple(sign_of(c, v) if v else 0 for c, v in enumerate(row)) for row in rows)
+        out.append((pr, new))
+    return out
+
+
+def hidden_signs_plus_only(d, k=1):
+    """Fact B.2's array with the sign always +1: nothing is hidden once the array is known to be the fact's."""
+    return _signed(d, k, lambda c, v: 1)
+
+
+def hidden_signs_by_position(d, k=1):
+    """The sign is +1 on the first ⌈d/2⌉ positions and −1 on the others (a function of the position)."""
+    return _signed(d, k, lambda c, v: 1 if c < -(-d // 2) else -1)
+
+
+def hidden_signs_first_half(d, k=1):
+    """The position is uniform on the first ⌈d/2⌉ coordinates only (fair sign)."""
+    half = -(-d // 2)
+    law = [(pr, rows) for pr, rows in hidden_signs_law(d, k) if all(row.index(next(v for v in row if v)) < half
+                                                                    for row in rows)]
+    total = sum(pr for pr, _ in law)
+    return [(pr / total, rows) for pr, rows in law]
+
+
+def hidden_signs_shared_column(d, k=1):
+    """Every row's non-zero entry in one uniform column c (signs fair and independent)."""
+    mass = Fraction(1, d * 2**k)
+    return [(mass, tuple(tuple(r if j == c else 0 for j in range(d)) for r in signs))
+            for c in range(d) for signs in itertools.product((1, -1), repeat=k)]
+
+
+def hidden_signs_sorted(d, k=1):
+    """T[j] read as the j-th smallest element of T."""
+    return hidden_signs_law(d, k, "sorted")

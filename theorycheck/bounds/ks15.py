@@ -38,6 +38,7 @@ __all__ = [
     "datapoint_second_moment",
     "decaying_second_moments",
     "half_norm",
+    "improved_inner_p_exact",
     "lasso_q",
     "lasso_q_exact",
     "lemma32_bound",
@@ -386,6 +387,25 @@ def ridge_q_exact(s) -> tuple[Fraction, ...]:
     roots = [rational_sqrt(v) for v in _rational_vector("s", s)]
     total = sum(roots)
     return tuple(r / total for r in roots)
+
+
+ONE_ = Fraction(1)
+
+
+def improved_inner_p_exact(w, s) -> tuple[Fraction, ...]:
+    """The "improved inner product" probabilities after eq. (2), exactly: p_j = |w_j|·√s_j/Σ_l |w_l|·√s_l for
+    rational w and second moments s whose entries are squares of rationals (so that p is rational); with the
+    inner-product estimate (w_j/p_j)·x_j its second moment Σ w_j²s_j/p_j is then (Σ|w_j|√s_j)². Where every
+    |w_j|·s_j is 0 the estimate needs no draw; p is then uniform (any p gives second moment 0)."""
+    ws = _rational_vector("|w|", [abs(Fraction(v)) for v in w] + [ONE_])[:-1]  # w = 0 is allowed
+    roots = [rational_sqrt(v) for v in _rational_vector("s", [*s, ONE_])[:-1]]  # so is s = 0
+    if len(ws) != len(roots):
+        raise ParameterError(f"w and s must have the same length, got {len(ws)} and {len(roots)}")
+    weights = [a * r for a, r in zip(ws, roots, strict=True)]
+    total = sum(weights, Fraction(0))
+    if total == 0:
+        return tuple(Fraction(1, len(ws)) for _ in ws)
+    return tuple(v / total for v in weights)
 
 
 def lasso_q_exact(s) -> tuple[Fraction, ...]:

@@ -81,8 +81,8 @@ from ..validation import ParameterError, check_int, check_matrix, check_real
 from .decaying import _row_seed, _word, counter_index  # the counter-based words of the decaying designs, shared
 
 __all__ = ["DENSE_LIMIT", "GoodFeature", "SparseBlocks", "SparseRows", "good_feature", "good_feature_cell",
-           "good_feature_label", "good_feature_law", "law_gradient", "law_moments", "law_risk", "sparse_rows",
-           "sparse_rows_cell", "sparse_rows_law", "sparse_rows_slot"]
+           "good_feature_label", "good_feature_law", "hidden_signs_law", "law_gradient", "law_moments", "law_risk",
+           "sparse_rows", "sparse_rows_cell", "sparse_rows_law", "sparse_rows_slot"]
 
 DENSE_LIMIT = 4096  # largest d for which second_moment / moments build the dense matrices
 _U64 = np.uint64
@@ -481,6 +481,29 @@ def good_feature(d, eps=None, *, p=None, j=None, j_seed=0) -> GoodFeature:
     params = {"d": d, "eps": float(eps), "p": float(p_req), "j": j, "j_seed": j_seed}
     return GoodFeature(name="good_feature", d=d, j=j, p=bias / _SCALE_53, eps=float(eps), threshold=_HALF_53 + bias,
                        params=params)
+
+
+# --------------------------------------------------------------------------------------
+# hk12 Appendix B.1: the hidden-sign arrays of Fact B.2 and Corollary B.3
+# --------------------------------------------------------------------------------------
+
+
+def hidden_signs_law(d, k=1, order="injection") -> list[tuple[Fraction, tuple[tuple[int, ...], ...]]]:
+    """The exact law of hk12's k×d array (Appendix B.1): row j is r_j·e_{T[j]}, the r_j independent
+    Rademacher signs, T a uniform set of k distinct coordinates. ``order="injection"``: T[j] is a
+    uniformly random ordering of T (the rows' positions are exchangeable); ``order="sorted"``: T[j]
+    is the j-th smallest element of T (the text's words read literally). k = 1 is Fact B.2's array.
+    Returns [(probability, rows)], every outcome equally likely."""
+    d, k = check_int("d", d, low=1), check_int("k", k, low=1)
+    if k > d:
+        raise ParameterError(f"k must be at most d (k distinct coordinates), got k = {k}, d = {d}")
+    if order not in ("injection", "sorted"):
+        raise ParameterError(f"order must be 'injection' or 'sorted', got {order!r}")
+    positions = (list(itertools.permutations(range(d), k)) if order == "injection"
+                 else list(itertools.combinations(range(d), k)))
+    mass = Fraction(1, len(positions) * 2**k)
+    return [(mass, tuple(tuple(r if c == pos else 0 for c in range(d)) for pos, r in zip(where, signs, strict=True)))
+            for where in positions for signs in itertools.product((1, -1), repeat=k)]
 
 
 # --------------------------------------------------------------------------------------

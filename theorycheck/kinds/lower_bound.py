@@ -201,7 +201,8 @@ class AttributesNeeded(Claim):
     ``violation_probability(p, d, eps) -> float``; ``extra_points(p)`` (points for the lower-bound
     test only); ``exponents(p) -> {learner: {axis: (low, high)}}``; ``point_hypotheses(p,
     design, d, eps)``; ``output_check`` (a sentence) with ``output_ok(p, design, w) -> bool``;
-    ``order_exponents``, ``order_label``, ``bound_label``. Subjects: ``instance``, (d=, eps=,
+    ``order_exponents``, ``order_label``, ``bound_label``; ``counted(m, n_read)`` (what is counted:
+    the attributes by default, or the examples). Subjects: ``instance``, (d=, eps=,
     seed=) → a design with ``draw_key(random_state)`` and ``rows(key, n, start)``; one
     BudgetedLearner per name in the parameter ``learners``. Parameters: ``learners``,
     ``repetitions``, ``rate_repetitions``, ``delta``, ``resolution``, ``slope_resolution``,
@@ -213,6 +214,8 @@ class AttributesNeeded(Claim):
     order_label: ClassVar[str] = "order"
     bound_label: ClassVar[str] = "lower bound"
     output_check: ClassVar[str] = ""
+    count_label: ClassVar[str] = "attributes observed"
+    count_unit: ClassVar[str] = "attributes"
     parameters = {"repetitions": Integer(1), "rate_repetitions": Integer(0), "delta": Probability(),
                   "resolution": Number(0.0), "slope_resolution": Number(0.0), "m_start": Integer(1),
                   "m_ratio": Number(1.0, open="low"), "max_cells": Integer(1000), "confirm": Integer(1)}
@@ -252,6 +255,11 @@ class AttributesNeeded(Claim):
 
     def output_ok(self, p, design, w) -> bool:
         return True
+
+    def counted(self, m: int, n_read: int) -> float:
+        """What the bound and the rates count at a fit on m examples that read n_read attributes (default: the
+        attributes; a claim about examples returns m)."""
+        return n_read
 
     # ------------------------------------------------------------------ machinery
     def check_params(self, params):
@@ -313,10 +321,12 @@ class AttributesNeeded(Claim):
                 if self.output_check and not self.output_ok(p, design, coef):
                     outside.append(f"{name} at m = {m}")
                 streak = streak + 1 if good else 0
+                counted = self.counted(m, int(n_read))
                 rows.append({"d": d, "eps": eps, "repetition": task["repetition"], "rate": task["rate"],
-                             "learner": name, "level": level, "m": m, "attributes": int(n_read), "excess": excess,
-                             "success": good, "violation": bool(good and bound is not None and n_read < bound)})
-                if (bound is None or n_read >= bound) and (not task["rate"] or streak >= p["confirm"]):
+                             "learner": name, "level": level, "m": m, "attributes": int(n_read), "counted": counted,
+                             "excess": excess, "success": good,
+                             "violation": bool(good and bound is not None and counted < bound)})
+                if (bound is None or counted >= bound) and (not task["rate"] or streak >= p["confirm"]):
                     break
         hyps = [Hypothesis("every learner reports the attributes it read (0 ≤ n_attributes_seen_ ≤ m·d)", reported,
                            "" if reported else "a learner reported no count or an impossible one")]
@@ -335,7 +345,7 @@ class AttributesNeeded(Claim):
         for (d, eps, name, rep), run in rate.groupby(["d", "eps", "learner", "repetition"], sort=False):
             run = run.sort_values("level")
             good = run["success"].to_numpy(dtype=bool)
-            counts = run["attributes"].to_numpy(dtype=np.float64)
+            counts = run["counted" if "counted" in run else "attributes"].to_numpy(dtype=np.float64)
             first = good.size
             while first > 0 and good[first - 1]:
                 first -= 1
@@ -362,7 +372,7 @@ class AttributesNeeded(Claim):
                 for level in range(len(self.levels(p, d))):
                     count = int(by_level.get(level, 0))
                     dec, _ = stats.decide_frequency_at_most(count, count, trials, target, each, p["resolution"],
-                                                            "runs ε-good with fewer attributes than the bound")
+                                                            f"runs ε-good with fewer {self.count_unit} than the bound")
                     verdicts.append(dec.verdict)
                     if count >= worst.get((d, eps, name), (-1,))[0]:
                         worst[(d, eps, name)] = (count, trials, level, target, bound)
@@ -372,7 +382,8 @@ class AttributesNeeded(Claim):
         targets = sorted({round(w[3], 4) for w in worst.values()})
         text = (f"Lower bound: {tests} tests (grid points × learners × budget levels fixed in advance). Each is a "
                 f"Clopper–Pearson decision at δ_b/{tests} = {each:.3g} that the frequency of runs that are ε-good "
-                f"with fewer attributes than the bound is at most the probability the theorem allows at one budget "
+                f"with fewer {self.count_unit} than the bound is at most the probability the theorem allows at one "
+                f"budget "
                 f"({', '.join(f'{t:g}' for t in targets)}) + resolution {p['resolution']:g}: {counts[stats.PASS]} "
                 f"PASS, {counts[stats.FAIL]} FAIL, {counts[stats.INCONCLUSIVE]} INCONCLUSIVE. False-FAIL rate ≤ "
                 f"δ_b = {delta:g} (exact, union bound).")
@@ -467,7 +478,7 @@ class AttributesNeeded(Claim):
                         plot=Plot(x="x_rel", y="count", low="low", high="high", theory="bound", hue="series",
                                   logx=True, logy=True, kind="line", theory_label=self.bound_label,
                                   xlabel="d / d₀ and (1/ε) / (1/ε₀): each path relative to its first point",
-                                  ylabel="attributes observed before success stays (first passage)",
+                                  ylabel=f"{self.count_label} before success stays (first passage)",
                                   band_label="bracket of the first-passage count: (one level below, the level], "
                                              "means over the runs"))
 
@@ -513,5 +524,6 @@ class AttributesNeeded(Claim):
             closest = max(worst.items(), key=lambda kv: kv[1][0] / max(1, kv[1][1]))
             (d, eps, name), (count, trials, level, target, bound) = closest
             notes.append(f"Largest frequency of a violation: {count}/{trials} runs of {name} at d = {d}, ε = {eps:g} "
-                         f"(level {level}; the bound is {bound:g} attributes, the allowed probability {target:.3g}).")
+                         f"(level {level}; the bound is {bound:g} {self.count_unit}, the allowed probability "
+                         f"{target:.3g}).")
         return notes
