@@ -98,24 +98,36 @@ class Rule:
         raise NotImplementedError
 
 
+#: the largest integer a parameter may take: sizes, counts and seeds go into NumPy's int64 arrays and
+#: numba's int64 loops, where a larger value wraps around or raises inside the built-in subjects
+INT64_MAX = 2**63 - 1
+
+
 class Integer(Rule):
-    """An integer in [low, high] (either end may be None)."""
+    """An integer in [low, high]; a missing end is ±:data:`INT64_MAX`."""
 
     def __init__(self, low: int | None = None, high: int | None = None) -> None:
         self.low, self.high = low, high
 
     def check(self, name, value, params):
-        return check_int(name, value, low=self.low, high=self.high)
+        low = -INT64_MAX if self.low is None else self.low
+        return check_int(name, value, low=low, high=INT64_MAX if self.high is None else self.high)
 
     def describe(self):
         lo = "−∞" if self.low is None else self.low
-        hi = "∞" if self.high is None else self.high
+        hi = "2⁶³ − 1" if self.high is None else self.high
         return f"integer in [{lo}, {hi}]"
 
 
 #: the largest magnitude a Number rule without a bound of its own accepts: products of three such
 #: values (B³, B²·d...) stay finite in floating point, where 1e308 overflows at once
 LARGEST = 1e100
+#: the smallest magnitude other than 0 a Number rule accepts, for the same reason: 1/x, 1/x² and x³ stay
+#: finite and non-zero, where 1e-320 (a subnormal) makes them infinite or 0
+SMALLEST = 1e-100
+#: the smallest error rate δ (and resolution) a decision can use: log(1/δ), the samples it asks for and
+#: the discrepancies it resolves stay well inside double precision; a smaller one is refused, not rounded
+SMALLEST_DECIDABLE = 1e-12
 
 
 class Number(Rule):
@@ -131,7 +143,10 @@ class Number(Rule):
         if abs(value) > LARGEST:
             raise ParameterError(f"{name} must be at most {LARGEST:g} in magnitude (the quantities derived from it "
                                  f"would overflow), got {value:g}")
-        return value
+        if value and abs(value) < SMALLEST:
+            raise ParameterError(f"{name} must be 0 or at least {SMALLEST:g} in magnitude (the quantities derived "
+                                 f"from it would overflow), got {value:g}")
+        return value + 0.0  # -0.0 is 0.0
 
     def describe(self):
         left = "(" if self.open in ("low", "both") else "["
@@ -149,10 +164,29 @@ class Positive(Number):
 
 
 class Probability(Number):
-    """An error rate δ in (0, 1)."""
+    """An error rate δ in [:data:`SMALLEST_DECIDABLE`, 1)."""
 
     def __init__(self) -> None:
-        super().__init__(0.0, 1.0, open="both")
+        super().__init__(SMALLEST_DECIDABLE, 1.0, open="high")
+
+
+class Resolution(Number):
+    """The smallest discrepancy a decision must resolve: a finite number in [:data:`SMALLEST_DECIDABLE`,
+    ``high``], or 0 too where ``zero`` (a claim that also decides exactly)."""
+
+    def __init__(self, high: float | None = None, *, zero: bool = False) -> None:
+        super().__init__(0.0 if zero else SMALLEST_DECIDABLE, high)
+        self.zero = zero
+
+    def check(self, name, value, params):
+        value = super().check(name, value, params)
+        if value and value < SMALLEST_DECIDABLE:
+            raise ParameterError(f"{name} must be 0 or at least {SMALLEST_DECIDABLE:g} (the smallest discrepancy a "
+                                 f"decision can resolve), got {value:g}")
+        return value
+
+    def describe(self):
+        return ("0 or " if self.zero else "") + f"number in [{SMALLEST_DECIDABLE:g}, {self.high or '∞'}]"
 
 
 class Budget(Rule):
@@ -243,12 +277,32 @@ class Flag(Rule):
         return "true or false"
 
 
-def validate(rules: dict[str, Rule], params: dict) -> None:
-    """Check every declared parameter of ``params`` (budgets after the sizes they refer to).
+def default_rule(name: str, value) -> Rule | None:
+    """The rule of a parameter that a claim declares none for, from its name and its profile's value:
+    an error rate (``delta``, ``delta_*``, ``*_delta``) or a resolution by name, else any int64 integer or
+    any number within :data:`LARGEST`, or a list of them. None for the other types (strings, flags)."""
+    if isinstance(value, tuple):
+        item = default_rule(name, value[0]) if value else None
+        return None if item is None else Grid(item, distinct=1)
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Integral):
+        return Integer()
+    if isinstance(value, Real):
+        words = name.split("_")
+        if "delta" in words:
+            return Probability()
+        return Resolution(zero=True) if "resolution" in words else Number()
+    return None
 
-    Raises :class:`ParameterError` naming the first bad value; parameters with no rule pass.
-    """
-    order = sorted(rules, key=lambda name: isinstance(rules[name], Budget | Grid))
+
+def validate(rules: dict[str, Rule], params: dict) -> None:
+    """Check every parameter of ``params`` against its declared rule, or against :func:`default_rule` when
+    it has none (budgets after the sizes they refer to). Raises :class:`ParameterError` naming the first bad
+    value."""
+    rules = {**{name: default_rule(name, value) for name, value in params.items()}, **rules}
+    order = sorted((name for name in rules if rules[name] is not None),
+                   key=lambda name: isinstance(rules[name], Budget | Grid))
     for name in order:
         if name in params:
             rules[name].check(name, params[name], params)
