@@ -435,3 +435,18 @@ def test_an_empty_selection_is_refused_not_every_claim():
 
     with pytest.raises(ParameterError, match="empty"):
         theorycheck.verify([])
+
+
+def test_an_unreachable_scheduler_is_one_line_within_the_connect_timeout(tmp_path, capsys):
+    import time
+
+    from theorycheck.runner import SCHEDULER_TIMEOUT
+
+    pytest.importorskip("distributed")
+    start = time.monotonic()
+    status = main(["verify", "cbss11.lemma7", "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "out"),
+                   "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and time.monotonic() - start < SCHEDULER_TIMEOUT, err
+    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()

@@ -467,7 +467,8 @@ _SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
 def _check_scheduler(address: str) -> None:
-    """``--scheduler`` before any work: Dask installed, and an address SCHEME://HOST:PORT (or HOST:PORT)."""
+    """``--scheduler`` before any work: Dask installed, an address SCHEME://HOST:PORT (or HOST:PORT), and
+    something listening there (:func:`theorycheck.runner.reach_scheduler`)."""
     from importlib.util import find_spec
 
     scheme, sep, rest = address.strip().partition("://")
@@ -481,6 +482,9 @@ def _check_scheduler(address: str) -> None:
                              "(e.g. tcp://10.0.0.5:8786)")
     if find_spec("distributed") is None:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'")
+    from .runner import reach_scheduler
+
+    reach_scheduler(address)
 
 
 def _cmd_verify(args) -> int:

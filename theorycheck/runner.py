@@ -1006,6 +1006,29 @@ def _read_cached_task(path: Path) -> dict | None:
     return payload
 
 
+#: seconds a Dask scheduler has to accept a connection (and then to answer the client) before a run gives up
+SCHEDULER_TIMEOUT = 10
+
+
+def reach_scheduler(address: str) -> None:
+    """ParameterError, in one line, unless a TCP connection to the host and port of ``address``
+    (SCHEME://HOST:PORT or HOST:PORT) opens within :data:`SCHEDULER_TIMEOUT`: an address where nothing
+    listens is refused at once, before any work, rather than after the client's retries. Schemes that
+    are not carried over TCP (``ucx``, ``inproc``) are left to the client."""
+    import socket
+
+    scheme, sep, rest = address.strip().partition("://")
+    if sep and scheme not in ("tcp", "tls", "ws", "wss"):
+        return
+    host, _, port = (rest if sep else scheme).rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=SCHEDULER_TIMEOUT).close()
+    except (OSError, ValueError) as err:
+        why = (f"no answer within {SCHEDULER_TIMEOUT} s" if isinstance(err, TimeoutError)
+               else getattr(err, "strerror", None) or _one_line(err))
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {why}") from None
+
+
 def _dask_client(address: str):
     """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
     the scheduler cannot be reached (before any task runs)."""
@@ -1013,8 +1036,9 @@ def _dask_client(address: str):
         from distributed import Client
     except ImportError:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    reach_scheduler(address)
     try:
-        return Client(address, timeout="15s", set_as_default=False)
+        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
 
