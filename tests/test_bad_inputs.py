@@ -414,6 +414,8 @@ def test_force_runs_a_plan_the_guards_refuse(tmp_path, capsys, monkeypatch):
     (["--out", "FILE"], "is not a folder"),
     (["--out", "FILE/sub"], "is not a folder"),
     (["--seeds", "0"], "--seeds must be at least 1"),
+    (["--seeds", "x"], "invalid int value"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
     (["no.such"], "no claim matches"),
 ])
 def test_calibrate_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
@@ -450,3 +452,43 @@ def test_an_unreachable_scheduler_is_one_line_within_the_connect_timeout(tmp_pat
     assert status == 2 and time.monotonic() - start < SCHEDULER_TIMEOUT, err
     assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+    (["--jobs", "0"], "--jobs must be a positive number or -1"),
+])
+def test_conform_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
+    status = main(["conform", "AERR", "--subject", "learner=theorycheck.algorithms:AERR", *argv,
+                   "--out", str(tmp_path / "out"), "--quiet"])
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"seed": -1}, "seed must be a non-negative int"),
+    ({"seed": "0"}, "seed must be a non-negative int"),
+    ({"jobs": 0}, "--jobs must be a positive number or -1"),
+    ({"jobs": 1.5}, "jobs must be an int"),
+])
+def test_the_python_conform_rejects_bad_arguments_with_one_sentence(kwargs, message):
+    import theorycheck
+    from theorycheck.algorithms import AERR
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match=message):
+        theorycheck.conform("AERR", AERR, **kwargs)
+
+
+@pytest.mark.parametrize("stored", ["[1, 2]", '{"papers": 3}', '{"papers": ["x"], "claims": [5]}',
+                                    '{"papers": ["x"], "claims": [{"id": 1}]}'])
+def test_a_listing_cache_of_the_wrong_shape_is_made_again(tmp_path, capsys, monkeypatch, stored):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert main(["list"]) == 0
+    expected = capsys.readouterr().out
+    [cached] = (tmp_path / "theorycheck").glob("listing-*.json")
+    cached.write_text(stored, encoding="utf-8")
+    assert main(["list"]) == 0
+    printed, err = capsys.readouterr()
+    assert printed == expected and err == "", err

@@ -378,6 +378,18 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
                          subsequent_indent=indent)
 
 
+#: the fields of each claim that a listing shows, all strings
+_LISTED = ("id", "paper", "kind", "reference", "title")
+
+
+def _listing_shaped(listing) -> bool:
+    """Whether a stored listing has the shape :func:`claim_listing` writes (a hand edit or another version's
+    file may not): one that has not is treated as absent, and the listing made again."""
+    return (isinstance(listing, dict) and isinstance(listing.get("papers"), list)
+            and all(isinstance(p, str) for p in listing["papers"]) and isinstance(listing.get("claims"), list)
+            and all(isinstance(c, dict) and all(isinstance(c.get(f), str) for f in _LISTED) for c in listing["claims"]))
+
+
 def _cmd_list(args) -> int:
     listing = claim_listing(args.claims)
     if args.paper is not None and args.paper not in listing["papers"]:
@@ -433,9 +445,11 @@ def claim_listing(claims_modules=()) -> dict:
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "theorycheck"
     path = folder / f"listing-{digest.hexdigest()[:20]}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        pass
+        stored = None
+    if _listing_shaped(stored):
+        return stored
     from .claims import PAPERS, select
 
     described = [c.describe() for c in select(None)]  # first: finding the claims declares their papers

@@ -386,10 +386,17 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     everywhere in theorycheck; −1: every core); ``progress``: a progress bar of the claims on stderr.
     ``require``: names of checks (of :data:`CHECKS`) that count as INCONCLUSIVE when the learner cannot
     take them; the others are listed as not run and left out of the verdict."""
+    from .cli import _check_jobs
+
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
+    _check_jobs(jobs)
     spec = ALGORITHMS[algorithm]
     names = ("claims", *spec.names)
     unknown = [name for name in require if name not in names]
