@@ -260,7 +260,19 @@ def _inside(kind, name):
     return setup
 
 
-#: (case, setup, message, the commands that refuse it: report writes no cache, and knows no claim before it reads)
+def _linked_out(name):
+    """``out/<name>`` a symbolic link to a folder outside ``out`` (as ``out/results`` → /etc)."""
+    def setup(tmp_path):
+        out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (out / name).parent.mkdir(parents=True)
+        (out / name).symlink_to(elsewhere, target_is_directory=True)
+        return out
+    return setup
+
+
+#: (case, setup, message, the commands that refuse it: report writes only matplotlib's cache, and knows no claim
+#: before it reads)
 ENVIRONMENT = [
     ("a name past NAME_MAX", _long_name, "(NAME_MAX)", "verify report"),
     ("a path past PATH_MAX", _past_path_max, "(PATH_MAX)", "verify report"),
@@ -268,7 +280,7 @@ ENVIRONMENT = [
     ("a dangling link on the way", _dangling_on_the_way, "is a symbolic link to", "verify report"),
     ("a file on the way", _file_on_the_way, "is not a folder", "verify report"),
     ("out/results a file", _inside("file", "results"), "results is a file where a folder is expected", "verify report"),
-    ("out/.cache a file", _inside("file", ".cache"), ".cache is a file where a folder is expected", "verify"),
+    ("out/.cache a file", _inside("file", ".cache"), ".cache is a file where a folder is expected", "verify report"),
     ("out/tables a file", _inside("file", "tables"), "tables is a file where a folder is expected", "verify"),
     ("out/summary.json a folder", _inside("folder", "summary.json"), "summary.json is a folder where a file",
      "verify report"),
@@ -277,6 +289,12 @@ ENVIRONMENT = [
     ("the claim's result a folder", _inside("folder", "results/cbss11.lemma7.json"), "is a folder where a file",
      "verify"),
     ("the claim's page a folder", _inside("folder", "cbss11.lemma7.html"), "is a folder where a file", "verify"),
+    ("out/results a link out of it", _linked_out("results"), "results is a symbolic link to", "verify report"),
+    ("out/.cache a link out of it", _linked_out(".cache"), ".cache is a symbolic link to", "verify report"),
+    ("the claim's cache a link out of it", _linked_out(".cache/cbss11.lemma7"), "outside the output folder",
+     "verify"),
+    ("a cached run a link out of it", _linked_out(".cache/cbss11.lemma7/0123456789abcdef0123"),
+     "outside the output folder", "verify"),
 ]
 ENVIRONMENT_CASES = [(command, *case[1:3]) for case in ENVIRONMENT for command in case[3].split()]
 ENVIRONMENT_IDS = [f"{command} {case[0]}" for case in ENVIRONMENT for command in case[3].split()]

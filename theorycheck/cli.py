@@ -777,7 +777,7 @@ def _cmd_report(args) -> int:
     from . import report
     from .validation import check_output_folder
 
-    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results",))
+    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results", ".cache"))
     print(report.render(args.out))
     return EXIT_OK
 

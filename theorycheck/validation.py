@@ -354,12 +354,49 @@ def check_output_folder(path, *, option: str = "--out", files=(), folders=()) ->
     for name in files:
         if (out / name).is_dir():
             raise ParameterError(f"{what}: {out / name} is a folder where a file is expected (remove or rename it)")
+    escape = _link_out_of(out, folders, {str(Path(name).parent) for name in files})
+    if escape is not None:
+        raise ParameterError(f"{what}: {escape} is a symbolic link to {os.readlink(escape)}, outside the output "
+                             "folder, and a run writes only inside it (remove the link)")
     try:
         _probe(existing)
     except OSError as err:
         raise ParameterError(f"{what} cannot be written: {err.strerror or err} (a probe of {PROBE_BYTES // 1024} "
                              f"KiB in {existing})") from None
     return out
+
+
+#: how deep below each folder a run writes into :func:`_link_out_of` looks for links to folders
+#: (``.cache/<claim>/<key>``, ``.power/<claim>/<defect>``: 2; one more for good measure)
+LINK_DEPTH = 3
+
+
+def _link_out_of(out: Path, folders, ways) -> Path | None:
+    """The first symbolic link that a write would follow out of ``out``: on the way to one of ``folders``
+    or ``ways`` (relative to ``out``), or a link to a folder at most :data:`LINK_DEPTH` levels inside one
+    of ``folders`` that exists (a cached run, a planted-defect run); None when there is none. A file
+    that is a link is replaced, not followed, and ``out`` itself may be a link: the user named it."""
+    root = os.path.realpath(out)
+
+    def outside(path) -> bool:
+        target = os.path.realpath(path)
+        return target != root and not target.startswith(root.rstrip(os.sep) + os.sep)
+
+    for name in (*folders, *ways):
+        step = out
+        for part in Path(name).parts:
+            step = step / part
+            if step.is_symlink() and outside(step):
+                return step
+    for name in folders:
+        top = out / name
+        for folder, dirs, _ in os.walk(top) if top.is_dir() and not top.is_symlink() else ():
+            for entry in dirs:
+                if os.path.islink(os.path.join(folder, entry)) and outside(os.path.join(folder, entry)):
+                    return Path(folder, entry)
+            if len(Path(folder).relative_to(top).parts) + 1 >= LINK_DEPTH:
+                dirs.clear()
+    return None
 
 
 def _path_limit(name: str, default: int) -> int:
