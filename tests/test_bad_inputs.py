@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -510,3 +511,51 @@ def test_a_listing_cache_of_the_wrong_shape_is_made_again(tmp_path, capsys, monk
     assert main(["list"]) == 0
     printed, err = capsys.readouterr()
     assert printed == expected and err == "", err
+
+
+def _state_and_parent(pid):
+    """(state letter, parent pid) of a process from /proc, or None when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
+def _children(pid):
+    return [int(p.name) for p in Path("/proc").glob("[0-9]*") if (_state_and_parent(p.name) or ("", 0))[1] == pid]
+
+
+def _running(pid):
+    return (_state_and_parent(pid) or ("Z", 0))[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_terminated_run_removes_its_temporary_folder_and_ends_its_workers(tmp_path):
+    """SIGTERM ends a --jobs 2 run as Ctrl-C does: exit 128 + 15, no theorycheck-running-* folder left in
+    $TMPDIR, no worker left running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    run = subprocess.Popen([sys.executable, "-m", "theorycheck", "verify", "ks15.fig2", "--jobs", "2", "--quiet",
+                            "--out", str(tmp_path / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env={**os.environ, "TMPDIR": str(temporary)})
+    try:
+        deadline = time.monotonic() + 120
+        while not list(temporary.glob("theorycheck-running-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = _children(run.pid)
+        assert list(temporary.glob("theorycheck-running-*")) and workers
+        run.send_signal(signal.SIGTERM)
+        status = run.wait(timeout=60)
+    finally:
+        run.kill()
+    err = run.stderr.read().decode()
+    assert status == 128 + signal.SIGTERM and "ended by SIGTERM" in err, err
+    assert not list(temporary.glob("theorycheck-running-*"))
+    time.sleep(1)
+    assert not [pid for pid in workers if _running(pid)]

@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
@@ -1003,7 +1004,40 @@ def _ascii_fallback(err: UnicodeError):
 codecs.register_error("theorycheck-ascii", _ascii_fallback)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the run is, as Ctrl-C is: the run stops the same way, so that its
+    worker processes are ended and its temporary folders removed (the default action ends the process
+    on the spot and leaves both behind)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+#: the signals that end a run as Ctrl-C does
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _terminated(signum, frame):
+    raise Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line: run one command and return its exit status. SIGTERM and SIGHUP end a run as
+    Ctrl-C does (:class:`Terminated`), with exit status 128 + the signal's number."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # signals can only be caught there
+        return _main(argv)
+    earlier = {signum: signal.signal(signum, _terminated) for signum in ENDING_SIGNALS}
+    try:
+        return _main(argv)
+    finally:
+        for signum, handler in earlier.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets '.' or 'delta'
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="theorycheck-ascii")
@@ -1038,9 +1072,10 @@ def main(argv: list[str] | None = None) -> int:
                        "(each is replaced atomically), the rest were not written")
         print(f"theorycheck: error: {message}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("theorycheck: interrupted; finished tasks are stored and the next run resumes", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        how = f"ended by {err}" if isinstance(err, Terminated) else "interrupted"
+        print(f"theorycheck: {how}; finished tasks are stored and the next run resumes", file=sys.stderr)
+        return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
 
 
 if __name__ == "__main__":
