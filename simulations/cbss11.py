@@ -44,7 +44,7 @@ class Theorem2(LowerBound):
         "conditional mean, so each reaches the bound exactly and the margin measures only noise.")
     theory_label = "lower bound 1 − k/d"
     subjects = {"predictors": DEFAULT_PREDICTORS, "instance": thm2_instance}
-    parameters = {"d": Integer(2), "k": Budget()}
+    parameters = {**LowerBound.parameters, "d": Integer(2), "k": Budget()}
     base = _BASE
     profiles = {"quick": {"d": 20, "k": 5, "examples": 200_000, "repetitions": 4},
                 "full": {"d": 200, "k": 20, "examples": 200_000, "repetitions": 10}}
@@ -79,7 +79,7 @@ class Theorem3(LowerBound):
                       "attributes read, which attains the bound; the summary shows how close each predictor comes.")
     theory_label = "lower bound (1 − 1/c)/(ck)"
     subjects = {"predictors": DEFAULT_PREDICTORS, "instance": thm3_instance}
-    parameters = {"d": Integer(2), "k": Budget(), "c": Number(1.0, None, open="low")}
+    parameters = {**LowerBound.parameters, "d": Integer(2), "k": Budget(), "c": Number(1.0, None, open="low")}
     base = _BASE
     profiles = {"quick": {"d": 30, "k": 5, "c": 2.0, "examples": 100_000, "repetitions": 4},
                 "full": {"d": 300, "k": 20, "c": 2.5, "examples": 200_000, "repetitions": 10}}

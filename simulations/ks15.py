@@ -792,7 +792,7 @@ class Theorem41(RiskBound):
     consistency = {"estimate": "g̃_t = φ̃_t·x̃_t with weights 1/q_i for the recorded draws, and ḡ_t = clip(g̃_t, 1/η)"}
     design_grid = _GRID
     carry = ("d", "k", "m", "G2")
-    parameters = {"alphas": _ALPHAS, "q_rules": Names("uniform", "proportional", "rising")}
+    parameters = {"alphas": _ALPHAS, "s": Integer(1), "q_rules": Names("uniform", "proportional", "rising")}
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "m_grid": (2000, 4000, 8000),
             "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0, "rate_repetitions": 0,
             "rate_designs": ("label_bound",)}
@@ -907,7 +907,7 @@ class Theorem44(_AgainstUniform, RiskBound):
                  "design": DESIGN}
     design_grid = _GRID
     carry = ("d", "k", "m", "hk12 bound", "ratio to hk12")
-    parameters = {"alphas": _ALPHAS, **_PAIRED}
+    parameters = {"alphas": _ALPHAS, "s": Integer(1), **_PAIRED}
     uniform_learner = DDAELR
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "m_grid": (2000, 4000, 8000),
             "k_grid": (1, 2, 4), "dk_m": 4000, "dk_repetitions": 0, "rate_repetitions": 0,
@@ -1015,8 +1015,8 @@ class Theorem45(_TwoPhase):
     subjects = {"learner": TwoPhaseDDAELR}
     events = {"premise": "max_i E[x_i²]/q_i ≤ 8‖A‖₁ + 20dε ≤ 16‖E x²‖₁ + (88d/3)ε (the G² of the theorem's η, "
                          "then of its w.p. ≥ 1 − δ bound)"}
-    parameters = {"alphas": _ALPHAS, "m1": Integer(1), "delta_phase1": Probability(), "event_m2": Integer(1),
-                  **_SPIKED_2P}
+    parameters = {"alphas": _ALPHAS, "s": Integer(1), "m1": Integer(1), "delta_phase1": Probability(),
+                  "event_m2": Integer(1), **_SPIKED_2P}
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "delta_phase1": 0.1,
             "k_grid": (1, 2, 4), "dk_repetitions": 0, "rate_repetitions": 0, "rate_designs": ("label_bound",),
             "tail": 0.3, "event_m2": 10}

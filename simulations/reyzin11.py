@@ -43,7 +43,7 @@ from theorycheck.kinds.ensemble import (
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
-from theorycheck.validation import Grid, Integer, Number, Positive, Probability
+from theorycheck.validation import Grid, Integer, Number, Positive, Probability, Resolution
 
 D = "tests.defects_reyzin11:"
 ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49", "census", "splice")
@@ -603,7 +603,7 @@ class Table6(BudgetTables):
     subjects = {"rs": AdaBoostRS, "ac": AdaBoostRSAC}
     protocols = {"rs": SAMPLED_ENSEMBLE, "ac": SAMPLED_ENSEMBLE}
     parameters = {**BudgetTables.parameters, **DATA_PARAMETERS, "budgets": Grid(Positive(), distinct=1),
-                  "delta": Probability(), "resolution": Number(0.0), "cost_blocks": Integer(1),
+                  "delta": Probability(), "resolution": Resolution(zero=True), "cost_blocks": Integer(1),
                   "ac_repetitions": Integer(0)}
     base = {"datasets": ("census",), "rounds": 500, "n_train": 1000, "n_test": 400, "split_seed": 0,
             "repetitions": 40, "budgets": (11.0, 21.0), "delta": 1e-3, "resolution": 0.0, "cost_blocks": 20,
@@ -806,7 +806,7 @@ class Experiments(BudgetTables):
     subjects = {"rs": AdaBoostRS, "ac": AdaBoostRSAC}
     protocols = {"rs": SAMPLED_ENSEMBLE, "ac": SAMPLED_ENSEMBLE}
     parameters = {**BudgetTables.parameters, **DATA_PARAMETERS, "budgets": Grid(Positive(), distinct=2),
-                  "curve_repetitions": Integer(0), "tau_max": Integer(2), "resolution": Number(0.0),
+                  "curve_repetitions": Integer(0), "tau_max": Integer(2), "resolution": Resolution(zero=True),
                   "delta": Probability(), "cost_blocks": Integer(1)}
     base = {"datasets": ("synthetic",), "rounds": 500, "n_train": 1000, "n_test": 1000, "split_seed": 0,
             "repetitions": 50, "budgets": (10.0, 11.0, 20.0, 21.0), "curve_repetitions": 2, "tau_max": 2000,

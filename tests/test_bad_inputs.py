@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +31,7 @@ CASES = [
     (["verify", T31, "--set", "B=-1"], "B must be > 0"),
     (["verify", T31, "--set", "B=nan"], "finite number"),
     (["verify", T31, "--set", "B=inf"], "finite number"),
-    (["verify", T31, "--set", "delta=0"], "delta must be > 0"),
+    (["verify", T31, "--set", "delta=0"], "delta must be >= 1e-12"),
     (["verify", T31, "--set", "delta=1.5"], "delta must be < 1"),
     (["verify", T31, "--set", "noise=2"], "noise must be <= 1"),
     (["verify", T31, "--set", "designs=nope"], "unknown designs"),
@@ -66,7 +67,25 @@ CASES = [
     (["verify", "cbss11.thm3", "--set", "c=1e99"], "c·k = 5e+99 must not exceed d"),
     (["verify", "cbss11.lemma9", "--set", "B=1e308"], "B must be at most 1e+100 in magnitude"),
     (["verify", "hk12.lemma3.5", "--set", "B=-1e308"], "B must be > 0"),
-    (["verify", "ks15.fewer-attributes", "--set", "d=1000000000000000000000"], "cannot be planned"),
+    (["verify", "ks15.fewer-attributes", "--set", "d=1000000000000000000000"], "d must be at most 9223372036854775807"),
+    # every parameter bounded: the smallest δ and resolution a decision can use, int64, and one task's cost
+    (["verify", T31, "--set", "delta=1e-308"], "delta must be >= 1e-12"),
+    (["verify", T31, "--set", "delta=5e-324"], "delta must be >= 1e-12"),
+    (["verify", T31, "--set", "delta=-0.0"], "delta must be >= 1e-12, got -0.0"),
+    (["verify", "cbss11.thm2", "--set", "delta=1e-308"], "delta must be >= 1e-12"),
+    (["verify", T31, "--set", "resolution=1e-320"], "resolution must be >= 1e-12"),
+    (["verify", "cbss11.A.2", "--set", f"spread={10**30}"], "spread must be at most 9223372036854775807"),
+    (["verify", "cbss11.lemma8", "--set", f"d={2**63}"], "d must be at most 9223372036854775807"),
+    (["verify", "ks15.thm4.1", "--set", "s=-1"], "s must be at least 1"),
+    (["verify", "reyzin11.balls-bins", "--set", f"runs={10**12}"], "runs=1000000000000 makes one task hold about"),
+    (["verify", "cbss11.thm2", "--set", f"d={10**12}"], "d=1000000000000 makes one task hold about"),
+    (["verify", "cbss11.lemma8", "--set", f"d={10**9}"], "d=1000000000 makes one task"),
+    (["verify", "cbss11.thm2", "--set", f"examples={10**15}"], "makes one task hold about 8.0 PB"),
+    (["verify", "cbss11.lemma11", "--set", f"mc_samples={10**12}"], "makes one task hold about 8.0 TB"),
+    (["verify", "cbss11.lemma7", "--set", f"functions={10**9}"], "past the limit of 1 hour per task"),
+    (["verify", "cbss11.lemma11", "--set", f"instances={10**9}"], "past the limit of 1 hour per task"),
+    (["verify", "sk13.makepsd", "--set", f"starts={10**6}"], "past the limit of 1 hour per task"),
+    (["verify", "reyzin11.balls-bins", "--set", f"k_points={10**9}"], "past the limit of 1 hour per task"),
     (["verify", T31, "--scheduler", "nonsense"], "is not the address of a Dask scheduler"),
     (["verify", T31, "--scheduler", "http://host:8786"], "is not the address of a Dask scheduler"),
     (["verify", T31, "--scheduler", "tcp://host:99999"], "is not the address of a Dask scheduler"),
@@ -242,7 +261,19 @@ def _inside(kind, name):
     return setup
 
 
-#: (case, setup, message, the commands that refuse it: report writes no cache, and knows no claim before it reads)
+def _linked_out(name):
+    """``out/<name>`` a symbolic link to a folder outside ``out`` (as ``out/results`` → /etc)."""
+    def setup(tmp_path):
+        out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (out / name).parent.mkdir(parents=True)
+        (out / name).symlink_to(elsewhere, target_is_directory=True)
+        return out
+    return setup
+
+
+#: (case, setup, message, the commands that refuse it: report writes only matplotlib's cache, and knows no claim
+#: before it reads)
 ENVIRONMENT = [
     ("a name past NAME_MAX", _long_name, "(NAME_MAX)", "verify report"),
     ("a path past PATH_MAX", _past_path_max, "(PATH_MAX)", "verify report"),
@@ -250,7 +281,7 @@ ENVIRONMENT = [
     ("a dangling link on the way", _dangling_on_the_way, "is a symbolic link to", "verify report"),
     ("a file on the way", _file_on_the_way, "is not a folder", "verify report"),
     ("out/results a file", _inside("file", "results"), "results is a file where a folder is expected", "verify report"),
-    ("out/.cache a file", _inside("file", ".cache"), ".cache is a file where a folder is expected", "verify"),
+    ("out/.cache a file", _inside("file", ".cache"), ".cache is a file where a folder is expected", "verify report"),
     ("out/tables a file", _inside("file", "tables"), "tables is a file where a folder is expected", "verify"),
     ("out/summary.json a folder", _inside("folder", "summary.json"), "summary.json is a folder where a file",
      "verify report"),
@@ -259,6 +290,12 @@ ENVIRONMENT = [
     ("the claim's result a folder", _inside("folder", "results/cbss11.lemma7.json"), "is a folder where a file",
      "verify"),
     ("the claim's page a folder", _inside("folder", "cbss11.lemma7.html"), "is a folder where a file", "verify"),
+    ("out/results a link out of it", _linked_out("results"), "results is a symbolic link to", "verify report"),
+    ("out/.cache a link out of it", _linked_out(".cache"), ".cache is a symbolic link to", "verify report"),
+    ("the claim's cache a link out of it", _linked_out(".cache/cbss11.lemma7"), "outside the output folder",
+     "verify"),
+    ("a cached run a link out of it", _linked_out(".cache/cbss11.lemma7/0123456789abcdef0123"),
+     "outside the output folder", "verify"),
 ]
 ENVIRONMENT_CASES = [(command, *case[1:3]) for case in ENVIRONMENT for command in case[3].split()]
 ENVIRONMENT_IDS = [f"{command} {case[0]}" for case in ENVIRONMENT for command in case[3].split()]
@@ -396,6 +433,8 @@ def test_force_runs_a_plan_the_guards_refuse(tmp_path, capsys, monkeypatch):
     (["--out", "FILE"], "is not a folder"),
     (["--out", "FILE/sub"], "is not a folder"),
     (["--seeds", "0"], "--seeds must be at least 1"),
+    (["--seeds", "x"], "invalid int value"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
     (["no.such"], "no claim matches"),
 ])
 def test_calibrate_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
@@ -417,3 +456,106 @@ def test_an_empty_selection_is_refused_not_every_claim():
 
     with pytest.raises(ParameterError, match="empty"):
         theorycheck.verify([])
+
+
+def test_an_unreachable_scheduler_is_one_line_within_the_connect_timeout(tmp_path, capsys):
+    import time
+
+    from theorycheck.runner import SCHEDULER_TIMEOUT
+
+    pytest.importorskip("distributed")
+    start = time.monotonic()
+    status = main(["verify", "cbss11.lemma7", "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "out"),
+                   "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and time.monotonic() - start < SCHEDULER_TIMEOUT, err
+    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+    (["--jobs", "0"], "--jobs must be a positive number or -1"),
+])
+def test_conform_rejects_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
+    status = main(["conform", "AERR", "--subject", "learner=theorycheck.algorithms:AERR", *argv,
+                   "--out", str(tmp_path / "out"), "--quiet"])
+    printed, err = capsys.readouterr()
+    assert status == 2 and printed == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"seed": -1}, "seed must be a non-negative int"),
+    ({"seed": "0"}, "seed must be a non-negative int"),
+    ({"jobs": 0}, "--jobs must be a positive number or -1"),
+    ({"jobs": 1.5}, "jobs must be an int"),
+])
+def test_the_python_conform_rejects_bad_arguments_with_one_sentence(kwargs, message):
+    import theorycheck
+    from theorycheck.algorithms import AERR
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match=message):
+        theorycheck.conform("AERR", AERR, **kwargs)
+
+
+@pytest.mark.parametrize("stored", ["[1, 2]", '{"papers": 3}', '{"papers": ["x"], "claims": [5]}',
+                                    '{"papers": ["x"], "claims": [{"id": 1}]}'])
+def test_a_listing_cache_of_the_wrong_shape_is_made_again(tmp_path, capsys, monkeypatch, stored):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert main(["list"]) == 0
+    expected = capsys.readouterr().out
+    [cached] = (tmp_path / "theorycheck").glob("listing-*.json")
+    cached.write_text(stored, encoding="utf-8")
+    assert main(["list"]) == 0
+    printed, err = capsys.readouterr()
+    assert printed == expected and err == "", err
+
+
+def _state_and_parent(pid):
+    """(state letter, parent pid) of a process from /proc, or None when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
+def _children(pid):
+    return [int(p.name) for p in Path("/proc").glob("[0-9]*") if (_state_and_parent(p.name) or ("", 0))[1] == pid]
+
+
+def _running(pid):
+    return (_state_and_parent(pid) or ("Z", 0))[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_terminated_run_removes_its_temporary_folder_and_ends_its_workers(tmp_path):
+    """SIGTERM ends a --jobs 2 run as Ctrl-C does: exit 128 + 15, no theorycheck-running-* folder left in
+    $TMPDIR, no worker left running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    run = subprocess.Popen([sys.executable, "-m", "theorycheck", "verify", "ks15.fig2", "--jobs", "2", "--quiet",
+                            "--out", str(tmp_path / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env={**os.environ, "TMPDIR": str(temporary)})
+    try:
+        deadline = time.monotonic() + 120
+        while not list(temporary.glob("theorycheck-running-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = _children(run.pid)
+        assert list(temporary.glob("theorycheck-running-*")) and workers
+        run.send_signal(signal.SIGTERM)
+        status = run.wait(timeout=60)
+    finally:
+        run.kill()
+    err = run.stderr.read().decode()
+    assert status == 128 + signal.SIGTERM and "ended by SIGTERM" in err, err
+    assert not list(temporary.glob("theorycheck-running-*"))
+    time.sleep(1)
+    assert not [pid for pid in workers if _running(pid)]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from .cli import _check_jobs as check_jobs
+from .validation import check_jobs
 from .cli import _output_folder as output_folder
 from .conformance import conform
 from .validation import ParameterError

@@ -14,7 +14,6 @@ Usage: ``python -m theorycheck.calibrate [--seeds N] [--first S] [--jobs J] [--o
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,8 @@ from pathlib import Path
 from scipy.stats import binom
 
 from .claims import select
-from .cli import _check_jobs as check_jobs
+from .validation import check_jobs
+from .cli import _Parser as Parser
 from .runner import run_claims
 from .stats import union_delta
 from .validation import ParameterError, check_output_folder
@@ -46,14 +46,14 @@ def sweep(ids, seeds: range, *, jobs: int, out: Path) -> tuple[list[dict], float
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m theorycheck.calibrate", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m theorycheck.calibrate", description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*", help="claim ids or globs (default: every claim)")
     parser.add_argument("--seeds", type=int, default=20, help="number of base seeds (default 20)")
     parser.add_argument("--first", type=int, default=1, help="first base seed (default 1; 0 is the report's)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="reports/calibrate")
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)  # a bad argument: one line, as every other error below
         if args.seeds < 1 or args.first < 0:
             raise ParameterError("--seeds must be at least 1 and --first non-negative")
         check_jobs(args.jobs)

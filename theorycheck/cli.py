@@ -17,13 +17,14 @@ import importlib
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
 import unicodedata
 from pathlib import Path
 
-from .validation import ParameterError
+from .validation import ParameterError, check_jobs
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2, 3, 4
 #: the status of a run whose standard output was closed (``| head``), as a shell reports SIGPIPE
@@ -396,6 +397,18 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
                          subsequent_indent=indent)
 
 
+#: the fields of each claim that a listing shows, all strings
+_LISTED = ("id", "paper", "kind", "reference", "title")
+
+
+def _listing_shaped(listing) -> bool:
+    """Whether a stored listing has the shape :func:`claim_listing` writes (a hand edit or another version's
+    file may not): one that has not is treated as absent, and the listing made again."""
+    return (isinstance(listing, dict) and isinstance(listing.get("papers"), list)
+            and all(isinstance(p, str) for p in listing["papers"]) and isinstance(listing.get("claims"), list)
+            and all(isinstance(c, dict) and all(isinstance(c.get(f), str) for f in _LISTED) for c in listing["claims"]))
+
+
 def _cmd_list(args) -> int:
     listing = claim_listing(args.claims)
     if args.paper is not None and args.paper not in listing["papers"]:
@@ -451,9 +464,11 @@ def claim_listing(claims_modules=()) -> dict:
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "theorycheck"
     path = folder / f"listing-{digest.hexdigest()[:20]}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        pass
+        stored = None
+    if _listing_shaped(stored):
+        return stored
     from .claims import PAPERS, select
 
     described = [c.describe() for c in select(None)]  # first: finding the claims declares their papers
@@ -471,13 +486,7 @@ def claim_listing(claims_modules=()) -> dict:
     return listing
 
 
-def _check_jobs(jobs: int) -> None:
-    if jobs == 0 or jobs < -1:
-        raise ParameterError(f"--jobs must be a positive number or -1, got {jobs}")
-    cores = os.cpu_count() or 1
-    if jobs > cores:
-        raise ParameterError(f"--jobs {jobs} exceeds the {cores} cores of this machine; use at most {cores} "
-                             "(or -1 for all of them)")
+_check_jobs = check_jobs  # kept under its old name for the callers of this module
 
 
 #: the address schemes of a Dask scheduler (distributed's comm backends)
@@ -485,7 +494,8 @@ _SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
 def _check_scheduler(address: str) -> None:
-    """``--scheduler`` before any work: Dask installed, and an address SCHEME://HOST:PORT (or HOST:PORT)."""
+    """``--scheduler`` before any work: Dask installed, an address SCHEME://HOST:PORT (or HOST:PORT), and
+    something listening there (:func:`theorycheck.runner.reach_scheduler`)."""
     from importlib.util import find_spec
 
     scheme, sep, rest = address.strip().partition("://")
@@ -499,6 +509,9 @@ def _check_scheduler(address: str) -> None:
                              "(e.g. tcp://10.0.0.5:8786)")
     if find_spec("distributed") is None:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'")
+    from .runner import reach_scheduler
+
+    reach_scheduler(address)
 
 
 def _cmd_verify(args) -> int:
@@ -777,7 +790,7 @@ def _cmd_report(args) -> int:
     from . import report
     from .validation import check_output_folder
 
-    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results",))
+    check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results", ".cache"))
     print(report.render(args.out))
     return EXIT_OK
 
@@ -1015,7 +1028,40 @@ def _ascii_fallback(err: UnicodeError):
 codecs.register_error("theorycheck-ascii", _ascii_fallback)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the run is, as Ctrl-C is: the run stops the same way, so that its
+    worker processes are ended and its temporary folders removed (the default action ends the process
+    on the spot and leaves both behind)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+#: the signals that end a run as Ctrl-C does
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _terminated(signum, frame):
+    raise Terminated(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line: run one command and return its exit status. SIGTERM and SIGHUP end a run as
+    Ctrl-C does (:class:`Terminated`), with exit status 128 + the signal's number."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # signals can only be caught there
+        return _main(argv)
+    earlier = {signum: signal.signal(signum, _terminated) for signum in ENDING_SIGNALS}
+    try:
+        return _main(argv)
+    finally:
+        for signum, handler in earlier.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show '·' or 'δ' gets '.' or 'delta'
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="theorycheck-ascii")
@@ -1050,9 +1096,10 @@ def main(argv: list[str] | None = None) -> int:
                        "(each is replaced atomically), the rest were not written")
         print(f"theorycheck: error: {message}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("theorycheck: interrupted; finished tasks are stored and the next run resumes", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        how = f"ended by {err}" if isinstance(err, Terminated) else "interrupted"
+        print(f"theorycheck: {how}; finished tasks are stored and the next run resumes", file=sys.stderr)
+        return 128 + (err.signum if isinstance(err, Terminated) else signal.SIGINT)
 
 
 if __name__ == "__main__":

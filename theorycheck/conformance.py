@@ -78,7 +78,7 @@ import numpy as np
 from . import estimators, stats
 from .bounds import hk12 as bounds_hk12
 from .claims import discover, subject_name
-from .validation import ParameterError, check_real
+from .validation import ParameterError, check_jobs, check_real
 
 __all__ = ["ALGORITHMS", "CHECKS", "Check", "Conformance", "Spec", "claims_for", "configured", "conform"]
 
@@ -463,6 +463,11 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
+    check_jobs(jobs)
     spec = ALGORITHMS[algorithm]
     names = ("claims", *spec.names)
     for what, given in (("optional", optional), ("required", require)):

@@ -511,6 +511,7 @@ def plan_claims(
         )
     plans = []
     history = _read_timings(out)
+    costs: dict[str, float] = {}  # CPU seconds per task, scaled with the sizes set
     for claim in claims:
         try:
             params = claim.params_for(profile, overrides)
@@ -521,9 +522,13 @@ def plan_claims(
             if name in chosen:
                 check_subject(claim.id, name, obj, claim.protocols.get(name))
                 chosen[name] = obj
-        estimate = _estimated_tasks(claim, profile, params)
-        if estimate is not None and not force:  # a plan grown by --set: refused before its tasks are built
-            check_resources([(claim.id, estimate, _mean_cost(history, claim, profile))], out)
+        estimate, sizes = _growth(claim, profile, params)
+        scale = max((ratio for _, ratio in sizes.values()), default=1.0)
+        costs[claim.id] = _mean_cost(history, claim, profile) * scale
+        if not force:  # a plan grown by --set: refused before its tasks are built
+            check_task(claim.id, sizes, _mean_cost(history, claim, profile))
+            if estimate is not None:
+                check_resources([(claim.id, estimate, costs[claim.id])], out, scaled=bool(sizes))
         key = cache_key(claim, params, seed, chosen)
         try:
             tasks = claim.tasks(params)
@@ -535,7 +540,8 @@ def plan_claims(
     if subjects and not any(name in p.claim.subjects for p in plans for name in subjects):
         raise ParameterError(f"no selected claim has a subject named {', '.join(sorted(subjects))}")
     if not force:
-        check_resources([(p.claim.id, len(p.tasks), _mean_cost(history, p.claim, profile)) for p in plans], out)
+        check_resources([(p.claim.id, len(p.tasks), costs[p.claim.id]) for p in plans], out,
+                        scaled=any(costs[p.claim.id] > _mean_cost(history, p.claim, profile) for p in plans))
     return plans
 
 
@@ -553,11 +559,12 @@ TASK_BYTES = 10_000
 MAX_RUN_SECONDS = 7 * 86400
 
 
-def check_resources(plan: list[tuple[str, float, float]], out: Path) -> None:
+def check_resources(plan: list[tuple[str, float, float]], out: Path, *, scaled: bool = False) -> None:
     """Refuse (ParameterError) a plan, given as (claim id, number of tasks, CPU seconds per task), whose
     measurements would not fit in the memory available or on the disk of ``out``, or whose CPU time
-    spread over every core would pass :data:`MAX_RUN_SECONDS`; each message names the estimate and the
-    limit. ``--force`` (``force=True``) skips it."""
+    spread over every core (or its longest task, which runs on one) would pass :data:`MAX_RUN_SECONDS`;
+    each message names the estimate and the limit. ``scaled`` says the costs per task were scaled with
+    sizes set above their profile's (:func:`_growth`). ``--force`` (``force=True``) skips it."""
     tasks = sum(n for _, n, _ in plan)
     seconds = sum(n * cost for _, n, cost in plan)
     biggest = max(plan, key=lambda item: item[1] * max(item[2], 1e-9), default=("", 0, 0.0))[0]
@@ -570,37 +577,88 @@ def check_resources(plan: list[tuple[str, float, float]], out: Path) -> None:
         raise ParameterError(f"{what}: their cache needs about {_size(tasks * TASK_BYTES)} and {out} has "
                              f"{_size(disk)} free; lower the parameters, or pass --force")
     cores = os.cpu_count() or 1
-    if seconds / cores > MAX_RUN_SECONDS:
-        raise ParameterError(f"{what}: about {seconds / cores / 86400:,.0f} days on the {cores} cores (from their "
-                             f"measured cost per task), past the limit of {MAX_RUN_SECONDS // 86400} days; lower the "
+    longest = max((cost for _, _, cost in plan), default=0.0)
+    if max(seconds / cores, longest) > MAX_RUN_SECONDS:
+        source = "their measured cost per task" + (", scaled with the sizes set" if scaled else "")
+        raise ParameterError(f"{what}: about {max(seconds / cores, longest) / 86400:,.0f} days on the {cores} cores "
+                             f"(from {source}), past the limit of {MAX_RUN_SECONDS // 86400} days; lower the "
                              "parameters, or pass --force")
 
 
-def _estimated_tasks(claim: Claim, profile: str, params: dict[str, Any]) -> float | None:
-    """How many tasks ``params`` plan, found without building them when an integer parameter was set to
-    more than twice its profile's value (``--set repetitions=1000000000``): the tasks are counted at the
-    profile's value v and at v + max(v, 64), and the count is extended linearly in each such parameter (exact
-    for repetitions and grids, which the task count grows with). None when no parameter was so raised
-    (or the count cannot be found this way): the tasks are then built and counted."""
+#: bytes of one value of the arrays a task builds (float64, int64)
+VALUE_BYTES = 8
+#: the longest task the guards let start without --force, in CPU seconds: a task is what a run stores and
+#: resumes from, so an interrupted run loses the tasks it was running (the shipped profiles' longest mean
+#: cost per task is under a minute)
+MAX_TASK_SECONDS = 3600
+
+
+def check_task(claim_id: str, sizes: dict[str, tuple[int, float]], cost: float) -> None:
+    """Refuse (ParameterError) sizes set so large that one task cannot fit in the memory available or
+    would pass :data:`MAX_TASK_SECONDS`. ``sizes`` (name: (value, ratio to the profile's), from
+    :func:`_growth`) are the least a task does: working on n of something (attributes, examples,
+    samples...) it holds an array of n values (:data:`VALUE_BYTES` each) and takes at least ratio times
+    ``cost``, its CPU seconds per task at the profile's values, for the largest ratio."""
+    if not sizes:
+        return
+    memory = _available_memory()
+    name, (value, _) = max(sizes.items(), key=lambda item: item[1][0])
+    if memory is not None and value * VALUE_BYTES > memory:
+        raise ParameterError(f"{claim_id}: {name}={value} makes one task hold about {_size(value * VALUE_BYTES)} "
+                             f"(an array of {name} values) and this machine has {_size(memory)} available; lower "
+                             f"{name}, or pass --force")
+    name, (value, ratio) = max(sizes.items(), key=lambda item: item[1][1])
+    if ratio * cost > MAX_TASK_SECONDS:
+        raise ParameterError(f"{claim_id}: {name}={value} makes one task take about {_duration(ratio * cost)} (its "
+                             f"cost per task, {cost:.3g} s, times {ratio:,.0f}), past the limit of "
+                             f"{_duration(MAX_TASK_SECONDS)} per task; lower {name}, or pass --force")
+
+
+def _duration(seconds: float) -> str:
+    for unit, length in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= length:
+            return f"{seconds / length:,.1f} {unit}" if seconds != length else f"1 {unit[:-1]}"
+    return f"{seconds:.0f} seconds"
+
+
+def _growth(claim: Claim, profile: str, params: dict[str, Any]) -> tuple[float | None, dict[str, tuple[int, float]]]:
+    """What the integer parameters set above their profile's values do to the plan, found without building
+    its tasks: (how many tasks, the sizes of one task). A parameter is *grown* when it (or a list's largest
+    value) is more than twice its profile's; seeds are not sizes. The tasks are counted at the profile's
+    value v and at v + max(v, 64): a parameter that changes the count (repetitions, a grid) extends it
+    linearly (exact for repetitions and grids); one that does not is a size of each task, given as
+    name: (value, value / v), which :func:`check_task` and the cost per task scale with. The count
+    is None when no parameter is grown, or it cannot be found this way (the tasks are then built and
+    counted); a parameter that cannot be classified is then taken as a size."""
     def integer(value):
         return isinstance(value, int) and not isinstance(value, bool)
 
+    def largest(value):
+        if isinstance(value, tuple) and value and all(integer(v) for v in value):
+            return max(value)
+        return value if integer(value) else None
+
     base = claim.profile(profile)
-    grown = {name: value for name, value in params.items()
-             if integer(value) and integer(base.get(name)) and base[name] >= 0 and value > 2 * max(base[name], 1)}
+    grown = {name: largest(value) for name, value in params.items()
+             if not name.endswith("seed") and largest(value) is not None and largest(base.get(name)) is not None
+             and largest(base[name]) >= 0 and largest(value) > 2 * max(largest(base[name]), 1)}
     if not grown:
-        return None
+        return None, {}
+    sizes = {name: (value, value / max(largest(base[name]), 1)) for name, value in grown.items()}
+    counted = [name for name in grown if integer(params[name])]
     start = {**params, **{name: base[name] for name in grown}}
     try:
         n0 = max(len(claim.tasks(start)), 1)
         estimate = float(n0)
-        for name, value in grown.items():
+        for name in counted:
             step = max(base[name], 64)  # wider than a batch of repetitions, so a batched count grows too
             n1 = len(claim.tasks({**start, name: base[name] + step}))
-            estimate *= max(1.0, (n0 + (n1 - n0) * (value - base[name]) / step) / n0)
+            if n1 != n0:
+                del sizes[name]
+                estimate *= max(1.0, (n0 + (n1 - n0) * (grown[name] - base[name]) / step) / n0)
     except Exception:  # a claim whose tasks() needs the other parameters to agree: count by building them
-        return None
-    return estimate
+        return None, sizes
+    return estimate, sizes
 
 
 def _mean_cost(history, claim: Claim, profile: str) -> float:
@@ -1113,6 +1171,29 @@ def _read_cached_task(path: Path) -> dict | None:
     return payload
 
 
+#: seconds a Dask scheduler has to accept a connection (and then to answer the client) before a run gives up
+SCHEDULER_TIMEOUT = 10
+
+
+def reach_scheduler(address: str) -> None:
+    """ParameterError, in one line, unless a TCP connection to the host and port of ``address``
+    (SCHEME://HOST:PORT or HOST:PORT) opens within :data:`SCHEDULER_TIMEOUT`: an address where nothing
+    listens is refused at once, before any work, rather than after the client's retries. Schemes that
+    are not carried over TCP (``ucx``, ``inproc``) are left to the client."""
+    import socket
+
+    scheme, sep, rest = address.strip().partition("://")
+    if sep and scheme not in ("tcp", "tls", "ws", "wss"):
+        return
+    host, _, port = (rest if sep else scheme).rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=SCHEDULER_TIMEOUT).close()
+    except (OSError, ValueError) as err:
+        why = (f"no answer within {SCHEDULER_TIMEOUT} s" if isinstance(err, TimeoutError)
+               else getattr(err, "strerror", None) or _one_line(err))
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {why}") from None
+
+
 def _dask_client(address: str):
     """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
     the scheduler cannot be reached (before any task runs)."""
@@ -1120,8 +1201,9 @@ def _dask_client(address: str):
         from distributed import Client
     except ImportError:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    reach_scheduler(address)
     try:
-        return Client(address, timeout="15s", set_as_default=False)
+        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
 

@@ -98,24 +98,36 @@ class Rule:
         raise NotImplementedError
 
 
+#: the largest integer a parameter may take: sizes, counts and seeds go into NumPy's int64 arrays and
+#: numba's int64 loops, where a larger value wraps around or raises inside the built-in subjects
+INT64_MAX = 2**63 - 1
+
+
 class Integer(Rule):
-    """An integer in [low, high] (either end may be None)."""
+    """An integer in [low, high]; a missing end is ±:data:`INT64_MAX`."""
 
     def __init__(self, low: int | None = None, high: int | None = None) -> None:
         self.low, self.high = low, high
 
     def check(self, name, value, params):
-        return check_int(name, value, low=self.low, high=self.high)
+        low = -INT64_MAX if self.low is None else self.low
+        return check_int(name, value, low=low, high=INT64_MAX if self.high is None else self.high)
 
     def describe(self):
         lo = "−∞" if self.low is None else self.low
-        hi = "∞" if self.high is None else self.high
+        hi = "2⁶³ − 1" if self.high is None else self.high
         return f"integer in [{lo}, {hi}]"
 
 
 #: the largest magnitude a Number rule without a bound of its own accepts: products of three such
 #: values (B³, B²·d...) stay finite in floating point, where 1e308 overflows at once
 LARGEST = 1e100
+#: the smallest magnitude other than 0 a Number rule accepts, for the same reason: 1/x, 1/x² and x³ stay
+#: finite and non-zero, where 1e-320 (a subnormal) makes them infinite or 0
+SMALLEST = 1e-100
+#: the smallest error rate δ (and resolution) a decision can use: log(1/δ), the samples it asks for and
+#: the discrepancies it resolves stay well inside double precision; a smaller one is refused, not rounded
+SMALLEST_DECIDABLE = 1e-12
 
 
 class Number(Rule):
@@ -131,7 +143,10 @@ class Number(Rule):
         if abs(value) > LARGEST:
             raise ParameterError(f"{name} must be at most {LARGEST:g} in magnitude (the quantities derived from it "
                                  f"would overflow), got {value:g}")
-        return value
+        if value and abs(value) < SMALLEST:
+            raise ParameterError(f"{name} must be 0 or at least {SMALLEST:g} in magnitude (the quantities derived "
+                                 f"from it would overflow), got {value:g}")
+        return value + 0.0  # -0.0 is 0.0
 
     def describe(self):
         left = "(" if self.open in ("low", "both") else "["
@@ -149,10 +164,29 @@ class Positive(Number):
 
 
 class Probability(Number):
-    """An error rate δ in (0, 1)."""
+    """An error rate δ in [:data:`SMALLEST_DECIDABLE`, 1)."""
 
     def __init__(self) -> None:
-        super().__init__(0.0, 1.0, open="both")
+        super().__init__(SMALLEST_DECIDABLE, 1.0, open="high")
+
+
+class Resolution(Number):
+    """The smallest discrepancy a decision must resolve: a finite number in [:data:`SMALLEST_DECIDABLE`,
+    ``high``], or 0 too where ``zero`` (a claim that also decides exactly)."""
+
+    def __init__(self, high: float | None = None, *, zero: bool = False) -> None:
+        super().__init__(0.0 if zero else SMALLEST_DECIDABLE, high)
+        self.zero = zero
+
+    def check(self, name, value, params):
+        value = super().check(name, value, params)
+        if value and value < SMALLEST_DECIDABLE:
+            raise ParameterError(f"{name} must be 0 or at least {SMALLEST_DECIDABLE:g} (the smallest discrepancy a "
+                                 f"decision can resolve), got {value:g}")
+        return value
+
+    def describe(self):
+        return ("0 or " if self.zero else "") + f"number in [{SMALLEST_DECIDABLE:g}, {self.high or '∞'}]"
 
 
 class Budget(Rule):
@@ -243,12 +277,32 @@ class Flag(Rule):
         return "true or false"
 
 
-def validate(rules: dict[str, Rule], params: dict) -> None:
-    """Check every declared parameter of ``params`` (budgets after the sizes they refer to).
+def default_rule(name: str, value) -> Rule | None:
+    """The rule of a parameter that a claim declares none for, from its name and its profile's value:
+    an error rate (``delta``, ``delta_*``, ``*_delta``) or a resolution by name, else any int64 integer or
+    any number within :data:`LARGEST`, or a list of them. None for the other types (strings, flags)."""
+    if isinstance(value, tuple):
+        item = default_rule(name, value[0]) if value else None
+        return None if item is None else Grid(item, distinct=1)
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Integral):
+        return Integer()
+    if isinstance(value, Real):
+        words = name.split("_")
+        if "delta" in words:
+            return Probability()
+        return Resolution(zero=True) if "resolution" in words else Number()
+    return None
 
-    Raises :class:`ParameterError` naming the first bad value; parameters with no rule pass.
-    """
-    order = sorted(rules, key=lambda name: isinstance(rules[name], Budget | Grid))
+
+def validate(rules: dict[str, Rule], params: dict) -> None:
+    """Check every parameter of ``params`` against its declared rule, or against :func:`default_rule` when
+    it has none (budgets after the sizes they refer to). Raises :class:`ParameterError` naming the first bad
+    value."""
+    rules = {**{name: default_rule(name, value) for name, value in params.items()}, **rules}
+    order = sorted((name for name in rules if rules[name] is not None),
+                   key=lambda name: isinstance(rules[name], Budget | Grid))
     for name in order:
         if name in params:
             rules[name].check(name, params[name], params)
@@ -300,12 +354,49 @@ def check_output_folder(path, *, option: str = "--out", files=(), folders=()) ->
     for name in files:
         if (out / name).is_dir():
             raise ParameterError(f"{what}: {out / name} is a folder where a file is expected (remove or rename it)")
+    escape = _link_out_of(out, folders, {str(Path(name).parent) for name in files})
+    if escape is not None:
+        raise ParameterError(f"{what}: {escape} is a symbolic link to {os.readlink(escape)}, outside the output "
+                             "folder, and a run writes only inside it (remove the link)")
     try:
         _probe(existing)
     except OSError as err:
         raise ParameterError(f"{what} cannot be written: {err.strerror or err} (a probe of {PROBE_BYTES // 1024} "
                              f"KiB in {existing})") from None
     return out
+
+
+#: how deep below each folder a run writes into :func:`_link_out_of` looks for links to folders
+#: (``.cache/<claim>/<key>``, ``.power/<claim>/<defect>``: 2; one more for good measure)
+LINK_DEPTH = 3
+
+
+def _link_out_of(out: Path, folders, ways) -> Path | None:
+    """The first symbolic link that a write would follow out of ``out``: on the way to one of ``folders``
+    or ``ways`` (relative to ``out``), or a link to a folder at most :data:`LINK_DEPTH` levels inside one
+    of ``folders`` that exists (a cached run, a planted-defect run); None when there is none. A file
+    that is a link is replaced, not followed, and ``out`` itself may be a link: the user named it."""
+    root = os.path.realpath(out)
+
+    def outside(path) -> bool:
+        target = os.path.realpath(path)
+        return target != root and not target.startswith(root.rstrip(os.sep) + os.sep)
+
+    for name in (*folders, *ways):
+        step = out
+        for part in Path(name).parts:
+            step = step / part
+            if step.is_symlink() and outside(step):
+                return step
+    for name in folders:
+        top = out / name
+        for folder, dirs, _ in os.walk(top) if top.is_dir() and not top.is_symlink() else ():
+            for entry in dirs:
+                if os.path.islink(os.path.join(folder, entry)) and outside(os.path.join(folder, entry)):
+                    return Path(folder, entry)
+            if len(Path(folder).relative_to(top).parts) + 1 >= LINK_DEPTH:
+                dirs.clear()
+    return None
 
 
 def _path_limit(name: str, default: int) -> int:
@@ -324,3 +415,15 @@ def _probe(folder: Path) -> None:
     finally:
         os.close(fd)
         os.unlink(name)
+
+
+def check_jobs(jobs: int) -> None:
+    """A number of parallel workers: positive and at most the machine's cores, or −1 for all of them."""
+    import os
+
+    if jobs == 0 or jobs < -1:
+        raise ParameterError(f"--jobs must be a positive number or -1, got {jobs}")
+    cores = os.cpu_count() or 1
+    if jobs > cores:
+        raise ParameterError(f"--jobs {jobs} exceeds the {cores} cores of this machine; use at most {cores} "
+                             "(or -1 for all of them)")

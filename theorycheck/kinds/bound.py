@@ -120,7 +120,7 @@ from ..observe import counted_fit
 from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function, coef_vector
 from ..rng import kernel_state
-from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
+from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability, Resolution
 
 __all__ = ["MeanBound", "RiskBound", "excess_range"]
 
@@ -145,7 +145,7 @@ class MeanBound(Claim):
     theory_label: ClassVar[str] = "bound"
     relative_resolution: ClassVar[bool] = True
     carry: ClassVar[tuple[str, ...]] = ()
-    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive()}
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Resolution()}
 
     # ------------------------------------------------------------------ hooks
     def batch_rows(self, p, task, subjects, seed) -> Measurement:
@@ -366,7 +366,7 @@ class RiskBound(MeanBound):
                  "m": Integer(1), "repetitions": Integer(2), "designs": Names(*names),
                  "rate_designs": Names(*names, allow_empty=True), "m_grid": Grid(Integer(1)),
                  "rate_repetitions": Integer(0), "k_grid": Grid(Budget()), "dk_m": Integer(1),
-                 "dk_repetitions": Integer(0), "delta": Probability(), "resolution": Positive()}
+                 "dk_repetitions": Integer(0), "delta": Probability(), "resolution": Resolution()}
         if cls.witnesses:
             rules["witness_repetitions"] = Integer(0)
         if cls.events:

@@ -63,7 +63,7 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..observe import counted_fit
 from ..protocols import coef_vector
 from ..rng import kernel_state
-from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability
+from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability, Resolution
 
 __all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", "PairedComparison",
            "attributes_to_target"]
@@ -120,7 +120,7 @@ class PairedComparison(Claim):
     #: against the paper with the reference implementations is then a simulation finding (INCONCLUSIVE)
     designed: bool = False
     #: a claim that declares ``max_repetitions`` (the cap, with its own rule) runs group-sequentially
-    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive(), "margin": Positive()}
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Resolution(), "margin": Positive()}
 
     # ------------------------------------------------------------------ hooks
     def run(self, p, task, subjects, data_state, seeds) -> dict:
@@ -499,7 +499,7 @@ class LearningCurves(Claim):
     kind = "comparison"
     contenders: dict[str, str] = {}
     parameters = {"repetitions": Integer(1), "pilots": Integer(1), "delta": Probability(),
-                  "resolution": Number(0.0, None), "tie": Number(0.0, None), "tie_ratio": Number(0.0, None),
+                  "resolution": Resolution(zero=True), "tie": Number(0.0, None), "tie_ratio": Number(0.0, None),
                   "budgets": Grid(Integer(1), distinct=1)}
 
     # ------------------------------------------------------------------ hooks

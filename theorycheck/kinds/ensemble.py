@@ -77,7 +77,7 @@ from .. import stats
 from ..claims import Claim, Evidence, Measurement, Plot
 from ..observe import counted_call
 from ..protocols import BudgetedEnsemble, Contract, SampledEnsemble
-from ..validation import Integer, Names, Number, ParameterError, Positive, Probability
+from ..validation import Integer, Names, Number, ParameterError, Positive, Probability, Resolution
 from .comparison import PairedComparison, replaced_names
 from .exact import Exact
 from .reproduction import Reproduction
@@ -119,7 +119,7 @@ BUDGETED_ENSEMBLE = Contract(BudgetedEnsemble, init=("n_estimators",), call=("bu
 DATA_PARAMETERS = {"datasets": Names(*DATASET_NAMES), "rounds": Integer(1), "n_train": Integer(10),
                    "n_test": Integer(1), "split_seed": Integer(0)}
 FREQUENCY_PARAMETERS = {**DATA_PARAMETERS, "chunks": Integer(1), "trials": Integer(1), "delta": Probability(),
-                        "resolution": Number(0.0, 1.0)}
+                        "resolution": Resolution(1.0, zero=True)}
 
 
 # ---------------------------------------------------------------------- exact reference laws
@@ -385,7 +385,7 @@ class SampledFrequency(Claim):
 
 # ---------------------------------------------------------------------- exact and sampled
 class ExactAndSampled(Exact):
-    sampled_parameters: ClassVar[dict] = {**DATA_PARAMETERS, "delta": Probability(), "resolution": Positive()}
+    sampled_parameters: ClassVar[dict] = {**DATA_PARAMETERS, "delta": Probability(), "resolution": Resolution()}
 
     def exact_cases(self, p) -> list[dict[str, Any]]:
         raise NotImplementedError

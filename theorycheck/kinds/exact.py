@@ -101,7 +101,7 @@ from ..generators.registry import build_design, design_names
 from ..observe import counted_call
 from ..rng import kernel_state
 from ..stats import FAIL
-from ..validation import Budget, Integer, Names, ParameterError, Positive, Probability
+from ..validation import Budget, Integer, Names, ParameterError, Positive, Probability, Resolution
 from .pathwise import Path
 
 Vector = tuple[Fraction, ...]
@@ -110,10 +110,10 @@ Instance = tuple[str, Vector, Vector, Fraction]  # (family, w, x, y)
 LAW_PARAMETERS = {"d_max": Integer(1, 7), "instances": Integer(0), "adversarial": Integer(0),
                   "spread": Integer(1), "B": Positive()}
 MC_PARAMETERS = {"mc_d": Integer(1), "mc_k": Integer(1), "mc_samples": Integer(2), "mc_repetitions": Integer(0),
-                 "delta": Probability(), "resolution": Positive()}
+                 "delta": Probability(), "resolution": Resolution()}
 LEARNER_PARAMETERS = {"learner_d": Integer(1), "learner_k": Budget(of="learner_d"), "learner_m": Integer(1),
                       "learner_runs": Integer(0), "learner_noise": Probability(), "learner_rho": Probability(),
-                      "learner_delta": Probability(), "learner_resolution": Positive()}
+                      "learner_delta": Probability(), "learner_resolution": Resolution()}
 SETTING = {"l2": "ridge", "l1": "lasso"}
 
 

@@ -72,7 +72,7 @@ import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
-from ..validation import Integer, Number, ParameterError, Probability
+from ..validation import Integer, ParameterError, Probability, Resolution
 from .learners import budget_hypothesis, design_for, sample_hypotheses, streams
 
 __all__ = ["ViolationFrequency", "constant", "order_statistic_interval"]
@@ -125,7 +125,8 @@ class ViolationFrequency(Claim):
     conclusion: str = ""
     ylabel: str = "deviation"
     logy: bool = False
-    parameters = {"m": Integer(1), "repetitions": Integer(1), "delta": Probability(), "resolution": Number(0.0)}
+    parameters = {"m": Integer(1), "repetitions": Integer(1), "delta": Probability(),
+                  "resolution": Resolution(zero=True)}
 
     # ------------------------------------------------------------------ hooks
     def bound(self, p) -> float:

@@ -42,7 +42,7 @@ from ..algorithms.k_active import AttributeOracle
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFailure
 from ..protocols import Contract, Function, KActivePredictor, missing_keywords
 from ..rng import kernel_state
-from ..validation import Integer, Number, Positive, Probability
+from ..validation import Integer, Number, Probability, Resolution
 from .learners import fit_learner
 
 __all__ = ["AttributesNeeded", "LowerBound"]
@@ -56,7 +56,7 @@ class LowerBound(Claim):
     theory_label: ClassVar[str] = "lower bound"
     protocols = {"predictors": Contract(KActivePredictor, call=("oracle", "k", "w_star", "random_state"), each=True),
                  "instance": Contract(Function, call=("params",))}
-    parameters = {"examples": Integer(2), "repetitions": Integer(1), "delta": Probability(), "resolution": Positive()}
+    parameters = {"examples": Integer(2), "repetitions": Integer(1), "delta": Probability(), "resolution": Resolution()}
 
     # ------------------------------------------------------------------ hooks
     def bound(self, p) -> float:
@@ -217,7 +217,7 @@ class AttributesNeeded(Claim):
     count_label: ClassVar[str] = "attributes observed"
     count_unit: ClassVar[str] = "attributes"
     parameters = {"repetitions": Integer(1), "rate_repetitions": Integer(0), "delta": Probability(),
-                  "resolution": Number(0.0), "slope_resolution": Number(0.0), "m_start": Integer(1),
+                  "resolution": Resolution(zero=True), "slope_resolution": Resolution(zero=True), "m_start": Integer(1),
                   "m_ratio": Number(1.0, open="low"), "max_cells": Integer(1000), "confirm": Integer(1)}
 
     # ------------------------------------------------------------------ hooks

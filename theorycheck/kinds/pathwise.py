@@ -88,7 +88,7 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFail
 from ..population import constrained_optimum, excess_risk
 from ..protocols import BudgetedLearner, Contract, Function, coef_vector
 from ..rng import kernel_state
-from ..validation import Integer, ParameterError, Positive, Probability
+from ..validation import Integer, ParameterError, Positive, Probability, Resolution
 from .bound import consistency_part, excess_range
 from .learners import design_for
 
@@ -359,7 +359,7 @@ class ExpectedInequality(_PathRuns):
     """E[lhs] ≤ rhs over repeated runs, on a known almost-sure range (see the module docstring)."""
 
     kind = "bound"
-    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Positive()}
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Resolution()}
     #: also evaluate lhs on the path of the learner that never moves (:meth:`Path.still`)
     trivial: bool = False
 

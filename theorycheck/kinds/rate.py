@@ -45,7 +45,7 @@ import pandas as pd
 
 from .. import stats
 from ..claims import Claim, Evidence, Measurement, Plot
-from ..validation import Integer, Number, Probability
+from ..validation import Integer, Probability, Resolution
 from .learners import streams
 
 __all__ = ["Rate"]
@@ -56,7 +56,7 @@ class Rate(Claim):
     conclusion: str = ""
     xlabel: str = "x / x₀ (each path relative to its first level)"
     ylabel: str = "mean of the measured quantity"
-    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Number(0.0)}
+    parameters = {"repetitions": Integer(2), "delta": Probability(), "resolution": Resolution(zero=True)}
 
     # ------------------------------------------------------------------ hooks
     def paths(self, p) -> list[tuple[str, list[dict], float | None]]:

@@ -36,7 +36,7 @@ from .. import stats
 from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot
 from ..observe import counted_fit
 from ..protocols import BudgetedLearner, Contract, Function, Regressor, coef_vector
-from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability
+from ..validation import Grid, Integer, Names, Number, Options, ParameterError, Probability, Resolution
 from .comparison import against_verdict, finding_record, replaced_names
 
 #: the data subject of a real-data experiment: ``data(a, b, source=...) -> Dataset``
@@ -211,7 +211,7 @@ class RealDataExperiment(Reproduction):
         if "protocols" not in cls.__dict__:
             cls.protocols = {name: DATA_CONTRACT if name == "data" else REGRESSOR_CONTRACT
                              if name in cls.full_information else LEARNER_CONTRACT for name in cls.subjects}
-    parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Number(0.0, None),
+    parameters = {**Reproduction.parameters, "factor": Number(1.0, None), "resolution": Resolution(zero=True),
                   "max_repetitions": Integer(1),
                   "folds": Integer(2), "test_fraction": Number(0.01, 0.5), "prefixes": Grid(Integer(10), distinct=1),
                   "runs": Integer(1),

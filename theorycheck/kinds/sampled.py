@@ -28,13 +28,13 @@ import dataclasses
 from typing import ClassVar
 
 from .. import stats
-from ..validation import Positive, Probability
+from ..validation import Probability, Resolution
 from .exact import Exact
 from .rate import Rate
 
 __all__ = ["SAMPLED_PARAMETERS", "ExactWithSampling", "RateWithBudget"]
 
-SAMPLED_PARAMETERS = {"delta": Probability(), "resolution": Positive()}
+SAMPLED_PARAMETERS = {"delta": Probability(), "resolution": Resolution()}
 
 
 class ExactWithSampling(Exact):

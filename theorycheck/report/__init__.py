@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import re
 import shlex
 import sys
@@ -34,7 +35,6 @@ from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
 from ..runner import headline, write_atomic
 from ..stored import read_result, read_summary
 from ..validation import ParameterError
-from .figures import render_atlas, render_scaling, render_svg
 
 _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
@@ -384,10 +384,11 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     groups: dict[str, list] = {}
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
-    atlas = render_atlas(atlas_rows(summary["claims"], earlier, records))
+    figures = _figures(out)
+    atlas = figures.render_atlas(atlas_rows(summary["claims"], earlier, records))
     power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
     scaling = _load_scaling(out / "scaling.json")
-    scaling_svg = render_scaling(scaling["rows"]) if scaling else None
+    scaling_svg = figures.render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
         summary=summary, groups=sorted(groups.items()), papers=papers, env=summary["environment"], largest=largest,
         earlier=earlier, atlas=atlas, power=power, n_errata=sum(item["type"] == "erratum" for item in items),
@@ -397,6 +398,17 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     path = out / "index.html"
     write_atomic(path, index)
     return path
+
+
+def _figures(out: Path):
+    """The figures module, imported at the first figure with matplotlib's configuration and font cache in
+    ``<out>/.cache/matplotlib`` (MPLCONFIGDIR, unless the user set it), so that a run writes nothing under
+    $HOME; a process that imported matplotlib before keeps its own."""
+    if "matplotlib" not in sys.modules:
+        os.environ.setdefault("MPLCONFIGDIR", str(Path(out).resolve() / ".cache" / "matplotlib"))
+    from . import figures
+
+    return figures
 
 
 def _table(out: Path, name: str | None) -> pd.DataFrame | None:
@@ -418,7 +430,7 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
     if frame is not None:
         if r.get("plot"):
             try:
-                svg = render_svg(frame, r["plot"])
+                svg = _figures(out).render_svg(frame, r["plot"])
             except (KeyError, ValueError, TypeError) as err:  # a wrong declaration costs the figure, not the report
                 figure_error = f"The figure could not be drawn from the summary table: {type(err).__name__}: {err}"
             else:
