@@ -15,10 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from .validation import check_jobs
 from .cli import _output_folder as output_folder
 from .conformance import conform
-from .validation import ParameterError
+from .validation import ParameterError, check_jobs
 
 __all__ = ["Result", "conform", "verify"]
 

@@ -21,11 +21,10 @@ from pathlib import Path
 from scipy.stats import binom
 
 from .claims import select
-from .validation import check_jobs
 from .cli import _Parser as Parser
 from .runner import run_claims
 from .stats import union_delta
-from .validation import ParameterError, check_output_folder
+from .validation import ParameterError, check_jobs, check_output_folder
 
 
 def sweep(ids, seeds: range, *, jobs: int, out: Path) -> tuple[list[dict], float]:
