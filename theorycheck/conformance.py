@@ -492,8 +492,15 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         raise ParameterError(f"k, B and eta are not parameters of {algorithm}'s conformance")
     subject = learner if own is None else type(learner)
     places, skipped = claims_for(algorithm, budget["claims"]) if claims else ({}, [])
+    from .runner import CONFORMANCE_SECONDS, _isolated, own_code
+
+    isolated = isolate if isolate is not None else not own_code(learner)
     if places and not force and subject is not _load(spec.builtin):
-        estimate = _claims_seconds(spec, subject, places, budget["claims"], seed, CLAIMS_LIMIT * _workers(jobs))
+        estimate = (_isolated(_claims_estimate, algorithm, subject, places, budget["claims"], seed,
+                              CLAIMS_LIMIT * _workers(jobs)) if isolated else
+                    _claims_estimate(algorithm, subject, places, budget["claims"], seed, CLAIMS_LIMIT * _workers(jobs)))
+        if isinstance(estimate, str):  # the learner ended the worker that timed it: the checks below say so
+            estimate = None
         if estimate is not None and estimate[0] / _workers(jobs) > CLAIMS_LIMIT:
             raise ParameterError(
                 f"the claims check would take about {_duration(estimate[0] / _workers(jobs))} with this learner "
@@ -504,9 +511,7 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     if own is not None:
         notes.append(f"the instance is run with its own parameters; the claims build their own "
                      f"{type(learner).__name__} with the parameters each claim states")
-    from .runner import CONFORMANCE_SECONDS, _isolated, own_code
-
-    if isolate if isolate is not None else not own_code(learner):
+    if isolated:
         outcome = _isolated(_checks, algorithm, learner, k, B, eta, profile, delta, seed,
                             seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout)
     else:
@@ -669,6 +674,11 @@ def _claims_seconds(spec: Spec, learner, places: dict[str, tuple[str, ...]], pro
     unit = "calls" if spec.function else "fits"
     return total, (f"{counted:,} {unit} in {', '.join(timed)}, timed on {'20 calls' if spec.function else 'one fit'} "
                    "of yours; CPU time of your learner alone")
+
+
+def _claims_estimate(algorithm: str, learner, places, profile: str, seed: int, limit: float):
+    """:func:`_claims_seconds` by the algorithm's name (what a worker process is given)."""
+    return _claims_seconds(ALGORITHMS[algorithm], learner, places, profile, seed, limit)
 
 
 def _checks(algorithm: str, learner, k, B, eta, profile: str, delta: float, seed: int):
