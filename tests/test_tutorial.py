@@ -106,3 +106,23 @@ def test_a_constant_deviation_above_the_bound_still_fails():
                                    params={"designs": ("matched",)})
     assert result.verdict == "FAIL" and result.record["vacuous"], result.decision
     assert "the deviation is constant on matched (deviation 0.5 in all 300 repetitions)" in result.decision
+
+
+def test_a_frequency_bound_hook_can_read_the_design():
+    """``bound(p, design)``: a right-hand side that depends on the design (here W = max p/q of the design itself,
+    not the parameter W) is computed per task from the design the task samples."""
+    import math
+
+    import numpy as np
+    from tutorial_claims.claims import ImportanceHoeffding
+
+    class DesignsOwnW(ImportanceHoeffding):
+        def bound(self, p, design):
+            return float(design.weights.max()) * math.sqrt(math.log(2 / p["delta_lemma"]) / (2 * p["m"]))
+
+    claim = DesignsOwnW()
+    p = claim.params_for("quick", {})
+    for task in claim.tasks(p)[:: p["repetitions"]]:
+        [row] = claim.measure(p, task, claim.subjects, np.random.SeedSequence(0)).rows
+        weights = {"shifted": 2.0, "tilted": 20 / 11}[task["design"]]
+        assert row["bound"] == weights * math.sqrt(math.log(2 / p["delta_lemma"]) / (2 * p["m"]))

@@ -14,7 +14,16 @@ certain violation.
 
 Hooks a claim provides:
 
-* ``bound(p) -> float``: the right-hand side at the profile's parameters;
+* ``bound(p) -> float``: the right-hand side at the profile's parameters; or ``bound(p, design) -> float``
+  when it depends on the design, e.g. an empirical-Bernstein form through the variance the design knows
+  exactly::
+
+      def bound(self, p, design):
+          sigma2 = float(design.variance)  # the design's exact variance of one draw
+          t = math.log(2 / p["delta_lemma"])
+          return math.sqrt(2 * sigma2 * t / p["m"]) + 2 * p["B"] * t / (3 * p["m"])
+
+  (the machinery calls it with the task's design when the hook takes two arguments);
 * ``run(p, X, y, subjects, random_state) -> (outputs, attributes read)``: run the subject on
   the sample (``random_state`` is an int, the subject's own stream);
 * ``deviation(p, design, X, y, outputs) -> (lower, upper, extra columns)``: the measured
@@ -180,7 +189,7 @@ class ViolationFrequency(Claim):
         X, y = design.sample(p["m"], data)
         outputs, n_read = self.run(p, X, y, subjects, own)
         lower, upper, extra = self.deviation(p, design, X, y, outputs)
-        bound = float(self.bound(p))
+        bound = float(self.bound(p, design) if _takes_design(self.bound) else self.bound(p))
         row = {**task, "deviation": float(lower), "deviation_upper": float(upper), "bound": bound,
                "violation_certain": not lower <= bound, "violation_possible": not upper <= bound, **extra}
         star = self.delta_star(p, float(lower))
@@ -288,3 +297,15 @@ class ViolationFrequency(Claim):
                       else None, theory_label=f"bound ({self.reference})",
                       band_label=(f"order-statistic interval of the 1−{self.target} quantile at level "
                                   f"{level:.3g} (decides; equivalent to the Clopper–Pearson test)")))
+
+
+def _takes_design(hook) -> bool:
+    """Whether a ``bound`` hook takes the design after the parameters (``bound(p, design)``)."""
+    import inspect
+
+    try:
+        params = [q for q in inspect.signature(hook).parameters.values()
+                  if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 2
