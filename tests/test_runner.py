@@ -351,14 +351,14 @@ def test_time_left_formats_a_range_rounded_outwards_or_one_number():
 def test_the_runs_cpu_counts_its_live_workers():
     import subprocess
 
-    from theorycheck.runner import _tree_cpu
+    from theorycheck.runner import process_tree_cpu
 
-    before = _tree_cpu()
+    before = process_tree_cpu()
     burn = "import time\nwhile time.process_time() < 0.3: pass\nprint(flush=True)\ntime.sleep(30)"
     worker = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE)
     try:
         worker.stdout.readline()  # it has burnt 0.3 CPU seconds and sleeps, alive
-        assert _tree_cpu() - before >= 0.25
+        assert process_tree_cpu() - before >= 0.25
     finally:
         worker.kill()
         worker.wait()

@@ -792,7 +792,7 @@ class TimeLeft:
     numba's compilation at the short end (a run compiles each kernel once), with as large a part of
     compilation as so far at the long end; each end also takes in the measure drawn towards 1 (the reference
     machine's) by ``weight`` expected seconds, so the first few tasks widen the range, not narrow it. The
-    share is the CPU time of this process and its workers (:func:`_tree_cpu`) against wall time, over the
+    share is the CPU time of this process and its workers (:func:`process_tree_cpu`) against wall time, over the
     whole run and over the last ``window`` seconds: the larger gives the short end, the smaller the long
     end, so a load that comes or goes widens the range instead of pulling one number along. Before the
     first task returns the CPU per expected second is unknown, and the range is half to twice the time at
@@ -817,7 +817,7 @@ class TimeLeft:
         cores = os.cpu_count() or 1
         workers = min(workers if workers > 0 else cores, cores)
         others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-        return cls(share=workers * cores / max(cores, others + workers), cpu=_tree_cpu if local else None)
+        return cls(share=workers * cores / max(cores, others + workers), cpu=process_tree_cpu if local else None)
 
     def task(self, seconds: float, compiling: float, expected: float) -> None:
         """A task returned: its CPU seconds, the part of them spent compiling, and its expected seconds."""
@@ -873,7 +873,7 @@ def span(short: float, long: float, *, spread: float = 1.25) -> str:
     return f"about {lo:g}–{hi:g} {unit} left" if lo > 0 else f"under {hi:g} {unit} left"
 
 
-def _tree_cpu() -> float | None:
+def process_tree_cpu() -> float | None:
     """The CPU seconds (user and system) of this process, of its children that ended and of its live
     descendants (the workers), read from ``/proc``; None where there is no ``/proc``."""
     if not os.path.exists("/proc/self/stat"):
