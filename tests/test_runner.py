@@ -1,6 +1,8 @@
 """Runner: seeds, cache, resume after an interruption, failures never cached."""
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -289,22 +291,77 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
     assert first.seconds > 0.01 and second.seconds == 0.0
 
 
-def test_time_left_starts_from_the_machines_share_and_leaves_start_up_and_compilation_out_of_the_rate():
+def test_time_left_is_a_range_from_the_work_left_the_cpu_per_expected_second_and_the_measured_share():
     from types import SimpleNamespace
 
     from theorycheck.runner import TimeLeft
 
     eta = TimeLeft(share=0.5)  # half a core, say two workers on two cores beside six busy processes
     bar = SimpleNamespace(n=0.0, total=1000.0, format_dict={"elapsed": 10.0})
-    assert eta.left(bar) == "about 33:20 left"  # before any task returns: 1000 expected seconds at the prior 0.5
-    eta.task(seconds=5.0, compiling=4.0, expected=1.0, elapsed=20.0)  # 15 s of start-up before the first task
-    eta.task(seconds=15.0, compiling=6.0, expected=9.0, elapsed=60.0)
-    # 45 s elapsed after start-up, half of the tasks' CPU compiling: 22.5 s of work for 10 expected seconds; the
-    # machine needs 1 CPU second per expected second, so the prior stays 0.5; weight 50 expected seconds:
-    # rate (10 + 50) / (22.5 + 100) = 0.49 per second, 990 left -> 2021 s
-    bar = SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 60.0})
-    assert eta.left(bar) == "about 33:41 left"
+    assert eta.left(bar) == "about 16–67 min left"  # before any task returns: half to twice 1000 s at 0.5
+    eta.task(seconds=5.0, compiling=4.0, expected=1.0)
+    eta.task(seconds=15.0, compiling=6.0, expected=9.0)
+    for elapsed, cpu in [(0, 0), (60, 120), (120, 150)]:  # two cores, then a load takes three quarters
+        eta.sample(elapsed, cpu)
+    # 1.0 CPU s per expected second without compilation, 2.0 with it (70/60 and 1.0 drawn towards the
+    # reference machine by a weight of 50); shares 150/120 over the run and 30/60 over the last minute:
+    # 990 * 1.0 / 1.25 = 792 s to 990 * 2.0 / 0.5 = 3960 s
+    assert eta.range(10.0, 1000.0, 120.0) == pytest.approx((792.0, 3960.0))
+    assert eta.left(SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 120.0})) == "about 13–66 min left"
+    steady = TimeLeft(share=2.0)
+    steady.task(seconds=10.0, compiling=0.0, expected=10.0)
+    for elapsed, cpu in [(0, 0), (60, 120), (120, 240)]:
+        steady.sample(elapsed, cpu)
+    assert steady.left(SimpleNamespace(n=10.0, total=1000.0, format_dict={"elapsed": 120.0})) == "about 8 min left"
     assert TimeLeft.for_machine(-1).share > 0
+
+
+def test_time_left_holds_the_actual_time_beside_a_load_and_narrows_as_compilation_is_paid():
+    """A synthetic run: 600 expected seconds of one-second tasks at 1.5 CPU seconds each, the first 20 also
+    compiling for 2 s, on a machine that gives the run 1.2 CPU seconds a second (two workers beside a hog)."""
+    from theorycheck.runner import TimeLeft
+
+    eta, cpu, elapsed, widths = TimeLeft(share=2.0), 0.0, 0.0, []
+    eta.sample(0.0, 0.0)
+    for done in range(1, 601):
+        compiling = 2.0 if done <= 20 else 0.0
+        cpu += 1.5 + compiling
+        elapsed = cpu / 1.2
+        eta.task(1.5 + compiling, compiling, 1.0)
+        eta.sample(elapsed, cpu)
+        short, long = eta.range(done, 600.0, elapsed)
+        if elapsed >= 10 and done < 600:
+            assert short <= (600 - done) * 1.5 / 1.2 <= long * (1 + 1e-9), done
+            widths.append(long / short)
+    assert widths[0] > 1.25 and widths[-1] < 1.1  # a range at first, one number once compilation is a small part
+
+
+def test_time_left_formats_a_range_rounded_outwards_or_one_number():
+    from theorycheck.runner import span
+
+    assert span(100, 400) == "about 1–7 min left"
+    assert span(200, 240) == "about 4 min left"
+    assert span(40, 250) == "under 5 min left"
+    assert span(20, 30) == "about 20–30 s left"
+    assert span(3000, 9000) == "about 0.5–2.5 h left"
+    assert span(7000, 8000) == "about 2 h left"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_runs_cpu_counts_its_live_workers():
+    import subprocess
+
+    from theorycheck.runner import process_tree_cpu
+
+    before = process_tree_cpu()
+    burn = "import time\nwhile time.process_time() < 0.3: pass\nprint(flush=True)\ntime.sleep(30)"
+    worker = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE)
+    try:
+        worker.stdout.readline()  # it has burnt 0.3 CPU seconds and sleeps, alive
+        assert process_tree_cpu() - before >= 0.25
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 # ---------------------------------------------------------------------- family-wise error

@@ -30,6 +30,7 @@ import functools
 import hashlib
 import inspect
 import json
+import math
 import os
 import platform
 import re
@@ -766,7 +767,7 @@ def run_claims(
         dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
     )
-    eta = TimeLeft.for_machine(jobs)
+    eta = TimeLeft.for_machine(jobs, local=scheduler is None)
     start = time.perf_counter()
     env = environment()
     finished: dict[int, dict[str, Any]] = {}
@@ -993,7 +994,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
         new = finished - done
         done |= new
         if payload is not None:
-            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)], bar.format_dict["elapsed"])
+            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)])
         bar.update(round(sum(cost[key] for key in new), 1))
         running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
         bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
@@ -1005,50 +1006,119 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
 
 
 class TimeLeft:
-    """The time left, from the expected costs (shipped or from history) and the rate this run achieves.
+    """The time left: the expected work left, times the CPU this machine needs per expected second,
+    divided by the CPU this run gets per second of wall time (its share of the machine). Shown as a range
+    when the two ends differ by more than ``spread`` ("about 3–6 min left").
 
-    tqdm's own estimate divides the work done by the time elapsed; on a fresh machine the first minute is
-    mostly starting the workers and compiling numba kernels, which later tasks load from numba's cache,
-    so that rate is several times too slow and the first ETA hours too long. Here the time before the
-    first task returns and the share of the tasks' CPU spent compiling are left out of the measured rate,
-    and the rate starts from a prior, ``share`` (the cores this run can expect: its workers' fair share
-    of the machine beside the load it started under) divided by the CPU this machine needs per expected
-    second (1 until tasks return), worth ``weight`` expected seconds; the measured rate takes over as
-    work is done: rate = (done + weight) / (working time + weight / prior)."""
+    The work left is in expected seconds (shipped costs or this folder's history). The CPU per expected
+    second is measured on the tasks that returned (thread time, which load does not inflate): without
+    numba's compilation at the short end (a run compiles each kernel once), with as large a part of
+    compilation as so far at the long end; each end also takes in the measure drawn towards 1 (the reference
+    machine's) by ``weight`` expected seconds, so the first few tasks widen the range, not narrow it. The
+    share is the CPU time of this process and its workers (:func:`process_tree_cpu`) against wall time, over the
+    whole run and over the last ``window`` seconds: the larger gives the short end, the smaller the long
+    end, so a load that comes or goes widens the range instead of pulling one number along. Before the
+    first task returns the CPU per expected second is unknown, and the range is half to twice the time at
+    the share (at first the prior: the workers' fair share of the machine beside the load it started under)."""
 
-    #: the prior's worth: 5% of the run's expected work, at most two minutes of one core's
-    weight_fraction, weight_cap = 0.05, 120.0
+    #: the reference machine's weight, 5% of the run's expected work and at most two minutes; the window of
+    #: the recent share, in seconds; the largest ratio of the two ends shown as one number
+    weight_fraction, weight_cap, window, spread = 0.05, 120.0, 60.0, 1.25
 
-    def __init__(self, share: float):
+    def __init__(self, share: float, cpu: Callable[[], float | None] | None = None):
         self.share = share
+        self._cpu = cpu
         self.cpu = self.compiling = self.expected = 0.0
-        self.startup: float | None = None
+        self.samples: list[tuple[float, float]] = []  # (elapsed, CPU seconds of the run)
+        if cpu is not None and (now := cpu()) is not None:
+            self.samples.append((0.0, now))
 
     @classmethod
-    def for_machine(cls, workers: int) -> TimeLeft:
+    def for_machine(cls, workers: int, local: bool = True) -> TimeLeft:
+        """For ``workers`` local workers; ``local=False`` for tasks on a cluster, whose CPU this process
+        cannot see: the share is then the returned tasks' CPU against the elapsed time."""
         cores = os.cpu_count() or 1
         workers = min(workers if workers > 0 else cores, cores)
         others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-        return cls(share=workers * cores / max(cores, others + workers))
+        return cls(share=workers * cores / max(cores, others + workers), cpu=process_tree_cpu if local else None)
 
-    def task(self, seconds: float, compiling: float, expected: float, elapsed: float) -> None:
-        if self.startup is None:
-            self.startup = max(elapsed - seconds, 0.0)
+    def task(self, seconds: float, compiling: float, expected: float) -> None:
+        """A task returned: its CPU seconds, the part of them spent compiling, and its expected seconds."""
         self.cpu += seconds
         self.compiling += min(compiling, seconds)
         self.expected += expected
 
-    def left(self, bar) -> str:
-        done, total, elapsed = bar.n, bar.total, bar.format_dict["elapsed"]
+    def sample(self, elapsed: float, cpu: float) -> None:
+        """The run's CPU seconds at ``elapsed`` seconds."""
+        self.samples.append((elapsed, cpu))
+
+    def shares(self, elapsed: float) -> list[float]:
+        """The measured shares, over the run and over the last ``window`` seconds, each once it spans 10 s
+        (without samples: the returned tasks' CPU over the elapsed time); the prior until one is measured."""
+        if not self.samples:
+            found = [self.cpu / elapsed] if elapsed >= 10 else []
+        else:
+            t1, c1 = self.samples[-1]
+            recent = next(s for s in self.samples if s[0] >= t1 - self.window)
+            found = [(c1 - c) / (t1 - t) for t, c in (self.samples[0], recent) if t1 - t >= 10]
+        return [s for s in found if s > 0] or [self.share]
+
+    def range(self, done: float, total: float, elapsed: float) -> tuple[float, float]:
+        """The shortest and the longest time left, in seconds."""
+        left, shares = max(total - done, 0.0), self.shares(elapsed)
+        if self.expected <= 0:
+            return left / max(shares) / 2, 2 * left / min(shares)
         weight = min(self.weight_cap, self.weight_fraction * total)
-        started = elapsed if self.startup is None else self.startup
-        working = max(elapsed - started, 0.0) * (1 - self.compiling / self.cpu if self.cpu else 1)
-        speed = (self.cpu - self.compiling) / self.expected if self.expected > 0 else 1.0
-        prior = self.share / max(speed, 1e-3)
-        rate = (done + weight) / (working + weight / prior) if weight > 0 else done / working if working > 0 else 0
-        if rate <= 0:
-            return "time left ?"
-        return f"about {tqdm.format_interval(max(total - done, 0.0) / rate)} left"
+        work, spent = self.cpu - self.compiling, self.cpu
+        short = min(work / self.expected, (work + weight) / (self.expected + weight))
+        long = max(spent / self.expected, (spent + weight) / (self.expected + weight))
+        return left * short / max(shares), left * long / min(shares)
+
+    def left(self, bar) -> str:
+        """The progress bar's words for the time left, after sampling the run's CPU."""
+        elapsed = bar.format_dict["elapsed"]
+        if self._cpu is not None and (now := self._cpu()) is not None:
+            self.sample(elapsed, now)
+        return span(*self.range(bar.n, bar.total, elapsed), spread=self.spread)
+
+
+def span(short: float, long: float, *, spread: float = 1.25) -> str:
+    """A time left in words: "about 3–6 min left" from the shortest and the longest, in seconds, or one
+    number (their geometric mean) when the longest is within ``spread`` of the shortest. Seconds below
+    90 s (in fives), minutes below 90 min, half hours above; a range's ends rounded outwards."""
+    if long <= short * spread:
+        middle = math.sqrt(short * long)
+        if middle < 90:
+            return f"about {max(5, 5 * round(middle / 5))} s left"
+        return f"about {round(middle / 60)} min left" if middle < 5400 else f"about {round(middle / 1800) / 2:g} h left"
+    unit, size, step = ("s", 1, 5) if long < 90 else ("min", 60, 1) if long < 5400 else ("h", 3600, 0.5)
+    lo, hi = step * math.floor(short / size / step), step * math.ceil(long / size / step)
+    return f"about {lo:g}–{hi:g} {unit} left" if lo > 0 else f"under {hi:g} {unit} left"
+
+
+def process_tree_cpu() -> float | None:
+    """The CPU seconds (user and system) of this process, of its children that ended and of its live
+    descendants (the workers), read from ``/proc``; None where there is no ``/proc``."""
+    if not os.path.exists("/proc/self/stat"):
+        return None
+    now = os.times()
+    total, tick = now.user + now.system + now.children_user + now.children_system, os.sysconf("SC_CLK_TCK")
+    pids, todo = [], [os.getpid()]
+    while todo:  # a tree: each process is listed once, by its parent's threads
+        try:
+            children = [int(c) for thread in Path(f"/proc/{todo.pop()}/task").iterdir()
+                        for c in (thread / "children").read_text().split()]
+        except OSError:  # ended meanwhile, or a kernel without the children files
+            continue
+        pids += children
+        todo += children
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime and stime, fields 14 and 15 of stat
+    return total
 
 
 def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
