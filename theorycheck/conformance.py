@@ -497,7 +497,8 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     isolated = isolate if isolate is not None else not own_code(learner)
     if places and not force and subject is not _load(spec.builtin):
         estimate = (_isolated(_claims_estimate, algorithm, subject, places, budget["claims"], seed,
-                              CLAIMS_LIMIT * _workers(jobs)) if isolated else
+                              CLAIMS_LIMIT * _workers(jobs),
+                              seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout) if isolated else
                     _claims_estimate(algorithm, subject, places, budget["claims"], seed, CLAIMS_LIMIT * _workers(jobs)))
         if isinstance(estimate, str):  # the learner ended the worker that timed it: the checks below say so
             estimate = None
