@@ -1035,7 +1035,9 @@ class Theorem45(_TwoPhase):
                overrides={**_A_ONLY, "m1": "1", "repetitions": "2", "event_repetitions": "60"}, idea=True),
         Defect("smoothing term dropped, through the risk bounds alone", {"learner": _DEFECTS
                                                                          + "NoSmoothingTwoPhaseDDAELR"},
-               caught=False, why="an attribute left out of q matters only when phase 1 never draws it, which needs m1 "
+               caught=True, why="caught by the conformance to TwoPhaseDDAELR run before the claim (its estimator "
+                                "check, at a smoothing that matters); the claim's own test alone does not catch it: "
+                                "an attribute left out of q matters only when phase 1 never draws it, which needs m1 "
                                  "so small that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for "
                                  "the bias (full at m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = "
                                  "½(7/8)⁹, against the bound 0.31: INCONCLUSIVE); the event 'premise' catches it",

@@ -313,7 +313,8 @@ def test_an_output_folder_the_run_cannot_use_is_one_line_before_any_work(tmp_pat
     status = main([*argv, "--out", str(out)])
     printed, err = capsys.readouterr()
     assert status == 2 and printed == "", err
-    assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, err
+    # one short line, whatever the length of the temporary folder's path it names
+    assert message in err and len(err.strip().splitlines()) == 1 and len(err.replace(str(tmp_path), "")) < 400, err
     assert _files(tmp_path) == before  # nothing created, no probe left behind
 
 

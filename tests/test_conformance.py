@@ -83,7 +83,7 @@ def test_the_two_phase_paths_name_the_reads_of_both_phases(learner):
 def test_the_claims_check_takes_every_claim_with_the_algorithm_as_any_subject():
     places, skipped = claims_for("AER", "full")
     assert places == {"cbss11.thm1": ("aer",), "cbss11.thm12": ("learner",), "cbss11.exp-mnist": ("aer",),
-                      "hk12.exp-mnist": ("aer",)} and not skipped
+                      "hk12.exp-mnist": ("aer",), "hk12.thm2.1": ("aer",)} and not skipped
     places, skipped = claims_for("DDAERR", "full")
     assert places["ks15.fig1"] == ("dd",) and places["ks15.fewer-attributes"] == ("a",)
     assert places["ks15.exp-mnist"] == ("dd_ridge",) and not skipped
@@ -93,7 +93,8 @@ def test_the_claims_check_takes_every_claim_with_the_algorithm_as_any_subject():
         assert all(discover()[cid].reference.startswith("Lemma") for cid in quick), algorithm
     assert set(claims_for("AERR")[0]) == {"hk12.lemma3.2", "hk12.lemma3.3"}
     assert set(claims_for("AELR")[0]) == {"hk12.lemma3.5", "hk12.lemma3.6", "hk12.lemma3.7", "hk12.lemma3.8"}
-    assert claims_for("AER") == ({}, ["cbss11.exp-mnist", "cbss11.thm1", "cbss11.thm12", "hk12.exp-mnist"])
+    assert claims_for("AER") == ({}, ["cbss11.exp-mnist", "cbss11.thm1", "cbss11.thm12", "hk12.exp-mnist",
+                                      "hk12.thm2.1"])
 
 
 def test_quick_conformance_runs_the_lemmas_and_writes_a_page(tmp_path):
@@ -234,9 +235,9 @@ def test_the_cli_writes_the_result_and_exits_1_on_failure(tmp_path, capsys, monk
     assert status == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("FAIL on 5 of 5 checks") and "userlearners.NoFactorD against AERR" in captured.out
-    summary, cause = captured.err.splitlines()  # the verdict line, and the most specific check's cause
-    assert summary.startswith("theorycheck: conform AERR: FAIL on 5 of 5 checks") and "estimator FAIL" in summary
-    assert cause.startswith("theorycheck: conform AERR: estimator FAIL: ")  # before the behaviour's FAIL
+    [line] = captured.err.splitlines()  # one line: the verdict, then the most specific check's cause
+    assert line.startswith("theorycheck: conform AERR: FAIL on 5 of 5 checks") and "estimator FAIL" in line
+    assert "; estimator FAIL: " in line  # before the behaviour's FAIL
     stored = json.loads((tmp_path / "out" / "conform-AERR.json").read_text())
     assert stored["verdict"] == "FAIL" and stored["learner"] == "userlearners.NoFactorD"
 
@@ -430,7 +431,7 @@ def test_conform_on_a_plain_learner_never_exits_2_after_the_work(tmp_path, capsy
     assert "NOT RUN" in (out / "conform-AERR.html").read_text() and not (out / "index.html").exists()
     err = capsys.readouterr().err
     assert "INCONCLUSIVE on 3 of 6 checks (parameters, behaviour, attributes); NOT RUN: claims, estimator, step" in err
-    assert "conform AERR: estimator NOT RUN: the learner cannot be built with record_trajectory" in err
+    assert "; estimator NOT RUN: the learner cannot be built with record_trajectory" in err
     assert cli.main([*base, "--optional", "claims,estimator,step"]) == 0
     capsys.readouterr()
     assert cli.main([*base, "--no-claims", "--require", "estimator,attributes"]) == 3  # deprecated: the default

@@ -919,12 +919,13 @@ def _cmd_conform(args) -> int:
             result.notes.append(f"the claims' report could not be written: {err}")
     write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_report))
     print(result.text())
-    print(f"theorycheck: conform {args.algorithm}: {result.summary()}", file=sys.stderr)
-    first = result.first_cause()  # the most specific check that is not PASS, with its cause
+    # one line: which checks ran and how they ended, then the most specific check that is not PASS, with its cause
+    line = f"theorycheck: conform {args.algorithm}: {result.summary()}"
+    first = result.first_cause()
     if first is not None:
         check, state = first
-        cause = (check.cause or check.decision).splitlines()[0]
-        print(f"theorycheck: conform {args.algorithm}: {check.name} {state}: {cause}", file=sys.stderr)
+        line += f"; {check.name} {state}: " + (check.cause or check.decision).splitlines()[0]
+    print(line, file=sys.stderr)
     return exit_status([result.verdict])
 
 

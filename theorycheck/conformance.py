@@ -1845,8 +1845,8 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
 def verify_text(record: dict[str, Any]) -> str:
     """One paragraph of an in-verify conformance record for the claim's page: which checks ran and how they
     ended, and which could not run (never a plain PASS when one could not)."""
-    ran = [c for c in record["checks"] if c["ran"]]
-    not_run = [c for c in record["checks"] if not c["ran"]]
+    ran = [c for c in record["checks"] if c["ran"] and not c.get("raised")]
+    not_run = [c for c in record["checks"] if not c["ran"] or c.get("raised")]
     verdict = stats.FAIL if any(c["verdict"] == stats.FAIL for c in ran) else stats.PASS if ran else "nothing ran"
     head = (f"Conformance of {record['subject']} to {record['algorithm']} ({record['profile']} budget, each "
             f"stochastic check at δ = {record['delta']:g}): {verdict}")
@@ -1854,5 +1854,6 @@ def verify_text(record: dict[str, Any]) -> str:
                      + ", ".join(c["name"] for c in not_run) if not_run else "") + "."]
     parts += [f"[{c['verdict']}] {c['name']}: " + (c["cause"] if c["verdict"] != stats.PASS and c["cause"] else
                                                    c["decision"]) for c in ran]
-    parts += [f"[NOT RUN] {c['name']}: {c['decision']}" for c in not_run]
+    parts += [f"[NOT RUN] {c['name']}: " + (f"{c['cause']} on this check's instance, so it judged nothing (the claim "
+                                             "runs on its own)" if c.get("raised") else c["decision"]) for c in not_run]
     return "\n".join(parts)

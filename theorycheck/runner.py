@@ -883,18 +883,20 @@ def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use
                 errors[i] = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
                 break
             plan.conformance.append({"place": name, **checked[key]})
-        failed = [c for c in plan.conformance if c["verdict"] == stats.FAIL]
+        failed = [c for c in plan.conformance if _failing(c)]
         if failed and i not in errors:
-            checks = [check for check in failed[0]["checks"] if check["ran"] and check["verdict"] == stats.FAIL]
-            first = next((check for check in checks if check.get("raised")), checks[0])
-            who = f"subject {failed[0]['place']} ({failed[0]['subject']})"
-            text = "\n\n".join(verify_text(c) for c in failed)
-            if first.get("raised"):  # the subject raised: an error of the implementation, as in a claim's task
-                errors[i] = TaskError("subject", f"{who} raised while it was checked against {failed[0]['algorithm']} "
-                                      f"(conformance, its {first['name']} check): {first['cause']}", text)
-            else:
-                errors[i] = TaskError("conformance", f"{who} is not {failed[0]['algorithm']}: its {first['name']} "
-                                      f"check failed: {first['cause'] or first['decision']}", text)
+            first = _failing(failed[0])[0]
+            errors[i] = TaskError("conformance", f"subject {failed[0]['place']} ({failed[0]['subject']}) is not "
+                                  f"{failed[0]['algorithm']}: its {first['name']} check failed: "
+                                  f"{first['cause'] or first['decision']}",
+                                  "\n\n".join(verify_text(c) for c in failed))
+
+
+def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The checks of a conformance record that failed on the subject's behaviour; a check where the subject raised
+    (on conformance's own instance, which it may not support) judges nothing: the claim runs and says what the
+    subject does on the claim's instance."""
+    return [c for c in record["checks"] if c["ran"] and c["verdict"] == stats.FAIL and not c.get("raised")]
 
 
 #: seconds a subject's conformance may take in its worker before it counts as hanging
