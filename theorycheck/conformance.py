@@ -882,7 +882,7 @@ def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
                 w1 = np.asarray(make(**base, random_state=state).fit(X[:1], y[:1]).coef_, dtype=np.float64)
         except Exception as err:  # the subject's failure, with its cause
             return Check("parameters", stats.FAIL, f"fitting one example raised {type(err).__name__}: {err}",
-                         cause=f"fit on one example raised {type(err).__name__}: {err}")
+                         cause=f"fit on one example raised {type(err).__name__}: {err}", raised=True)
         norm = float(np.linalg.norm(w1))
         rows.append(f"w₁ (w̄ of a one-example fit) has ‖w₁‖₂ = {norm:.3g}" + (
             " (line 1 asks w₁ ≠ 0; at w = 0 the paper's φ̃ is −y, the limit, which the estimator law covers: noted, "
@@ -1336,7 +1336,7 @@ def _reported_audit(learner, keywords, state, X, y, rng, budget, spec: Spec) -> 
     except Exception as err:  # the same learner fitted X itself: its failure here is a verdict
         cause = (f"the refit on X with every unread entry replaced (by NaN, then by noise) raised "
                  f"{type(err).__name__}: {err}")
-        return Check("attributes", stats.FAIL, cause, cause=cause)
+        return Check("attributes", stats.FAIL, cause, cause=cause, raised=True)
     same = np.array_equal(again, np.asarray(model.coef_))
     most = int(read.sum(axis=1).max())
     text = (f"{int(read.sum())} attributes read in {m} examples (at most {most} in one example; the budget is "
