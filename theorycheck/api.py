@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from .cli import _output_folder as output_folder
 from .conformance import conform
+from .runner import check_run_folder as output_folder
 from .validation import ParameterError, check_jobs
 
 __all__ = ["Result", "conform", "verify"]

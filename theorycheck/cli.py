@@ -149,21 +149,6 @@ def _measure_scaling(out: Path, profile: str, *, quiet: bool) -> None:
     write_json(out / "scaling.json", data)
 
 
-def _output_folder(text, claims=(), *, power: bool = False, option: str = "--out", files=()) -> Path:
-    """The output folder of a run of ``claims``, checked before any work (see
-    :func:`theorycheck.validation.check_output_folder`): the files the run writes are not folders, and
-    the folders it writes into are not files."""
-    from .validation import check_output_folder
-
-    files = ["summary.json", "index.html", "errata.html", "scaling.json", *files]
-    folders = ["results", "tables", ".cache", *([".power"] if power else [])]
-    for claim in claims:
-        files += [f"results/{claim.id}.json", f"tables/{claim.id}.csv", f"tables/{claim.id}.summary.csv",
-                  f"{claim.id}.html"]
-        folders.append(f".cache/{claim.id}")
-    return check_output_folder(text, option=option, files=files, folders=folders)
-
-
 def _load_subject(spec: str):
     """The object named by ``module:attr``; modules are also looked up in the current folder,
     as ``python -m`` would, so a user's file beside them loads without setting PYTHONPATH."""
@@ -385,11 +370,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def contract_text(contract) -> str:
-    """A subject's contract in one sentence: its signature and the arguments the claim passes."""
-    text = contract.signature()
-    if getattr(contract, "call", ()):
-        text += " The claim passes the arguments " + ", ".join(contract.call) + "."
-    return text
+    """:func:`theorycheck.protocols.contract_text` (imported when first used: the command line starts light)."""
+    from .protocols import contract_text as text
+
+    return text(contract)
+
+
+def _output_folder(*args, **kwargs) -> Path:
+    """:func:`theorycheck.runner.check_run_folder` (imported when first used: the command line starts light)."""
+    from .runner import check_run_folder
+
+    return check_run_folder(*args, **kwargs)
 
 
 def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:

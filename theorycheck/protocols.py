@@ -339,3 +339,11 @@ class ProjectingSelector(Protocol):
     def predict(self, means: np.ndarray) -> Any: ...
 
     def objective(self, r: Any) -> Any: ...
+
+
+def contract_text(contract) -> str:
+    """A subject's contract in one sentence: its signature and the arguments the claim passes."""
+    text = contract.signature()
+    if getattr(contract, "call", ()):
+        text += " The claim passes the arguments " + ", ".join(contract.call) + "."
+    return text

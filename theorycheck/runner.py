@@ -489,6 +489,21 @@ def _culprit(err: BaseException, subjects: dict[str, Any], did: str = "raised") 
     return f"subject {found} ({subject_name(subjects[found])}) {did} at {where}:"
 
 
+def check_run_folder(text, claims=(), *, power: bool = False, option: str = "--out", files=()) -> Path:
+    """The output folder of a run of ``claims``, checked before any work (see
+    :func:`theorycheck.validation.check_output_folder`): the files the run writes are not folders, and
+    the folders it writes into are not files. ``power``: the planted defects' runs go in ``.power``."""
+    from .validation import check_output_folder
+
+    files = ["summary.json", "index.html", "errata.html", "scaling.json", *files]
+    folders = ["results", "tables", ".cache", *([".power"] if power else [])]
+    for claim in claims:
+        files += [f"results/{claim.id}.json", f"tables/{claim.id}.csv", f"tables/{claim.id}.summary.csv",
+                  f"{claim.id}.html"]
+        folders.append(f".cache/{claim.id}")
+    return check_output_folder(text, option=option, files=files, folders=folders)
+
+
 def plan_claims(
     claims: list[Claim],
     *,

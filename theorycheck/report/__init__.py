@@ -30,8 +30,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from .. import stats
 from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
-from ..cli import contract_text
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
+from ..protocols import contract_text
 from ..runner import headline, write_atomic
 from ..stored import read_result, read_summary
 from ..validation import ParameterError
