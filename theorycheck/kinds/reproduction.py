@@ -294,7 +294,10 @@ class RealDataExperiment(Reproduction):
         fit or a non-finite prediction scoring NaN, the best mean over folds (NaN last, the first
         candidate among ties); but each fold's parts are copied once for all candidates (not once
         per candidate), a learner with ``precompute=True`` (scikit-learn's Lasso) gets the fold's
-        Gram matrix computed once, and nothing is refitted on the whole part."""
+        Gram matrix computed once, scikit-learn's Ridge without intercept has its Cholesky solve done on
+        the fold's Gram matrix computed once for all its α (:func:`_ridge_predictions`: the same product and
+        solve as its ``fit``, so the same predictions bit for bit), and nothing is refitted on the whole
+        part."""
         import warnings
 
         from sklearn.base import clone
@@ -314,9 +317,11 @@ class RealDataExperiment(Reproduction):
             for f, (fit_rows, held_rows) in enumerate(folds.split(X)):
                 Xf, yf, Xh, yh = X[fit_rows], y[fit_rows], X[held_rows], y[held_rows]
                 extra = {"precompute": Xf.T @ Xf} if gram else {}
+                shared = _ridge_predictions(est, candidates, Xf, yf, Xh)
                 for c, params in enumerate(candidates):
                     try:
-                        pred = clone(est).set_params(**params, **extra).fit(Xf, yf).predict(Xh)
+                        pred = shared[c] if shared is not None else (
+                            clone(est).set_params(**params, **extra).fit(Xf, yf).predict(Xh))
                         ok = bool(np.isfinite(pred).all())
                     except Exception as err:  # GridSearchCV's error_score=nan
                         failure, ok = failure or f"{params}: {type(err).__name__}: {err}", False
@@ -740,6 +745,32 @@ def _shown(value) -> str:
     """A hyperparameter value as the ``tuned`` column writes it (and the grid-edge notes read it)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
+
+def _ridge_predictions(est, candidates: list[dict], X: np.ndarray, y: np.ndarray, held: np.ndarray):
+    """The held-out predictions of scikit-learn's ``Ridge`` (no intercept, its Cholesky solver) at each
+    candidate's ``alpha``, from one Gram matrix: its ``fit`` solves (XᵀX + αI)w = Xᵀy with the same product
+    and the same ``scipy.linalg.solve(..., assume_a="pos")``, so the predictions are the same bit for bit
+    (tests/test_kinds_comparison_reproduction.py holds them to it). None for any other learner or setting,
+    or when a solve fails: the candidates are then fitted one by one, as GridSearchCV would."""
+    from scipy import linalg
+    from sklearn.linear_model import Ridge
+
+    settings = est.get_params()
+    if (type(est) is not Ridge or settings["fit_intercept"] or settings["positive"]
+            or settings["solver"] not in ("auto", "cholesky") or any(set(c) != {"alpha"} for c in candidates)
+            or not all(np.ndim(c["alpha"]) == 0 and float(c["alpha"]) > 0 for c in candidates)
+            or X.dtype != np.float64 or X.shape[0] < X.shape[1]):
+        return None
+    gram, Xy = X.T @ X, X.T @ y.reshape(-1, 1)  # as Ridge.fit: y as one column
+    out = []
+    for candidate in candidates:
+        system = gram.copy()
+        system.flat[:: X.shape[1] + 1] += float(candidate["alpha"])
+        try:
+            out.append(held @ linalg.solve(system, Xy, assume_a="pos", overwrite_a=True).ravel())
+        except (linalg.LinAlgError, ValueError):
+            return None
+    return out
 
 def _pair(text: str) -> tuple[int, int]:
     parts = str(text).split("v")
