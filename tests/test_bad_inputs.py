@@ -547,7 +547,9 @@ def test_a_terminated_run_removes_its_temporary_folder_and_ends_its_workers(tmp_
                            env={**os.environ, "TMPDIR": str(temporary)})
     try:
         deadline = time.monotonic() + 120
-        while not list(temporary.glob("theorycheck-running-*")) and time.monotonic() < deadline:
+        # the folder is made just before the pool starts its workers: wait for both
+        while (not (list(temporary.glob("theorycheck-running-*")) and _children(run.pid))
+               and time.monotonic() < deadline):
             time.sleep(0.2)
         workers = _children(run.pid)
         assert list(temporary.glob("theorycheck-running-*")) and workers
