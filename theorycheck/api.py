@@ -61,13 +61,15 @@ class Results(list):
     """The :class:`Result` of each claim, in the order of the selection (a list), and what the command line
     would show of the run: ``exit_status`` (0, 1, 3 or 4, as ``theorycheck verify`` exits; see
     :func:`theorycheck.session.run_exit_status`), ``summary`` (the lines it prints), ``messages`` (its one
-    line per claim that failed or did not reproduce, and for planted defects not caught as declared) and
-    ``report`` (the index.html written, None without ``out``)."""
+    line per claim that failed or did not reproduce, and for planted defects not caught as declared),
+    ``power_unlike`` (those defects, ``"<id> [<defect>]: <verdict>"``) and ``report`` (the index.html written,
+    None without ``out``)."""
 
-    def __init__(self, results=(), *, exit_status: int = 0, summary: str = "", messages: list[str] | None = None,
+    def __init__(self, results=(), *, exit_status: int = 0, summary: str = "", messages=(), power_unlike=(),
                  report: Path | None = None):
         super().__init__(results)
-        self.exit_status, self.summary, self.messages, self.report = exit_status, summary, messages or [], report
+        self.exit_status, self.summary, self.report = exit_status, summary, report
+        self.messages, self.power_unlike = list(messages), list(power_unlike)
 
 
 def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjects: dict[str, Any] | None = None,
@@ -97,7 +99,8 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
                       force=force, task_timeout=task_timeout, progress=progress) as session:
         status = session.execute()
         return Results([_result(session.out, r) for r in session.records], exit_status=status,
-                       summary="\n".join(session.lines), messages=session.messages, report=session.index)
+                       summary="\n".join(session.lines), messages=session.messages,
+                       power_unlike=session.power_unlike, report=session.index)
 
 
 def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, claims: bool = True,

@@ -205,7 +205,8 @@ class Verification:
     After :meth:`finish`: ``records`` (one result record per claim, as stored in ``results/<id>.json``, with
     ``power_runs`` when the defects ran), ``summary`` (``summary.json``), ``index`` (index.html, None without
     ``out``), ``lines`` (the summary a person reads), ``messages`` (one line per claim that failed or did not
-    reproduce, and one for planted defects not as declared) and ``exit_status``."""
+    reproduce, and one for planted defects not as declared), ``power_unlike`` (each planted defect whose verdict
+    is not the one its claim declares, as ``"<id> [<defect>]: <verdict>"``) and ``exit_status``."""
 
     #: seconds between two renderings of the index while claims finish (a claim's page is rendered at once)
     render_interval = 20.0
@@ -272,6 +273,7 @@ class Verification:
         self.index: Path | None = None
         self.lines: list[str] = []
         self.messages: list[str] = []
+        self.power_unlike: list[str] = []
         self.exit_status: int | None = None
         self._rendered: set[str] = set()
         self._last_render = -float("inf")
@@ -343,8 +345,8 @@ class Verification:
         runs = [(r["id"], p) for r in records for p in r.get("power_runs") or [] if p["verdict"] != NOT_RUN]
         unfit = [f"{r['id']} [{p['name']}]" for r in records for p in r.get("power_runs") or []
                  if p["verdict"] == NOT_RUN]
-        unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
-                  if (p["verdict"] == "FAIL") != p["declared_caught"]]
+        self.power_unlike = unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
+                                      if (p["verdict"] == "FAIL") != p["declared_caught"]]
         if runs:
             lines.append(f"planted defects run ({name('power')}): {len(runs)}, {len(runs) - len(unlike)} as declared"
                          + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
