@@ -112,9 +112,9 @@ def test_the_session_refuses_bad_arguments_before_any_work(tmp_path, kwargs, mes
 
 
 def test_the_command_line_names_its_options_in_the_sessions_messages():
-    with pytest.raises(ParameterError, match="^--seed must be a non-negative integer, got -1$"):
+    with pytest.raises(ParameterError, match=r"^--seed must be a non-negative integer, got -1$"):
         Verification(CLAIM, seed=-1, names=COMMAND_LINE)
-    with pytest.raises(ParameterError, match="^seed must be a non-negative integer, got -1$"):
+    with pytest.raises(ParameterError, match=r"^seed must be a non-negative integer, got -1$"):
         Verification(CLAIM, seed=-1)
 
 

@@ -215,12 +215,12 @@ class Verification:
                  subjects: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None, seed: int = 0,
                  jobs: int = 1, scheduler: str | None = None, out: str | Path | None = None, power: bool = False,
                  power_idea: bool = False, cache: bool = True, scaling: bool | None = None, force: bool = False,
-                 task_timeout: float | None = None, progress: bool = False, names: Mapping[str, str] = {}):
+                 task_timeout: float | None = None, progress: bool = False, names: Mapping[str, str] | None = None):
         from .claims import PROFILES, select
         from .runner import check_run_folder
 
         def name(argument):
-            return names.get(argument, argument)
+            return (names or {}).get(argument, argument)
 
         if not (ids is None or isinstance(ids, str)
                 or (isinstance(ids, list | tuple) and all(isinstance(i, str) for i in ids))):
@@ -556,13 +556,13 @@ class Conformation:
 
     def __init__(self, algorithm: str, learner, *, profile: str = "quick", seed: int = 0, claims: bool = True,
                  out: str | Path | None = None, jobs: int = 1, progress: bool = False, optional=(),
-                 force: bool = False, task_timeout: float | None = None, names: Mapping[str, str] = {},
+                 force: bool = False, task_timeout: float | None = None, names: Mapping[str, str] | None = None,
                  **options: Any):
         from .conformance import ALGORITHMS, CHECKS, configured
         from .runner import check_run_folder
 
         def name(argument):
-            return names.get(argument, argument)
+            return (names or {}).get(argument, argument)
 
         if algorithm not in ALGORITHMS:
             raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
