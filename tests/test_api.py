@@ -128,3 +128,18 @@ def test_the_python_conform_writes_the_files_of_the_command_line(tmp_path, capsy
     assert _written(tmp_path / "api") == _written(tmp_path / "cli") == ["conform-AERR.html", "conform-AERR.json"]
     api, cli = (json.loads((tmp_path / name / "conform-AERR.json").read_text()) for name in ("api", "cli"))
     assert (api["verdict"], api["summary"]) == (cli["verdict"], cli["summary"])
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"claims": "no"}, "claims must be true or false"),
+    ({"optional": "estimator"}, "optional must be a list of check names"),
+    ({"optional": ["nothing"]}, "optional: unknown check 'nothing'"),
+    ({"learner": "nosuch.module:Learner"}, "cannot load subject 'nosuch.module:Learner'"),
+])
+def test_the_conformance_session_refuses_bad_arguments_before_any_work(tmp_path, kwargs, message):
+    from theorycheck.algorithms import AERR
+
+    kwargs = {"learner": AERR, **kwargs}
+    with pytest.raises(ParameterError, match=message):
+        theorycheck.conform("AERR", out=tmp_path / "out", **kwargs)
+    assert not (tmp_path / "out").exists()

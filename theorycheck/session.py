@@ -572,6 +572,9 @@ class Conformation:
         if unknown:
             raise ParameterError(f"{name('optional')}: unknown check {unknown[0]!r}; the checks are "
                                  f"{', '.join(CHECKS)}")
+        for argument, value in (("claims", claims), ("progress", progress), ("force", force)):
+            if not isinstance(value, bool):
+                raise ParameterError(f"{name(argument)} must be true or false; got {value!r}")
         self.learner = load_subject(learner) if isinstance(learner, str) else learner
         configured(self.learner, ALGORITHMS[algorithm].function)  # not clonable: one line, no work
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
