@@ -291,7 +291,7 @@ def test_list_is_served_from_the_cache_without_importing_the_claims(tmp_path):
     (["INCONCLUSIVE", "ERROR"], 1),
 ])
 def test_exit_status_tells_failed_from_undecided(verdicts, status):
-    from theorycheck.cli import EXIT_UNDECIDED, exit_status
+    from theorycheck.session import EXIT_UNDECIDED, exit_status
 
     assert EXIT_UNDECIDED == 3
     assert exit_status(verdicts) == status
@@ -405,7 +405,7 @@ def _finding(text, outcome, needs=None):
 
 def test_the_summary_of_synthetic_records(monkeypatch):
     """Counts by verdict, the errata with run evidence, and the findings left undecided."""
-    from theorycheck import cli, errata
+    from theorycheck import errata, session
 
     monkeypatch.setattr(errata, "discover", dict)  # no registry: the records declare their errata
     declared = [{"key": "tab1", "where": "Table 1", "printed": "c", "holds": "d"},
@@ -423,7 +423,7 @@ def test_the_summary_of_synthetic_records(monkeypatch):
         _record("p.thm", "FAIL", [_finding("C above D", "REVERSED")]),
         _record("p.broken", "ERROR"),
     ]
-    lines = cli.verify_summary(records, "nowhere")
+    lines = session.verify_summary(records, "nowhere")
     print("\n".join(lines))
     assert lines == [
         "",
@@ -441,7 +441,7 @@ def test_the_summary_of_synthetic_records(monkeypatch):
 
 
 def test_the_summary_stays_on_one_screen(monkeypatch):
-    from theorycheck import cli, errata
+    from theorycheck import errata, session
 
     monkeypatch.setattr(errata, "discover", dict)
     declared = [{"key": f"e{i}", "where": f"Table {i}", "printed": "a", "holds": "b"} for i in range(12)]
@@ -449,7 +449,7 @@ def test_the_summary_stays_on_one_screen(monkeypatch):
     records = [_record("p.many", "INCONCLUSIVE", findings, errata=declared,
                        errata_evidence={e["key"]: "seen" for e in declared}),
                *(_record(f"p.other{i}", "INCONCLUSIVE") for i in range(3))]
-    lines = cli.verify_summary(records, "somewhere")
+    lines = session.verify_summary(records, "somewhere")
     start = lines.index("undecided or not reproduced, in the claims that are not PASS:")
     undecided, found = lines[start + 1:], lines[3:start]
     assert len(undecided) == 15 and undecided[-1] == "  … and 6 more (see the claims' pages)"
@@ -503,7 +503,7 @@ def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tm
 
 
 def test_a_defect_whose_settings_do_not_fit_the_profile_is_not_run_and_says_why():
-    from theorycheck.cli import planted_defects
+    from theorycheck.session import planted_defects
 
     class Narrow(type(discover()["hk12.thm3.1"])):  # a defect sized for quick: d = 40, below full's largest k
         defects = (Defect("importance weight d/k missing, at d = 40",

@@ -11,7 +11,7 @@ PAGE = Path(__file__).resolve().parent.parent / "docs" / "stability.md"
 
 NAMES = {
     "theorycheck": "verify conform declare_paper CLAIMS_ENTRY_POINTS",
-    "theorycheck.api": "verify Result",
+    "theorycheck.api": "verify Result Results",
     "theorycheck.claims": "Claim Evidence Measurement Hypothesis Plot Defect Erratum NonReproduction SubjectFailure "
                           "Unfinished register declare_paper load_claims ERRATUM_BASES PROFILES",
     "theorycheck.kinds.exact": "Exact ExactLaw",

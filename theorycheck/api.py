@@ -1,25 +1,25 @@
 """The Python API: ``theorycheck.verify`` and ``theorycheck.conform``, for notebooks and test suites.
 
-``verify`` runs claims as ``theorycheck verify`` does (same seeds, cache and files) and returns one
-:class:`Result` per claim; in a notebook a result shows as a small HTML summary with its figure.
-``conform`` is :func:`theorycheck.conformance.conform`.
+Both drive the sessions that ``theorycheck verify`` and ``theorycheck conform`` drive
+(:mod:`theorycheck.session`), with Python arguments: the same validation, seeds, cache, planted defects,
+report and exit status. ``verify`` returns :class:`Results`, one :class:`Result` per claim; in a notebook a
+result shows as a small HTML summary with its figure. ``conform`` returns the
+:class:`~theorycheck.conformance.Conformance`.
 """
 
 from __future__ import annotations
 
 import html
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .conformance import conform
-from .runner import check_run_folder as output_folder
-from .validation import ParameterError, check_jobs
+from .conformance import Conformance
+from .session import Conformation, Verification
 
-__all__ = ["Result", "conform", "verify"]
+__all__ = ["Result", "Results", "conform", "verify"]
 
 
 @dataclass
@@ -57,53 +57,66 @@ class Result:
         return f"Result({self.id!r}, {self.verdict}: {self.decision.splitlines()[0] if self.decision else ''})"
 
 
+class Results(list):
+    """The :class:`Result` of each claim, in the order of the selection (a list), and what the command line
+    would show of the run: ``exit_status`` (0, 1, 3 or 4, as ``theorycheck verify`` exits; see
+    :func:`theorycheck.session.run_exit_status`), ``summary`` (the lines it prints), ``messages`` (its one
+    line per claim that failed or did not reproduce, and for planted defects not caught as declared),
+    ``power_unlike`` (those defects, ``"<id> [<defect>]: <verdict>"``) and ``report`` (the index.html written,
+    None without ``out``)."""
+
+    def __init__(self, results=(), *, exit_status: int = 0, summary: str = "", messages=(), power_unlike=(),
+                 report: Path | None = None):
+        super().__init__(results)
+        self.exit_status, self.summary, self.report = exit_status, summary, report
+        self.messages, self.power_unlike = list(messages), list(power_unlike)
+
+
 def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjects: dict[str, Any] | None = None,
            params: dict[str, Any] | None = None, seed: int = 0, out: str | Path | None = None,
-           jobs: int = 1, force: bool = False) -> list[Result]:
-    """Run the claims ``ids`` (ids or shell globs; all when None) and return their results.
+           jobs: int = 1, scheduler: str | None = None, power: bool = False, power_idea: bool = False,
+           cache: bool = True, scaling: bool | None = None, force: bool = False, task_timeout: float | None = None,
+           progress: bool = False) -> Results:
+    """Run the claims ``ids`` (ids or shell globs; all when None) as ``theorycheck verify`` does and return
+    their :class:`Results`.
 
-    ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``), ``params``
-    overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder, HTML pages included (a temporary one
-    otherwise, so the cache does not carry over between calls). Bad ids, parameters or subjects, and a
-    plan that needs more tasks, memory, disk or time than the machine holds (unless ``force``), raise
-    :class:`theorycheck.validation.ParameterError` before anything runs. Claims of your own
-    are found once the module that declares them is imported (or named by an installed package's
-    ``theorycheck.claims`` entry point)."""
-    from .claims import PROFILES, select
-    from .runner import run_claims
+    ``subjects`` replaces subjects by your own objects (``{"learner": MyAERR}``, or ``"module:attr"`` strings),
+    ``params`` overrides parameters (``{"m": 5000}``) and ``out`` keeps the report folder, its pages written as
+    the claims finish (a temporary folder otherwise, so the cache does not carry over between calls).
+    ``power=True`` also runs every planted defect the claims declare, and ``power_idea=True`` only the one
+    that removes each paper's idea, as ``--power`` and ``--power-idea`` do: each result's ``record["power_runs"]``
+    and its page show the verdict each defect got, and a defect not caught as declared makes ``exit_status`` 1.
+    ``scheduler`` runs the tasks on a Dask cluster; ``cache=False`` recomputes stored tasks; ``scaling`` times
+    the learners against d for the report (None: on the full and paper profiles, with ``out``);
+    ``task_timeout`` limits one task of your subject; ``progress`` shows a progress bar on stderr.
 
-    if not (ids is None or isinstance(ids, str)
-            or (isinstance(ids, list | tuple) and all(isinstance(i, str) for i in ids))):
-        raise ParameterError(f"ids must be a claim id or glob, a list of them, or None; got {ids!r}")
-    if profile not in PROFILES:
-        raise ParameterError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    for name, value in (("subjects", subjects), ("params", params)):
-        if value is not None and not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
-            raise ParameterError(f"{name} must be a dict keyed by name; got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
-    if not isinstance(force, bool):
-        raise ParameterError(f"force must be true or false; got {force!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int):
-        raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
-    check_jobs(jobs)
-    patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
-    if patterns == []:  # an empty selection is not "every claim" (None is)
-        raise ParameterError("ids is empty: name at least one claim id or glob, or pass None for every claim")
-    if out is not None:
-        if not isinstance(out, str | Path):
-            raise ParameterError(f"out must be a folder path; got {out!r}")
-        output_folder(out, select(patterns), option="out")
-    overrides = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v) for k, v in (params or {}).items()}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(out) if out is not None else Path(tmp)
-        records = run_claims(select(patterns), profile=profile, seed=seed, overrides=overrides, subjects=subjects,
-                             jobs=jobs, out=folder, progress=False, force=force)
-        if out is not None:  # a kept folder gets its report, as `theorycheck verify --out` writes it
-            from .report import render
+    Bad ids, parameters or subjects, and a plan that needs more tasks, memory, disk or time than the
+    machine holds (unless ``force``), raise :class:`theorycheck.validation.ParameterError` before anything runs.
+    Claims of your own are found once the module that declares them is imported (or named by an installed
+    package's ``theorycheck.claims`` entry point)."""
+    with Verification(ids, profile=profile, subjects=subjects, params=params, seed=seed, jobs=jobs,
+                      scheduler=scheduler, out=out, power=power, power_idea=power_idea, cache=cache, scaling=scaling,
+                      force=force, task_timeout=task_timeout, progress=progress) as session:
+        status = session.execute()
+        return Results([_result(session.out, r) for r in session.records], exit_status=status,
+                       summary="\n".join(session.lines), messages=session.messages,
+                       power_unlike=session.power_unlike, report=session.index)
 
-            render(folder, all_pages=False)
-        return [_result(folder, r) for r in records]
+
+def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, claims: bool = True,
+            out: str | Path | None = None, jobs: int = 1, progress: bool = False, optional=(), force: bool = False,
+            task_timeout: float | None = None, **options: Any) -> Conformance:
+    """Check ``learner`` against ``algorithm`` as ``theorycheck conform`` does and return the
+    :class:`~theorycheck.conformance.Conformance` (its ``verdict``, ``text()``, ``checks``).
+
+    The keywords are those of :func:`theorycheck.conformance.conform` (``delta``, ``k``, ``B``, ``eta``,
+    ``isolate`` pass through ``options``); ``learner`` may also be a ``"module:attr"`` string. With ``out``,
+    ``conform-<ALGORITHM>.json`` and ``.html`` and the claims' report are written there, as the command line
+    writes them. Bad arguments raise :class:`theorycheck.validation.ParameterError` before any work."""
+    session = Conformation(algorithm, learner, profile=profile, seed=seed, claims=claims, out=out, jobs=jobs,
+                           progress=progress, optional=optional, force=force, task_timeout=task_timeout, **options)
+    session.execute()
+    return session.result
 
 
 def _result(folder: Path, record: dict[str, Any]) -> Result:

@@ -1,22 +1,17 @@
-"""Command line: ``theorycheck list | verify | report | show | conform | errata``.
+"""Command line: ``theorycheck list | verify | report | show | conform | errata | clean | new``.
 
-Exit status of ``verify`` (:func:`run_exit_status`) and ``conform`` (:func:`exit_status`): 0 when
-every verdict is PASS, or NOT REPRODUCED by a non-reproduction the registry records; 1 when any is
-FAIL, SUBJECT-ERROR (the implementation under test raised) or ERROR (the check itself raised); 4
-when none failed but an experiment did not reproduce in a way the registry does not record (a new
-finding about a paper); 3 when none of those but some are INCONCLUSIVE (undecided, not wrong); 2
-for bad usage (unknown id, malformed ``--set``, a parameter a claim rejects), always with a
-one-line message on stderr. Precedence 1 > 4 > 3 > 0. The other commands exit 0, or 2 on bad usage.
+``verify`` and ``conform`` parse their arguments, drive the sessions of :mod:`theorycheck.session` (which the
+Python API and the pytest plugin drive too) and print what they return; their exit statuses are the sessions'
+(:func:`~theorycheck.session.run_exit_status`, :func:`~theorycheck.session.exit_status`), and 2 for bad usage,
+always with a one-line message on stderr. The other commands exit 0, or 2 on bad usage.
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
-import importlib
 import json
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -24,9 +19,9 @@ import textwrap
 import unicodedata
 from pathlib import Path
 
-from .validation import ParameterError, check_jobs
+from .session import COMMAND_LINE, EXIT_OK, EXIT_USAGE, vacuous_why
+from .validation import ParameterError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2, 3, 4
 #: the status of a run whose standard output was closed (``| head``), as a shell reports SIGPIPE
 EXIT_PIPE = 128 + 13
 
@@ -63,60 +58,11 @@ TASK_TIMEOUT_HELP = ("seconds one task of your subject may run in its worker pro
                      "(default: the profile's limit, about a hundred times its costliest built-in task); also the "
                      "limit of your subject's conformance checks")
 
-#: lines of the summary's list of undecided findings before "… and N more"
-SUMMARY_FINDING_LINES = 15
-#: lines of the summary's list of errata before "… and N more"
-SUMMARY_ERRATA_LINES = 8
-
-
-def unrecorded(record: dict) -> list[dict]:
-    """The deciding findings of a NOT REPRODUCED result that go against the paper without a
-    non-reproduction of the claim's registry to record them (empty when every one is recorded)."""
-    if record.get("verdict") != "NOT REPRODUCED":
-        return []
-    against = [f for f in record.get("findings") or [] if f.get("against")]
-    return [f for f in against if not f.get("recorded")] or ([] if against else [{"finding": "?"}])
-
-
-def run_exit_status(records) -> int:
-    """The exit status of a ``verify`` run: EXIT_FAILED when any verdict is FAIL, SUBJECT-ERROR or
-    ERROR; EXIT_NOT_REPRODUCED when a NOT REPRODUCED result has a finding the registry does not
-    record; EXIT_UNDECIDED when something is INCONCLUSIVE; EXIT_OK otherwise (every verdict PASS,
-    or NOT REPRODUCED exactly as recorded)."""
-    records = list(records)
-    verdicts = [r["verdict"] for r in records]
-    if any(v not in ("PASS", "INCONCLUSIVE", "NOT REPRODUCED") for v in verdicts):
-        return EXIT_FAILED
-    if any(unrecorded(r) for r in records):
-        return EXIT_NOT_REPRODUCED
-    if "INCONCLUSIVE" in verdicts:
-        return EXIT_UNDECIDED
-    return EXIT_OK
-
-
-def exit_status(verdicts) -> int:
-    """The exit status of a run with these verdicts: EXIT_OK when all are PASS, EXIT_FAILED when
-    any is neither PASS nor INCONCLUSIVE (FAIL, SUBJECT-ERROR, ERROR), EXIT_UNDECIDED otherwise."""
-    verdicts = list(verdicts)
-    if all(v == "PASS" for v in verdicts):
-        return EXIT_OK
-    if any(v not in ("PASS", "INCONCLUSIVE") for v in verdicts):
-        return EXIT_FAILED
-    return EXIT_UNDECIDED
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in one line with exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ParameterError(message)
-
-
-def _vacuous_why(record) -> str:
-    """Why a result is vacuous, in a few words, for one line of output."""
-    if record.get("vacuous_reason"):
-        return "the statistic is constant" if "constant" in record["vacuous_reason"] else "see its page"
-    return "the trivial learner meets the bound too"
 
 
 def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
@@ -131,52 +77,6 @@ def _parse_assignments(items: list[str], what: str) -> dict[str, str]:
                                      "give each name once")
             result[name.strip()] = value.strip()
     return result
-
-
-def _measure_scaling(out: Path, profile: str, *, quiet: bool) -> None:
-    """Time the learners against d (:mod:`theorycheck.scaling`) and store it beside the summary."""
-    import datetime
-
-    from .runner import write_json
-    from .scaling import measure_scaling
-
-    if not quiet:
-        print("measuring time per example against d for the report (about 10 s; --no-scaling skips it)",
-              file=sys.stderr)
-    data = measure_scaling()
-    data["profile"] = profile
-    data["measured"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    write_json(out / "scaling.json", data)
-
-
-def _load_subject(spec: str):
-    """The object named by ``module:attr``; modules are also looked up in the current folder,
-    as ``python -m`` would, so a user's file beside them loads without setting PYTHONPATH."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep:
-        raise ParameterError(f"subject {spec!r} must be given as module:attribute")
-    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", module_name):
-        raise ParameterError(f"subject {spec!r}: {module_name!r} is not an absolute module name (dotted, like "
-                             "mypkg.mymodule)")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    if module_name not in sys.modules and module_name.split(".", 1)[0] != "theorycheck":
-        from .runner import import_in_worker  # first in a worker: a module that exits there cannot end this run
-
-        ended = import_in_worker(module_name)
-        if ended is not None:
-            raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} {ended}")
-    try:
-        obj = importlib.import_module(module_name)
-    except Exception as err:  # a user's module that fails to import, for whatever reason: one line
-        raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} raised "
-                             f"{type(err).__name__}: {err}") from None
-    try:
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except AttributeError as err:
-        raise ParameterError(f"cannot load subject {spec!r}: {err}") from None
-    return obj
 
 
 #: the defaults every command and the Python API share, stated once for --help (the README says the same)
@@ -369,20 +269,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def contract_text(contract) -> str:
-    """:func:`theorycheck.protocols.contract_text` (imported when first used: the command line starts light)."""
-    from .protocols import contract_text as text
-
-    return text(contract)
-
-
-def _output_folder(*args, **kwargs) -> Path:
-    """:func:`theorycheck.runner.check_run_folder` (imported when first used: the command line starts light)."""
-    from .runner import check_run_folder
-
-    return check_run_folder(*args, **kwargs)
-
-
 def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
     return textwrap.fill(" ".join(str(text).split()), 92, initial_indent=indent if first is None else first,
                          subsequent_indent=indent)
@@ -477,288 +363,19 @@ def claim_listing(claims_modules=()) -> dict:
     return listing
 
 
-_check_jobs = check_jobs  # kept under its old name for the callers of this module
-
-
-#: the address schemes of a Dask scheduler (distributed's comm backends)
-_SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-
-
-def _check_scheduler(address: str) -> None:
-    """``--scheduler`` before any work: Dask installed, an address SCHEME://HOST:PORT (or HOST:PORT), and
-    something listening there (:func:`theorycheck.runner.reach_scheduler`)."""
-    from importlib.util import find_spec
-
-    scheme, sep, rest = address.strip().partition("://")
-    if not sep:
-        scheme, rest = "tcp", address.strip()
-    host, colon, port = rest.rpartition(":")
-    if (scheme not in _SCHEDULER_SCHEMES or not colon or not re.fullmatch(r"[\w.-]+|\[[0-9a-fA-F:.]+\]", host)
-            or not port.isdigit() or not 0 < int(port) < 65536):
-        raise ParameterError(f"--scheduler {address!r} is not the address of a Dask scheduler: expected "
-                             f"SCHEME://HOST:PORT with SCHEME one of {', '.join(_SCHEDULER_SCHEMES)} "
-                             "(e.g. tcp://10.0.0.5:8786)")
-    if find_spec("distributed") is None:
-        raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'")
-    from .runner import reach_scheduler
-
-    reach_scheduler(address)
-
-
 def _cmd_verify(args) -> int:
-    from . import report
-    from .claims import NOT_RUN, select
-    from .runner import STORAGE_ERRNOS, NotWritten, headline, run_claims
+    from .session import Verification
 
-    _check_jobs(args.jobs)
-    if args.seed < 0:
-        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
-    if args.scheduler is not None and args.jobs != 1:
-        raise ParameterError("--jobs and --scheduler exclude each other: the cluster's workers run the tasks")
-    if args.scheduler is not None:
-        _check_scheduler(args.scheduler)
-    overrides = _parse_assignments(args.sets, "--set")
-    subjects = {k: _load_subject(v) for k, v in _parse_assignments(args.subjects, "--subject").items()}
-    claims = select(args.ids)
-    _output_folder(args.out, claims, power=args.power or args.power_idea)
-    planted = (planted_defects(claims, args.profile, overrides, idea_only=not args.power)
-               if args.power or args.power_idea else [])
-    as_it_goes = _ReportAsItGoes(Path(args.out), args, len(claims))
-    records = run_claims(
-        claims, profile=args.profile, seed=args.seed, overrides=overrides, subjects=subjects,
-        jobs=args.jobs, out=Path(args.out), use_cache=not args.no_cache, progress=not args.quiet,
-        scheduler=args.scheduler, on_finish=as_it_goes, force=args.force, task_timeout=args.task_timeout,
-    )
-    if planted:
-        _run_defects(planted, records, args, overrides)
-    if args.scaling if args.scaling is not None else args.profile != "quick":
-        _measure_scaling(Path(args.out), args.profile, quiet=args.quiet)
-    fresh = None if planted else {r["id"] for r in records} - as_it_goes.rendered  # --power adds to the pages
-    try:
-        index = report.render(args.out, all_pages=False, pages=fresh)
-    except OSError as err:
-        if err.errno not in STORAGE_ERRNOS:
-            raise
-        raise NotWritten(err.errno, f"cannot write {err.filename}: {err.strerror}; the results of the run are "
-                                    f"stored in {args.out}/results, but its report was not rendered: the index is "
-                                    f"the last complete one (`theorycheck report --out {args.out}` renders it once "
-                                    "there is room)") from err
-    summary = json.loads((Path(args.out) / "summary.json").read_text(encoding="utf-8"))
-    power_unlike = [f"{r['id']} [{p['name']}]: {p['verdict']}" for r in records for p in r.get("power_runs") or []
-                    if p["verdict"] != NOT_RUN and (p["verdict"] == "FAIL") != p["declared_caught"]]
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        for r in records:
-            ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
-            vacuous = (f"  vacuous ({_vacuous_why(r)})" if r.get("vacuous") else "")
-            print(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:8.2f}s CPU{ratio}{vacuous}")
-        if summary.get("wall_seconds") is not None:
-            print(f"wall time {summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed over tasks)")
-        print(f"report: {index}")
-        print("\n".join(verify_summary(records, args.out)))
-        runs = [(r["id"], p) for r in records for p in r.get("power_runs") or [] if p["verdict"] != NOT_RUN]
-        unfit = [f"{r['id']} [{p['name']}]" for r in records for p in r.get("power_runs") or []
-                 if p["verdict"] == NOT_RUN]
-        if runs:
-            unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
-                      if (p["verdict"] == "FAIL") != p["declared_caught"]]
-            print(f"planted defects run (--power): {len(runs)}, {len(runs) - len(unlike)} as declared"
-                  + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
-        if unfit:
-            print(f"planted defects not run, their settings do not fit the {args.profile} profile (see the claims' "
-                  f"pages): {'; '.join(unfit)}")
-    for r in records:  # why each claim failed, one line on stderr, whatever the output format
-        if r["verdict"] == "NOT REPRODUCED":
-            new = unrecorded(r)
-            keys = sorted({f.get("known") for f in r.get("findings") or [] if f.get("against") and f.get("known")})
-            said = (f"new, not in the registry: {'; '.join(f.get('finding', '?') for f in new)}" if new else
-                    f"recorded non-reproduction{'s' * (len(keys) != 1)} {', '.join(keys)} recurred")
-            print(f"theorycheck: {r['id']}: NOT REPRODUCED ({said}; profile {r.get('profile')}, seed {r.get('seed')}; "
-                  f"see {args.out}/{r['id']}.html)", file=sys.stderr)
-        if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
-            decision = r.get("decision") or ""
-            if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the whole line, it says what
-                print(f"theorycheck: {r['id']}: {decision}", file=sys.stderr)
-                continue
-            what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
-            print(f"theorycheck: {r['id']}: {what[r['verdict']]}: {headline(decision, r['verdict'])} "
-                  f"(see {args.out}/{r['id']}.html)", file=sys.stderr)
-    if power_unlike:  # a planted defect that does not do what its claim declares: the power table is wrong
-        print(f"theorycheck: planted defects not as declared (exit status 1): {'; '.join(power_unlike)}",
-              file=sys.stderr)
-        return EXIT_FAILED
-    return run_exit_status(records)
-
-
-def planted_defects(claims, profile: str, overrides: dict[str, str], *, idea_only: bool = False) -> list[tuple]:
-    """(claim, defect, its subjects loaded or None, why it cannot run) for every defect the claims declare
-    (``idea_only``: only those marked ``idea``, which remove the paper's idea). A defect whose module cannot
-    be loaded is a usage error before any work (the built-in claims' defects live in the repository's
-    tests/ folder, so --power runs from the repository); one whose ``--set`` values do not fit this
-    profile's parameters (a size chosen for quick, say) is not run, and its power entry says why."""
-    planted = []
-    for claim in claims:
-        for defect in claim.defects:
-            if idea_only and not defect.idea:
-                continue
-            try:
-                claim.params_for(profile, {**overrides, **defect.overrides})
-            except ParameterError as err:
-                planted.append((claim, defect, None, f"its settings {defect.overrides} do not fit the {profile} "
-                                                     f"profile ({err})"))
-                continue
-            try:
-                subjects = {name: _load_subject(spec) for name, spec in defect.subjects.items()}
-            except ParameterError as err:
-                raise ParameterError(f"--power: {claim.id}'s planted defect {defect.name!r}: {err} (run from the "
-                                     "folder that holds its module, for the built-in claims the repository)") from None
-            planted.append((claim, defect, subjects, None))
-    return planted
-
-
-def _run_defects(planted, records, args, overrides) -> None:
-    """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
-    serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
-    from .claims import NOT_RUN
-    from .runner import code_version, headline, run_claims, write_json
-
-    out = Path(args.out)
-    runs: dict[str, list[dict]] = {}
-    for n, (claim, defect, subjects, why_not) in enumerate(planted, 1):
-        if why_not is not None:
-            runs.setdefault(claim.id, []).append({
-                "name": defect.name, "verdict": NOT_RUN, "headline": f"not run: {why_not}",
-                "declared_caught": defect.caught, "profile": args.profile, "code_version": code_version()})
-            continue
-        if not args.quiet:
-            print(f"planted defect {n}/{len(planted)}: {claim.id} with {defect.name}", file=sys.stderr)
-        folder = out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
-        [record] = run_claims([claim], profile=args.profile, seed=args.seed,
-                              overrides={**overrides, **defect.overrides}, subjects=subjects, jobs=args.jobs,
-                              out=folder, use_cache=not args.no_cache, progress=False, scheduler=args.scheduler,
-                              force=args.force)
-        runs.setdefault(claim.id, []).append({
-            "name": defect.name, "verdict": record["verdict"],
-            "headline": headline(record.get("decision"), record["verdict"]), "declared_caught": defect.caught,
-            "profile": args.profile, "code_version": code_version()})
-    for record in records:
-        if record["id"] in runs:
-            record["power_runs"] = runs[record["id"]]
-            path = out / "results" / f"{record['id']}.json"
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            write_json(path, {**stored, "power_runs": runs[record["id"]]})
-
-
-class _ReportAsItGoes:
-    """Called by the runner each time a claim is decided: render its page at once, and the index
-    (with a partial summary.json) at most every ``interval`` seconds, so that a run stopped at
-    any moment leaves a readable report of the claims it finished."""
-
-    interval = 20.0
-
-    def __init__(self, out: Path, args, selected: int):
-        self.out, self.args, self.selected = out, args, selected
-        self.last = -float("inf")
-        self.rendered: set[str] = set()
-        self.env: dict | None = None
-
-    def __call__(self, records: list[dict]) -> None:
-        import time
-
-        from . import report
-        from .runner import STORAGE_ERRNOS, environment, write_summary
-
-        if time.monotonic() - self.last < self.interval:
-            return
-        self.env = self.env or environment()
-        new = {r["id"] for r in records} - self.rendered
-        try:
-            write_summary(self.out, records, profile=self.args.profile, seed=self.args.seed, env=self.env,
-                          unfinished=self.selected - len(records))
-            report.render(self.out, all_pages=False, pages=new)
-        except Exception as err:  # the run goes on; the report at its end renders (or fails) as always
-            if isinstance(err, OSError) and err.errno in STORAGE_ERRNOS:
-                raise  # the disk is full or read-only: the run stops, saying what it stored
-            print(f"theorycheck: warning: the report could not be rendered during the run ({type(err).__name__}: "
-                  f"{err}); it is rendered at the end", file=sys.stderr)
-            self.interval = float("inf")
-            return
-        self.rendered |= new
-        self.last = time.monotonic()
-
-
-_VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
-
-
-def verify_summary(records: list[dict], out: Path | str) -> list[str]:
-    """The lines ``verify`` prints after the per-claim lines: the count of each verdict, the errata
-    and non-reproductions this run found evidence for, and what is left undecided with what would
-    decide it. Errata come from :func:`theorycheck.errata.gather` on these records, so earlier
-    results stored in ``out`` do not count."""
-    order = [*_VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(_VERDICT_ORDER))]
-    counts = [(v, sum(r["verdict"] == v for r in records)) for v in order]
-    lines = ["", f"summary of {len(records)} claim{'s' * (len(records) != 1)}: "
-             + ", ".join(f"{n} {v}" for v, n in counts if n)]
-    return lines + _errata_lines(records, out) + _undecided_lines(records)
-
-
-def _errata_lines(records: list[dict], out: Path | str) -> list[str]:
-    """The errata and non-reproductions that the claims of this run attached evidence to."""
-    from .errata import gather
-
-    items = [item for item in gather(out, records={r["id"]: r for r in records}) if item["evidence"] is not None]
-    if not items:
-        return ["errata and non-reproductions found by this run: none"]
-    kinds = [item.get("type", "erratum") for item in items]
-    errata, others = kinds.count("erratum"), len(kinds) - kinds.count("erratum")
-    lines = [f"found by this run: {errata} {'erratum' if errata == 1 else 'errata'} and "
-             f"{others} non-reproduction{'s' * (others != 1)}:"]
-    shown = len(items) if len(items) <= SUMMARY_ERRATA_LINES else SUMMARY_ERRATA_LINES - 1
-    lines += [f"  {item['claim']} [{item['key']}] {kind}: {item['where']}"
-              for item, kind in list(zip(items, kinds, strict=True))[:shown]]
-    if shown < len(items):
-        lines.append(f"  … and {len(items) - shown} more (theorycheck errata --out {out})")
-    return lines
-
-
-def _finding_lines(claim_id: str, finding: dict) -> list[str]:
-    """One finding that did not reproduce: what, its outcome and interval; then what would decide it."""
-    def number(x):
-        return "?" if x is None else f"{x:.3g}"
-
-    where = ""
-    if finding.get("low") is not None or finding.get("high") is not None:
-        where = f", {number(finding.get('estimate'))} in [{number(finding.get('low'))}, {number(finding.get('high'))}]"
-    lines = [f"  {claim_id}: {finding.get('finding', '?')}: {finding.get('outcome', '?')}{where}"]
-    if finding.get("needs"):
-        lines.append(f"      would decide it: {finding['needs']}")
-    return lines
-
-
-def _undecided_lines(records: list[dict]) -> list[str]:
-    """For each claim that is not PASS, its findings that did not reproduce (and for an INCONCLUSIVE
-    claim with none to show, its headline), within SUMMARY_FINDING_LINES lines."""
-    from .runner import headline
-
-    entries = []
-    for r in records:
-        if r["verdict"] == "PASS":
-            continue
-        shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
-        entries += [_finding_lines(r["id"], f) for f in shown]
-        if not shown and r["verdict"] == "INCONCLUSIVE":
-            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'), 'INCONCLUSIVE')}"])
-    if not entries:
-        return []
-    body: list[str] = []
-    for i, entry in enumerate(entries):
-        room = SUMMARY_FINDING_LINES - (i + 1 < len(entries))  # keep a line for "… and N more"
-        if len(body) + len(entry) > room:
-            body.append(f"  … and {len(entries) - i} more (see the claims' pages)")
-            break
-        body += entry
-    return ["undecided or not reproduced, in the claims that are not PASS:", *body]
+    session = Verification(args.ids or None, profile=args.profile, params=_parse_assignments(args.sets, "--set"),
+                           subjects=_parse_assignments(args.subjects, "--subject"), seed=args.seed, jobs=args.jobs,
+                           scheduler=args.scheduler, out=args.out, power=args.power, power_idea=args.power_idea,
+                           cache=not args.no_cache, scaling=args.scaling, force=args.force,
+                           task_timeout=args.task_timeout, progress=not args.quiet, names=COMMAND_LINE)
+    status = session.execute()
+    print(json.dumps(session.summary, indent=2) if args.json else "\n".join(session.lines))
+    for line in session.messages:
+        print(line, file=sys.stderr)
+    return status
 
 
 def _cmd_clean(args) -> int:
@@ -788,6 +405,7 @@ def _cmd_report(args) -> int:
 
 def _cmd_show(args) -> int:
     from .claims import select
+    from .protocols import contract_text
     from .runner import load_result
 
     if any(ch in args.id for ch in "*?["):
@@ -848,7 +466,7 @@ def _cmd_show(args) -> int:
     if last is None:
         print(f"Last verdict: none stored in {args.out}/")
     else:
-        vacuous = f" (vacuous: {_vacuous_why(last)})" if last.get("vacuous") else ""
+        vacuous = f" (vacuous: {vacuous_why(last)})" if last.get("vacuous") else ""
         print(f"Last verdict: {last['verdict']}{vacuous} (profile {last['profile']}, seed {last['seed']}, "
               f"{last.get('seconds', 0):.2f}s)")
         for name, used in (last.get("replaced") or {}).items():
@@ -858,66 +476,32 @@ def _cmd_show(args) -> int:
 
 
 def _cmd_conform(args) -> int:
-    from .conformance import ALGORITHMS, CHECKS, configured, conform
+    from .conformance import CHECKS
+    from .session import Conformation
 
-    if args.algorithm not in ALGORITHMS:
-        raise ParameterError(f"unknown algorithm {args.algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
     subjects = _parse_assignments(args.subjects, "--subject")
     if set(subjects) != {"learner"}:
         raise ParameterError("conform takes exactly one subject: --subject learner=module:Class")
-    named = {}
-    for option in ("optional", "require"):
-        named[option] = [name.strip() for name in getattr(args, option).split(",") if name.strip()]
-        unknown = [name for name in named[option] if name not in CHECKS]
-        if unknown:
-            raise ParameterError(f"--{option}: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
-    if "claims" in named["require"] and args.no_claims:
+    optional = [name.strip() for name in args.optional.split(",") if name.strip()]
+    require = [name.strip() for name in args.require.split(",") if name.strip()]
+    unknown = [name for name in require if name not in CHECKS]
+    if unknown:
+        raise ParameterError(f"--require: unknown check {unknown[0]!r}; the checks are {', '.join(CHECKS)}")
+    if "claims" in require and args.no_claims:
         raise ParameterError("--require claims and --no-claims contradict each other")
-    both = [name for name in named["require"] if name in named["optional"]]
+    both = [name for name in require if name in optional]
     if both:
         raise ParameterError(f"--require and --optional both name {both[0]!r}")
-    if named["require"]:
+    if require:
         print("theorycheck: --require is deprecated: every check is now required unless --optional names it",
               file=sys.stderr)
-    learner = _load_subject(subjects["learner"])
-    configured(learner, ALGORITHMS[args.algorithm].function)  # not clonable: one line and exit status 2, no work
-    if args.seed < 0:
-        raise ParameterError(f"--seed must be a non-negative integer, got {args.seed}")
-    _check_jobs(args.jobs)
-    _output_folder(args.out, files=[f"conform-{args.algorithm}.json", f"conform-{args.algorithm}.html"])
-    result = conform(args.algorithm, learner, profile=args.profile, seed=args.seed, claims=not args.no_claims,
-                     out=Path(args.out), jobs=args.jobs, progress=not args.quiet, optional=named["optional"],
-                     force=args.force, task_timeout=args.task_timeout)
-    # from here on the work is done: nothing below may end in a usage error
-    from .runner import write_atomic, write_json
-
-    write_json(Path(args.out) / f"conform-{args.algorithm}.json",
-               {"algorithm": result.algorithm, "learner": result.learner, "verdict": result.verdict,
-                "assumed": result.assumed, "delta": result.delta, "profile": args.profile, "seed": args.seed,
-                "summary": result.summary(), "optional": list(result.optional),
-                "not_applicable": list(result.inapplicable), "steps": result.steps,
-                "checks": [vars(c) for c in result.checks],
-                "notes": result.notes})
-    claims = next((c for c in result.checks if c.name == "claims"), None)
-    claims_report = bool(claims and claims.details.get("claims"))
-    if claims_report:
-        from . import report
-
-        try:
-            report.render(args.out, all_pages=False)  # the claims' pages and index.html, which the page links
-        except (ParameterError, OSError) as err:
-            claims_report = False
-            result.notes.append(f"the claims' report could not be written: {err}")
-    write_atomic(Path(args.out) / f"conform-{args.algorithm}.html", result.page(claims_report=claims_report))
-    print(result.text())
-    # one line: which checks ran and how they ended, then the most specific check that is not PASS, with its cause
-    line = f"theorycheck: conform {args.algorithm}: {result.summary()}"
-    first = result.first_cause()
-    if first is not None:
-        check, state = first
-        line += f"; {check.name} {state}: " + (check.cause or check.decision).splitlines()[0]
-    print(line, file=sys.stderr)
-    return exit_status([result.verdict])
+    session = Conformation(args.algorithm, subjects["learner"], profile=args.profile, seed=args.seed,
+                           claims=not args.no_claims, out=args.out, jobs=args.jobs, progress=not args.quiet,
+                           optional=optional, force=args.force, task_timeout=args.task_timeout, names=COMMAND_LINE)
+    status = session.execute()
+    print(session.result.text())
+    print(session.line, file=sys.stderr)
+    return status
 
 
 def _cmd_errata(args) -> int:

@@ -1,6 +1,8 @@
 """pytest plugin (registered through the ``pytest11`` entry point): the fixtures ``assert_conforms``
-and ``assert_verifies`` (the functions of :mod:`theorycheck.testing`), and ``--theorycheck-profile``
-to run them on another profile than the one a test names."""
+and ``assert_verifies`` (the functions of :mod:`theorycheck.testing`, which drive the sessions of
+:mod:`theorycheck.session` as the command line does), ``--theorycheck-profile`` to run them on another
+profile than the one a test names, and ``--theorycheck-power`` to run every planted defect of the claims
+that ``assert_verifies`` checks (as ``theorycheck verify --power``)."""
 
 from __future__ import annotations
 
@@ -12,19 +14,22 @@ from . import testing
 
 
 def pytest_addoption(parser):
-    parser.getgroup("theorycheck").addoption(
-        "--theorycheck-profile", choices=("quick", "full"), default=None,
-        help="profile for assert_conforms/assert_verifies fixtures (default: what each test passes)")
+    group = parser.getgroup("theorycheck")
+    group.addoption("--theorycheck-profile", choices=("quick", "full"), default=None,
+                    help="profile for assert_conforms/assert_verifies fixtures (default: what each test passes)")
+    group.addoption("--theorycheck-power", action="store_true", default=False,
+                    help="assert_verifies also runs each planted defect of its claims and fails unless each gets "
+                         "the verdict its claim declares (as theorycheck verify --power)")
 
 
-def _with_profile(func, config):
-    chosen = config.getoption("--theorycheck-profile")
-    if chosen is None:
+def _with_options(func, **chosen):
+    chosen = {name: value for name, value in chosen.items() if value not in (None, False)}
+    if not chosen:
         return func
 
     @functools.wraps(func)
     def run(*args, **kwargs):
-        return func(*args, **{**kwargs, "profile": chosen})
+        return func(*args, **{**kwargs, **chosen})
 
     return run
 
@@ -32,10 +37,13 @@ def _with_profile(func, config):
 @pytest.fixture
 def assert_conforms(request):
     """``assert_conforms("AERR", learner=MyAERR)``: see :func:`theorycheck.testing.assert_conforms`."""
-    return _with_profile(testing.assert_conforms, request.config)
+    return _with_options(testing.assert_conforms,
+                         profile=request.config.getoption("--theorycheck-profile"))
 
 
 @pytest.fixture
 def assert_verifies(request):
     """``assert_verifies("hk12.thm3.1", learner=MyAERR)``: see :func:`theorycheck.testing.assert_verifies`."""
-    return _with_profile(testing.assert_verifies, request.config)
+    return _with_options(testing.assert_verifies,
+                         profile=request.config.getoption("--theorycheck-profile"),
+                         power=request.config.getoption("--theorycheck-power"))

@@ -739,8 +739,12 @@ def run_claims(
     conformance: bool = True,
     task_timeout: float | None = None,
     isolate: bool | None = None,
+    plans: list[Plan] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``claims`` and write their results under ``out``; return the result records.
+
+    ``plans``: what :func:`plan_claims` made of the same claims, overrides, subjects, profile, seed and ``out``
+    beforehand (a session plans first, so that its resource guard refuses a plan before any work); None: plan here.
 
     A claim with a user's subject runs its tasks in worker processes, even at ``jobs`` 1 (see the module's
     Isolation; ``isolate`` True: every claim's, False: none at ``jobs`` 1); ``task_timeout``: the seconds one
@@ -766,9 +770,10 @@ def run_claims(
     out = Path(out)
     if out.exists():
         remove_orphans(out)
-    plans = plan_claims(
-        claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out, force=force
-    )
+    if plans is None:
+        plans = plan_claims(
+            claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out, force=force
+        )
     stored: dict[tuple[int, int], dict] = {}
     client = None
     errors: dict[int, TaskError] = {}

@@ -9,6 +9,9 @@
         assert_verifies("hk12.thm3.1", learner=MyAERR)
 
 A failure raises AssertionError with the decision text of every check or claim that did not pass.
+Both run the sessions of :mod:`theorycheck.session` through the Python API, as ``theorycheck verify`` and
+``theorycheck conform`` do: ``assert_verifies(..., power=True)`` also runs the claims' planted defects, and
+``out=`` keeps the report.
 """
 
 from __future__ import annotations
@@ -32,10 +35,16 @@ def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: in
 
 
 def assert_verifies(ids, *, profile: str = "quick", seed: int = 0, params: dict | None = None,
-                    **subjects: Any) -> None:
-    """Fail unless every claim in ``ids`` is PASS with the given subjects (``learner=MyAERR``)."""
+                    power: bool = False, power_idea: bool = False, out=None, jobs: int = 1,
+                    scheduler: str | None = None, **subjects: Any) -> None:
+    """Fail unless every claim in ``ids`` is PASS with the given subjects (``learner=MyAERR``); with ``power``
+    (or ``power_idea``), also unless each planted defect run gets the verdict its claim declares. ``out``,
+    ``jobs`` and ``scheduler`` are those of :func:`theorycheck.verify`."""
     __tracebackhide__ = True
-    results = api.verify(ids, profile=profile, seed=seed, params=params, subjects=subjects or None)
-    failed = [r for r in results if r.verdict != "PASS"]
+    results = api.verify(ids, profile=profile, seed=seed, params=params, subjects=subjects or None, power=power,
+                         power_idea=power_idea, out=out, jobs=jobs, scheduler=scheduler)
+    failed = [f"{r.verdict} {r.id}:\n{r.decision}" for r in results if r.verdict != "PASS"]
+    if results.power_unlike:
+        failed.append("planted defects not caught as their claims declare: " + "; ".join(results.power_unlike))
     if failed:
-        raise AssertionError("\n\n".join(f"{r.verdict} {r.id}:\n{r.decision}" for r in failed))
+        raise AssertionError("\n\n".join(failed))
