@@ -136,11 +136,11 @@ def test_reproduction_far_off_fails(tmp_path):
 
 def test_the_shared_gram_ridge_predicts_as_scikit_learns_ridge_bit_for_bit():
     """The experiments' cross-validation solves scikit-learn's Ridge for every α of a fold from one Gram matrix
-    (reproduction._ridge_predictions); its predictions must be Ridge's own, to the last bit, and any other
+    (reproduction.ridge_predictions); its predictions must be Ridge's own, to the last bit, and any other
     learner or setting must take the one-by-one path."""
     from sklearn.linear_model import Lasso, Ridge
 
-    from theorycheck.kinds.reproduction import _ridge_predictions
+    from theorycheck.kinds.reproduction import ridge_predictions
 
     rng = np.random.default_rng(3)
     for n, d in ((400, 50), (300, 300), (2000, 97)):
@@ -149,15 +149,15 @@ def test_the_shared_gram_ridge_predicts_as_scikit_learns_ridge_bit_for_bit():
         y = np.sign(rng.standard_normal(n))
         held = rng.random((60, d))
         alphas = [{"alpha": a} for a in (0.3, 10.0, 1000.0)]
-        shared = _ridge_predictions(Ridge(fit_intercept=False), alphas, X, y, held)
+        shared = ridge_predictions(Ridge(fit_intercept=False), alphas, X, y, held)
         assert shared is not None
         for candidate, pred in zip(alphas, shared, strict=True):
             own = Ridge(fit_intercept=False, **candidate).fit(X, y).predict(held)
             assert np.array_equal(own, pred), (n, d, candidate, np.abs(own - pred).max())
     X, y, held = rng.random((80, 10)), rng.standard_normal(80), rng.random((5, 10))
     alphas = [{"alpha": 1.0}]
-    assert _ridge_predictions(Ridge(), alphas, X, y, held) is None  # an intercept: Ridge centres first
-    assert _ridge_predictions(Ridge(fit_intercept=False, solver="svd"), alphas, X, y, held) is None
-    assert _ridge_predictions(Lasso(fit_intercept=False), alphas, X, y, held) is None
-    assert _ridge_predictions(Ridge(fit_intercept=False), alphas, X[:5], y[:5], held) is None  # n < d: dual form
-    assert _ridge_predictions(Ridge(fit_intercept=False), [{"alpha": 1.0, "tol": 1e-3}], X, y, held) is None
+    assert ridge_predictions(Ridge(), alphas, X, y, held) is None  # an intercept: Ridge centres first
+    assert ridge_predictions(Ridge(fit_intercept=False, solver="svd"), alphas, X, y, held) is None
+    assert ridge_predictions(Lasso(fit_intercept=False), alphas, X, y, held) is None
+    assert ridge_predictions(Ridge(fit_intercept=False), alphas, X[:5], y[:5], held) is None  # n < d: dual form
+    assert ridge_predictions(Ridge(fit_intercept=False), [{"alpha": 1.0, "tol": 1e-3}], X, y, held) is None

@@ -295,7 +295,7 @@ class RealDataExperiment(Reproduction):
         candidate among ties); but each fold's parts are copied once for all candidates (not once
         per candidate), a learner with ``precompute=True`` (scikit-learn's Lasso) gets the fold's
         Gram matrix computed once, scikit-learn's Ridge without intercept has its Cholesky solve done on
-        the fold's Gram matrix computed once for all its α (:func:`_ridge_predictions`: the same product and
+        the fold's Gram matrix computed once for all its α (:func:`ridge_predictions`: the same product and
         solve as its ``fit``, so the same predictions bit for bit), and nothing is refitted on the whole
         part."""
         import warnings
@@ -317,7 +317,7 @@ class RealDataExperiment(Reproduction):
             for f, (fit_rows, held_rows) in enumerate(folds.split(X)):
                 Xf, yf, Xh, yh = X[fit_rows], y[fit_rows], X[held_rows], y[held_rows]
                 extra = {"precompute": Xf.T @ Xf} if gram else {}
-                shared = _ridge_predictions(est, candidates, Xf, yf, Xh)
+                shared = ridge_predictions(est, candidates, Xf, yf, Xh)
                 for c, params in enumerate(candidates):
                     try:
                         pred = shared[c] if shared is not None else (
@@ -746,7 +746,7 @@ def _shown(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _ridge_predictions(est, candidates: list[dict], X: np.ndarray, y: np.ndarray, held: np.ndarray):
+def ridge_predictions(est, candidates: list[dict], X: np.ndarray, y: np.ndarray, held: np.ndarray):
     """The held-out predictions of scikit-learn's ``Ridge`` (no intercept, its Cholesky solver) at each
     candidate's ``alpha``, from one Gram matrix: its ``fit`` solves (XᵀX + αI)w = Xᵀy with the same product
     and the same ``scipy.linalg.solve(..., assume_a="pos")``, so the predictions are the same bit for bit
