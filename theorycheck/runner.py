@@ -185,11 +185,9 @@ def code_version() -> str:
     if _CODE_VERSION is None:
         import proofs
         import simulations
-        import theorycheck
 
         digest = hashlib.sha256()
-        for package in (theorycheck, proofs, simulations):
-            root = Path(package.__file__).parent
+        for root in (Path(__file__).parent, Path(proofs.__file__).parent, Path(simulations.__file__).parent):
             for path in sorted(root.rglob("*")):
                 if path.suffix in (".py", ".html", ".css") and "__pycache__" not in path.parts:
                     digest.update(str(path.relative_to(root.parent)).encode())
