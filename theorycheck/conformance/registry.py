@@ -1,4 +1,5 @@
-"""The algorithms conformance knows, family by family, in the order they are listed."""
+"""Every algorithm conformance knows, {name: :class:`~.core.Spec`}: each family module's ``SPECS``, in the order
+``theorycheck conform`` lists them. A new family is one more module here."""
 
 from __future__ import annotations
 
