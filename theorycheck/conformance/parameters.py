@@ -1,0 +1,126 @@
+"""The **parameters** check of a regressor: its own step size (and, for Algorithm 1, w₁) against the theorem's."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import stats
+from ..validation import ParameterError
+from .core import Check, Spec, _not_run
+
+
+def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
+    """The learner's own step size (and, for Algorithm 1, w₁) against the theorem's: from a parameter that
+    fixes η, from the η the fitted learner reports (``eta_``, or ``trajectory_['eta']``), or, for AERR, from
+    two one-dimensional runs, where Algorithm 1 is deterministic. Exact (rounding: 10⁻⁹ relative)."""
+    if spec.theorem_step is None or spec.step is None:
+        return _not_run("parameters", "no step-size rule of the paper is declared here for this algorithm, so the "
+                        "learner's defaults were not compared with the paper's")
+    rule, rule_name = spec.theorem_step
+    base = {key: value for key, value in (("k", 2), ("B", 1.0)) if key not in own}
+    k, B = int(own.get("k", base.get("k"))), float(own.get("B", base.get("B")))
+    given = own.get(spec.step)
+    m, d = 300, 12
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(m, d)) / math.sqrt(d)
+    y = np.clip(X @ rng.normal(size=d) + 0.1 * rng.normal(size=m), -B, B)
+    try:
+        theory = rule(d, k, m, B)
+    except ParameterError as err:  # the learner's own k or B outside the theorem's range: nothing to compare
+        return _not_run("parameters", f"the theorem's η is not defined at the learner's k = {k}, B = {B:g} "
+                        f"(d = {d}): {err}")
+    state = int(seed.generate_state(1)[0])
+    rows, causes = [], []
+    if given is not None:
+        try:
+            value = float(given)
+        except (TypeError, ValueError):
+            return _not_run("parameters", f"{spec.step} = {given!r} is neither a number nor None (a rule at fit), "
+                            "so it was not compared with the paper's")
+        rows.append(f"{spec.step} = {value:.6g} is fixed in the learner's parameters; {rule_name} = {theory:.6g} at "
+                    f"d = {d}, m = {m}, k = {k}, B = {B:g}, and changes with m")
+        causes.append(f"{spec.step} fixed at {value:.6g}; the theorem's is {theory:.6g} at d = {d}, m = {m}, k = {k}")
+    else:
+        used, how = _step_used(spec, make, base, X, y, state)
+        if used is None:
+            return _not_run("parameters", f"the learner's η is set at fit and it does not say which it used ({how})")
+        d_used, k_used, m_used, value = used
+        try:
+            theory = rule(d_used, k_used, m_used, B)
+        except ParameterError as err:
+            return _not_run("parameters", f"the theorem's η is not defined at d = {d_used}, k = {k_used}: {err}")
+        ok = math.isclose(value, theory, rel_tol=1e-9)
+        rows.append(f"η used {value:.8g} ({how}); {rule_name} = {theory:.8g} at d = {d_used}, m = {m_used}, "
+                    f"k = {k_used}, B = {B:g}")
+        if not ok:
+            causes.append(f"η used {value:.8g} ({how}), the theorem's is {theory:.8g} (d = {d_used}, m = {m_used}, "
+                          f"k = {k_used})")
+    if spec.start_in_ball:  # Algorithm 1, line 1: w₁ ≠ 0, ‖w₁‖₂ ≤ B; on one example w̄ = w₁
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                w1 = np.asarray(make(**base, random_state=state).fit(X[:1], y[:1]).coef_, dtype=np.float64)
+        except Exception as err:  # the subject's failure, with its cause
+            return Check("parameters", stats.FAIL, f"fitting one example raised {type(err).__name__}: {err}",
+                         cause=f"fit on one example raised {type(err).__name__}: {err}", raised=True)
+        norm = float(np.linalg.norm(w1))
+        rows.append(f"w₁ (w̄ of a one-example fit) has ‖w₁‖₂ = {norm:.3g}" + (
+            " (line 1 asks w₁ ≠ 0; at w = 0 the paper's φ̃ is −y, the limit, which the estimator law covers: noted, "
+            "not failed)" if norm == 0.0 else ""))
+        if not norm <= B * (1.0 + 1e-12):
+            causes.append(f"‖w₁‖₂ = {norm:.6g} > B = {B:g} (Algorithm 1, line 1)")
+    rows.append(f"B = {B:g} as configured (the theorems take B from the data, |y| ≤ B: nothing to compare)")
+    text = "; ".join(rows) + ". Exact (rounding: 10⁻⁹ relative), no false-FAIL rate."
+    if causes:
+        return Check("parameters", stats.FAIL, text, cause="; ".join(causes))
+    return Check("parameters", stats.PASS, text)
+
+
+def _step_used(spec: Spec, make, base: dict, X, y, state) -> tuple[tuple[int, int, int, float] | None, str]:
+    """((d, k, m, η) the learner used, how it was found) or (None, why not)."""
+    m, d = X.shape
+    k = int(base.get("k", 0)) or None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = make(**base, random_state=state).fit(X, y)
+    except Exception as err:
+        return None, f"its fit raised {type(err).__name__}: {err}"
+    k = int(getattr(model, "k", k or spec.k))
+    for where, value in (("eta_", getattr(model, "eta_", None)),
+                         ("trajectory_['eta']", (getattr(model, "trajectory_", None) or {}).get("eta"))):
+        if isinstance(value, int | float | np.floating) and math.isfinite(float(value)):
+            return (d, k, m, float(value)), f"as the fitted learner reports in {where}"
+    if not spec.start_in_ball:
+        return None, "no eta_ after fit"
+    return _one_dimensional_step(make, base, float(base.get("B", getattr(model, "B", 1.0))), state)
+
+
+def _one_dimensional_step(make, base: dict, B: float, state: int):
+    """Algorithm 1 at d = k = 1 is deterministic: x̃ = x and φ̃ = w₁x − y (−y at w₁ = 0). On x = 1, y = B/2,
+    one example gives w̄ = w₁ and two give w̄ = (w₁ + w₂)/2, so η = (w₁ − w₂)/g̃₁ when w₂ is inside the ball.
+    Two random states must agree, else the learner is not Algorithm 1 at d = 1 and nothing is inferred."""
+    keywords = {**base, "k": 1}
+    X, y = np.ones((2, 1)), np.full(2, B / 2.0)
+    values = []
+    for s in (state, state + 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                w1 = float(np.ravel(make(**keywords, random_state=s).fit(X[:1], y[:1]).coef_)[0])
+                mean = float(np.ravel(make(**keywords, random_state=s).fit(X, y).coef_)[0])
+        except Exception as err:
+            return None, f"no eta_ after fit, and a run at d = 1 raised {type(err).__name__}: {err}"
+        w2 = 2.0 * mean - w1
+        g = w1 - B / 2.0 if w1 != 0.0 else -B / 2.0
+        if abs(w2) >= B * (1.0 - 1e-12) or g == 0.0:
+            return None, "no eta_ after fit, and the run at d = 1 projected its step, so η cannot be read from it"
+        values.append((w1 - w2) / g)
+    if not math.isclose(values[0], values[1], rel_tol=1e-9):
+        return None, ("no eta_ after fit, and at d = 1 two random states gave different steps, which Algorithm 1 "
+                      "cannot: η cannot be read from it")
+    return (1, 1, 2, values[0]), "read from two fits at d = k = 1, where Algorithm 1 is deterministic: η = (w₁ − w₂)/g̃₁"
