@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -1501,6 +1502,11 @@ def _workers(n: int, code: dict[str, str] | None = None):
     run its old code)."""
     from joblib.externals.loky import get_reusable_executor
 
+    # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
+    # that loads a real data set does) and starts another one, with this warning; no task is lost, so the user is
+    # not told
+    warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                            category=UserWarning)
     code, where = code or {}, [os.getcwd(), *sys.path]
     known = _WORKER_STATE["code"]
     stale = (_WORKER_STATE["where"] not in (None, where)
