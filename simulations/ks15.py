@@ -972,6 +972,24 @@ class Theorem44(_AgainstUniform, RiskBound):
         return {"hk12 bound": hk, "ratio to hk12": self.bound(p, d, k, m) / hk}
 
 
+def _recorded_draws(model, d: int, m1: int, m2: int):
+    """(phase 1's draws, m₁ × draws per example; phase 2's data-point draws, m₂ × k) from a two-phase learner's
+    trajectory_ (keys 'phase1_draws' and 'coordinates'), or (None, None) when it recorded neither; a record of
+    the wrong shape or outside [0, d) is the subject's failure."""
+    path = getattr(model, "trajectory_", None)
+    if not hasattr(path, "get") or path.get("phase1_draws") is None or path.get("coordinates") is None:
+        return None, None
+    out = []
+    for key, rows in (("phase1_draws", m1), ("coordinates", m2)):
+        raw = np.asarray(path[key])
+        if raw.ndim != 2 or raw.shape[0] != rows or not np.issubdtype(raw.dtype, np.integer) \
+                or (raw.size and (raw.min() < 0 or raw.max() >= d)):
+            raise SubjectFailure(f"the learner's trajectory_['{key}'] must be an integer array of {rows} rows with "
+                                 f"entries in [0, {d}); got shape {raw.shape}, dtype {raw.dtype}")
+        out.append(raw.astype(np.int64))
+    return out[0], out[1]
+
+
 # ---------------------------------------------------------------------------------------- Theorem 4.5
 @register
 class Theorem45(_TwoPhase):
@@ -990,8 +1008,8 @@ class Theorem45(_TwoPhase):
         "E[L(w̄)] − L(w*) ≤ (1 − δ)·min(whp, always) + δ·always (the w.p.-1 bound holds on the bad event); both on "
         "the same runs. w_1 = 0 for phase 2 (no warm start), which is the trivial learner. The statement calls the "
         "learner 'DDAELR'; §4.2 and the step size (from phase 1's A) are those of Two-Phased DDAELR, which is what "
-        "runs. 'decaying_bounded' is not used: its trivial excess risk (about 0.14B²) is below the w.p.-1 bound "
-        "until m₂ ≈ 5·10⁵ at d = 4. " + _DECAYING
+        "runs. 'decaying_bounded' is not used in part (a): its trivial excess risk (about 0.14B²) is below the "
+        "w.p.-1 bound until m₂ ≈ 5·10⁵ at d = 4. " + _DECAYING
         + "'label_bound' (|y| = B) has equal moments. 'spiked' has unequal ones (x_1 = ±1, the other d − 1 "
         "attributes ±√(tail/(d − 1)), tail = 0.3, so ‖s‖₁ = 1.3 against d; noise-free here, so its trivial value is "
         "B²/2), on the full profile at its own (spiked_d, spiked_k, spiked_m1, spiked_m); there phase 1 must find the "
@@ -1002,24 +1020,53 @@ class Theorem45(_TwoPhase):
         "The event 'premise' is our reading of the proof (Appendix C.14, not in the text): the theorem's η is "
         "Theorem 4.1's minimising η √(log(2d)/(5G²m₂)) at G² = 4B²((8‖A‖₁ + 20dε)/k + 1), and its w.p. ≥ 1 − δ "
         "bound is Theorem 4.1's 4B²√(5(M + k)·log(2d)/(km₂)) at M = 16‖s‖₁ + (88d/3)ε; so on the good event the "
-        "proof needs Lemma 4.2's M = max_i s_i/q_i (with the learner's own q_) at most 8‖A‖₁ + 20dε, the premise of "
-        "Theorem 4.1 at that η, and that at most 16‖s‖₁ + (88d/3)ε. The smoothing term 13ε/6 is what keeps q_i > 0 "
-        "for an attribute phase 1 never read; without it s_i/q_i is infinite there. The event gets its own runs of "
-        "m₁ + event_m2 examples (A_ = H_ = ‖A‖₁ and q_ are fixed after phase 1), ε computed here from (d, k, m₁, δ), "
-        "decided at frequency ≤ δ (Clopper–Pearson). At the profiles' m₁ phase 1 reads every attribute hundreds of "
-        "times and these designs' x_i² are constant, so A = s there and the event is a check of the learner's q and "
-        "H_, not of the concentration; it has power where phase 1 is short (m₁ = 1 in the defect). " + _WP1
-        + _SUBJECTS.format(extra="m1=, delta=") + "For the event the learner sets H_ (‖A‖₁) and q_ (phase 2's q). ")
+        "proof needs Lemma 4.2's M = max_i s_i/q_i, for the q phase 2 samples from, at most 8‖A‖₁ + 20dε, the "
+        "premise of Theorem 4.1 at that η, and that at most 16‖s‖₁ + (88d/3)ε. The smoothing term 13ε/6 is what "
+        "keeps q_i > 0 for an attribute phase 1 never read; without it s_i/q_i is infinite there. The event is "
+        "computed from what the learner did, never from what it reports (its q_ and H_ are not read): each event "
+        "run builds the learner with record_trajectory=True, and from its recorded phase-1 draws (trajectory_"
+        "['phase1_draws'], every draw of the first m₁ examples, repeats included) and the sample, A is recomputed "
+        "as Algorithm 4 defines it (A_i = the mean of x_i² over the draws of i, 0 if i was never drawn), ε from "
+        "(d, k, m₁, δ), and q = (A + 13ε/6)/‖A + 13ε/6‖₁; the premise is decided on that A and q. That this q is "
+        "the one the learner sampled from is then tested on its recorded draws ('the law of the draws', its own "
+        "line, FAIL when rejected): phase 1's draws against uniform and phase 2's data-point draws (trajectory_"
+        "['coordinates'], m₂ × k) against the run's recomputed q, each by stats.decide_draws_follow (exact "
+        "binomial tails per run and attribute, Bonferroni, and pooled Bernstein bounds per attribute; false-FAIL "
+        "rate ≤ its δ share, exact). A learner that records neither gets the event NOT RUN and the claim "
+        "INCONCLUSIVE (never PASS). The event gets its own runs of m₁ + event_m2 examples, decided at frequency "
+        "≤ δ (Clopper–Pearson) on half the event's δ share, the law on the other half. event_m2 = 50 gives "
+        "phase 2 50k data-point draws per run (200 on quick), enough for a run that never draws an attribute "
+        "of probability 0.19 to be rejected alone (0.81^200 ≈ 10⁻¹⁸). Designs of the event: part (a)'s and "
+        "`event_designs`, run at the claim's (d, k, m₁): 'decaying_bounded' (unequal moments, s_i = i^α: "
+        "(1, 1/4, 1/9, 1/16) at α = −2, d = 4), where q is far from uniform (about (0.70, 0.18, 0.08, 0.04) "
+        "against q ∝ √s's (0.48, 0.24, 0.16, 0.12)) and, x_i² being 0 or 1, A is a genuine estimate. It meets "
+        "Theorem 4.5's hypotheses (‖x‖∞ ≤ 1 and |y| ≤ B almost surely; m₂ ≥ log 2d is checked), but not part (a)'s "
+        "need for a non-vacuous instance (above), so on it only the event and the law of the draws run. On "
+        "'label_bound' moments are equal and q is uniform whatever its rule, so there the law sees only a "
+        "q that drops the smoothing when phase 1 misses an attribute. Finding (derived after the first runs of "
+        "this rule, which stays as declared): on the recomputed q the premise cannot fail when ε is large. As "
+        "s_i ≤ 1, s_i/q_i ≤ ‖A + 13ε/6‖₁/(13ε/6) = 6‖A‖₁/(13ε) + d, at most 8‖A‖₁ + 20dε once ε ≥ 6/104; and as "
+        "A_i ≤ 1, 8‖A‖₁ + 20dε ≤ 16‖s‖₁ + (88d/3)ε once ε ≥ 6/7. So at m₁ = 1 (ε = 1) it holds on every outcome, and "
+        "the smoothing defects run there are seen by the law of the draws alone (the event used to read the "
+        "learner's unsmoothed q_ and failed on most runs: that was the report failing, not the paper's q). At the "
+        "profiles' m₁ it holds on every run with M/G between 0.12 and 0.16 (M ≈ ‖s‖₁ against G ≈ 8‖s‖₁), so on "
+        "the paper's q it fails only if phase 1 underestimates an attribute's share of ‖s‖₁ about eightfold, "
+        "which no declared defect does. " + _WP1
+        + _SUBJECTS.format(extra="m1=, delta=, record_trajectory=True (setting trajectory_ with phase1_draws "
+                                  "and coordinates)"))
     norm = "l1"
     theory_label = "bound (w.p. 1 and w.p. ≥ 1−δ in expectation)"
     subjects = {"learner": TwoPhaseDDAELR}
     events = {"premise": "max_i E[x_i²]/q_i ≤ 8‖A‖₁ + 20dε ≤ 16‖E x²‖₁ + (88d/3)ε (the G² of the theorem's η, "
-                         "then of its w.p. ≥ 1 − δ bound)"}
+                         "then of its w.p. ≥ 1 − δ bound), with A and q = (A + 13ε/6)/‖A + 13ε/6‖₁ recomputed from "
+                         "the learner's recorded phase-1 draws"}
+    event_record = True
     parameters = {"alphas": _ALPHAS, "s": Integer(1), "m1": Integer(1), "delta_phase1": Probability(),
-                  "event_m2": Integer(1), **_SPIKED_2P}
+                  "event_m2": Integer(1), "event_designs": Names(*design_names("lasso"), allow_empty=True),
+                  **_SPIKED_2P}
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "s": 1, "delta": 1e-3, "resolution": 0.1, "delta_phase1": 0.1,
             "k_grid": (1, 2, 4), "dk_repetitions": 0, "rate_repetitions": 0, "rate_designs": ("label_bound",),
-            "tail": 0.3, "event_m2": 10}
+            "tail": 0.3, "event_m2": 50, "event_designs": ("decaying_bounded",)}
     profiles = {
         "quick": {"designs": ("label_bound",), "alphas": (-2.0,), "d": 4, "k": 4, "m1": 5000, "m": 60000,
                   "repetitions": 250, "m_grid": (30000, 60000, 120000), "dk_m": 60000, "spiked_d": 4, "spiked_k": 4,
@@ -1040,39 +1087,97 @@ class Theorem45(_TwoPhase):
                                 "an attribute left out of q matters only when phase 1 never draws it, which needs m1 "
                                  "so small that the w.p.-1 bound's constant 61 then takes m2 ≈ 10⁶ to leave room for "
                                  "the bias (full at m1 = 1: mean excess 0.16 on label_bound, ½·P(x_1 never drawn) = "
-                                 "½(7/8)⁹, against the bound 0.31: INCONCLUSIVE); the event 'premise' catches it",
+                                 "½(7/8)⁹, against the bound 0.31: INCONCLUSIVE); the law of the draws beside the "
+                                 "event 'premise' catches it (phase 2 never draws an attribute phase 1 missed)",
                overrides={**_A_ONLY, "m1": "1", "event_repetitions": "0"}),
         Defect("Two-Phased DDAELR written in NumPy that reports (and weights by) the smoothed q but draws without "
                "the smoothing", {"learner": "tests.defects_users:UnsmoothedDrawsTwoPhaseDDAELR"},
                overrides={"rate_repetitions": "0", "dk_repetitions": "0", "event_repetitions": "0"}),
+        Defect("Two-Phased DDAELR written in NumPy that reports the smoothed q ∝ A + 13ε/6 (q_, H_) but draws, and "
+               "weights its estimate, by q ∝ √(A + 13ε/6), the Ridge rule",
+               {"learner": "tests.defects_users:SqrtDrawsTwoPhaseDDAELR"},
+               overrides={"rate_repetitions": "0", "dk_repetitions": "0", "repetitions": "2", "m": "5100",
+                          "event_repetitions": "40"}),
     )
     power = (
-        "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound') and, through the event "
-        "'premise', a q without the smoothing term when phase 1 is too short to read every attribute (q_i = 0 for an "
-        "attribute with s_i > 0: the event fails on most runs). The w.p.-1 bound's constant 61 makes it the loosest "
-        "of the paper's bounds, so neither the smoothing term nor a poor but positive q is visible through the risk "
-        "bounds; the event sees q only through the learner's own q_ and H_.")
+        "Catches a learner that does not learn (both forms are non-vacuous on 'label_bound'); through the law of the "
+        "recorded draws beside the event 'premise', a learner whose phase-2 draws do not follow q ∝ A + 13ε/6 "
+        "recomputed from its own phase-1 draws, whatever q_ it reports: on 'decaying_bounded' (unequal moments) a "
+        "q ∝ √(A + 13ε/6) is off by 0.2 in total variation, and on any design a q without the smoothing term when "
+        "phase 1 is too short to read every attribute (an attribute of probability about 0.19 never drawn). The "
+        "premise itself, on the recomputed q, fails only when phase 1's reads make the paper's q about eight times "
+        "too small for an attribute, which the smoothing rules out at m₁ = 1 (the finding in the interpretation). "
+        "The w.p.-1 bound's constant 61 makes it the loosest of the paper's bounds, so a poor but "
+        "positive q that the learner really uses and records is not visible through the risk bounds; recorded "
+        "draws that differ from the ones the learner used (a learner that records one thing and does another) "
+        "are beyond this claim: the in-verify conformance's reads audit sees reads that the record leaves out.")
+
+    def event_variants(self, p):
+        """Part (a)'s designs, then those of `event_designs` not among them, at the claim's (d, k, m₁)."""
+        extra = tuple(name for name in p["event_designs"] if name not in p["designs"])
+        return self.variants(p) + (self.variants({**p, "designs": extra}) if extra else [])
 
     def event(self, p, name, design, model, X, y):
-        d = X.shape[1]
-        q, total = getattr(model, "q_", None), getattr(model, "H_", None)
-        if q is None or total is None:
-            raise SubjectFailure("the event 'premise' needs the learner's q_ (phase 2's sampling distribution) and "
-                                 "H_ (‖A‖₁)")
-        q = np.asarray(q, dtype=np.float64).ravel()
-        if q.shape != (d,):
-            raise SubjectFailure(f"the learner's q_ has shape {q.shape}, not ({d},)")
+        d, k, m1 = X.shape[1], int(p["k"]), int(p["m1"])
+        first, second = _recorded_draws(model, d, m1, X.shape[0] - m1)
+        if first is None:  # nothing the learner did to compute the premise from: NOT RUN (event_parts)
+            return False, True, math.nan, {"draws_recorded": 0.0}
+        flat = first.ravel()
+        rows = np.repeat(np.arange(m1), first.shape[1])
+        counts = np.bincount(flat, minlength=d).astype(np.float64)
+        sums = np.bincount(flat, weights=np.asarray(X, dtype=np.float64)[rows, flat] ** 2, minlength=d)
+        A = np.divide(sums, counts, out=np.zeros(d), where=counts > 0)  # Algorithm 4's phase 1 on those draws
+        eps = phase1_epsilon(d, k, m1, p["delta_phase1"], lasso=True)
+        weights = A + 13.0 * eps / 6.0
+        q = weights / weights.sum()
         s = np.asarray(p["second_moments"], dtype=np.float64)
-        eps = phase1_epsilon(d, int(p["k"]), int(p["m1"]), p["delta_phase1"], lasso=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(s > 0.0, s / q, 0.0)
         M = float(ratio.max())
-        G = 8.0 * float(total) + 20.0 * d * eps
+        G = 8.0 * float(A.sum()) + 20.0 * d * eps
         top = 16.0 * float(s.sum()) + 88.0 * d / 3.0 * eps
         slack = 1e-9
         certain = not M <= G * (1 + slack) or G > top * (1 + slack)
         possible = not M <= G * (1 - slack) or G > top * (1 - slack)
-        return certain, possible, M / G
+        later = np.bincount(second.ravel(), minlength=d)
+        extra = {"draws_recorded": 1.0, **{f"draws1_{i}": float(counts[i]) for i in range(d)},
+                 **{f"draws2_{i}": float(later[i]) for i in range(d)}, **{f"law2_{i}": float(q[i]) for i in range(d)}}
+        return certain, possible, M / G, extra
+
+    def event_parts(self, p, rows, delta):
+        """Per (event, design): the premise's frequency (the kind's Clopper–Pearson decision) at half the pair's
+        δ, and the law of the recorded draws (stats.decide_draws_follow, phase 1 and phase 2 at a quarter each);
+        NOT RUN (INCONCLUSIVE) on a design where a run recorded no draws."""
+        pairs = list(rows.groupby(["event", "design"], sort=False))
+        each = delta / max(len(pairs), 1)
+        parts, notes = [], []
+        for (name, label), part in pairs:
+            recorded = part["draws_recorded"].to_numpy(dtype=float) if "draws_recorded" in part else np.zeros(1)
+            if not np.all(recorded == 1.0):
+                parts.append((stats.INCONCLUSIVE, (
+                    f"- event '{name}', {label}: NOT RUN. {int((recorded != 1.0).sum())} of {len(part)} runs' learners "
+                    "recorded no draws: built with record_trajectory=True, trajectory_ needs 'phase1_draws' (every "
+                    "draw of the first m₁ examples, repeats included, m₁ × (k + 1)) and 'coordinates' (phase 2's "
+                    "data-point draws, m₂ × k). The premise is computed from what the learner did, never from the q_ "
+                    "and H_ it reports, so it is not decided here, and the claim cannot PASS.")))
+                continue
+            more, more_notes = super().event_parts(p, part, each / 2)
+            parts += more
+            notes += more_notes
+            d = int(part["d"].iloc[0])
+            first = part[[f"draws1_{i}" for i in range(d)]].to_numpy(dtype=float)
+            second = part[[f"draws2_{i}" for i in range(d)]].to_numpy(dtype=float)
+            law = part[[f"law2_{i}" for i in range(d)]].to_numpy(dtype=float)
+            one = stats.decide_draws_follow(first, np.full_like(first, 1.0 / d), each / 4,
+                                            "phase 1's draws are uniform (Algorithm 4)")
+            two = stats.decide_draws_follow(second, law, each / 4, "phase 2's data-point draws follow q ∝ A + 13ε/6 "
+                                                                   "recomputed from the run's phase-1 draws")
+            verdict = stats.combine([one.verdict, two.verdict])
+            parts.append((verdict, (
+                f"- the law of the draws behind event '{name}', {label}: {verdict}. The premise is decided on the q "
+                f"recomputed from each run's recorded phase-1 draws; this tests that the learner drew from it "
+                f"(false-FAIL rate ≤ {each / 2:.3g}). Phase 1: {one.reason}. Phase 2: {two.reason}.")))
+        return parts, notes
 
     def check_params(self, p):
         super().check_params(p)
@@ -1080,6 +1185,10 @@ class Theorem45(_TwoPhase):
             raise ParameterError(f"Theorem 4.5 needs m2 = m − m1 ≥ log 2d = {math.log(2 * p['d']):.3g}")
         if "spiked" in p["designs"] and p["spiked_m"] - p["spiked_m1"] < math.log(2 * p["spiked_d"]):
             raise ParameterError("Theorem 4.5 needs spiked_m − spiked_m1 ≥ log 2·spiked_d")
+        if "spiked" in p["event_designs"] and "spiked" not in p["designs"]:
+            raise ParameterError("event_designs may name 'spiked' only when designs does (it runs at its own sizes)")
+        if "decaying_bounded" in p["event_designs"] and "alphas" not in p:
+            raise ParameterError("event_designs 'decaying_bounded' needs the grid parameter alphas")
 
     def always(self, p, d, k, m):
         return thm45_bound_always(d, k, m - int(p["m1"]), p["B"])

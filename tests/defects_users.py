@@ -331,7 +331,9 @@ class SquaredTableGAERR(UsersOnline):
 class UsersTwoPhaseDDAELR(UsersAELR):
     """ks15's Two-Phased DDAELR in NumPy: phase 1 draws k + 1 attributes of each of the first m₁ examples uniformly
     and estimates A_i = E[x_i²]; phase 2 runs GAELR with q ∝ A + 13ε/6 (ε the smoothing given, else ks15's
-    min(d log(2d/δ)/((k + 1)m₁), 1) at δ = 0.1). Reports q_, H_ = ‖A‖₁, moments_estimate_ and epsilon_."""
+    min(d log(2d/δ)/((k + 1)m₁), 1) at δ = 0.1). Reports q_, H_ = ‖A‖₁, moments_estimate_ and epsilon_; with
+    record_trajectory it also records every phase-1 draw (phase1_draws) and phase 2's data-point draws
+    (coordinates), as ks15.thm4.5's event asks."""
 
     def fit(self, X, y):
         X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
@@ -354,7 +356,10 @@ class UsersTwoPhaseDDAELR(UsersAELR):
         self.H_ = float(self.moments_estimate_.sum())
         self.n_attributes_seen_ += seen
         if self.record_trajectory:
-            self.trajectory_["read"] = np.vstack([np.array(reads).reshape(m1, k + 1), self.trajectory_["read"]])
+            first = np.array(reads, dtype=np.int64).reshape(m1, k + 1)
+            self.trajectory_["coordinates"] = self.trajectory_["read"][:, :k].astype(np.int64)
+            self.trajectory_["phase1_draws"] = first
+            self.trajectory_["read"] = np.vstack([first, self.trajectory_["read"]])
         return self
 
     def sampling(self, d):
@@ -368,6 +373,20 @@ class UnsmoothedDrawsTwoPhaseDDAELR(UsersTwoPhaseDDAELR):
     def sampling(self, d):
         plain = self.moments_estimate_ / self.moments_estimate_.sum()
         return plain, super().sampling(d)[1]
+
+
+class SqrtDrawsTwoPhaseDDAELR(UsersTwoPhaseDDAELR):
+    """Two-Phased DDAELR that reports the smoothed q ∝ A + 13ε/6 (q_ and H_ as the paper's) but draws, and weights
+    its estimate, by q ∝ √(A + 13ε/6), the Ridge learner's rule: its estimate stays unbiased, only its law differs."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.q_ = super().sampling(np.asarray(X).shape[1])[1]
+        return self
+
+    def sampling(self, d):
+        root = np.sqrt(self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0)
+        return root / root.sum(), root / root.sum()
 
 
 @numba.njit(cache=True)

@@ -18,7 +18,7 @@ import pytest
 from simulations.ks15 import sampling_rule
 from tests.defects_ks15 import MismatchedWeightsGAERR, UniformQDDAELR, UniformQDDAERR, UnnormalisedInnerGAERR
 from theorycheck import stats
-from theorycheck.algorithms import DDAELR, DDAERR, GAERR, TwoPhaseDDAERR
+from theorycheck.algorithms import DDAELR, DDAERR, GAERR, TwoPhaseDDAELR, TwoPhaseDDAERR
 from theorycheck.bounds.ks15 import half_norm, phase1_epsilon, thm34_bound_always, thm34_sandwich
 from theorycheck.claims import discover
 from theorycheck.estimators import gaerr_conditional_second_moment, gaerr_gradient_estimate_distribution
@@ -318,3 +318,61 @@ def test_spiked_variant_is_where_the_moment_bound_decides(claim_id, profile):
     assert claim.whp(q, d, q["k"], q["m"]) < claim.always(q, d, q["k"], q["m"])
     events = [t for t in claim.tasks(p) if t["part"] == "event" and t.get("name") == "spiked"]
     assert all(t["m"] == p["spiked_m1"] + p["event_m2"] for t in events)
+
+
+# ------------------------------------------------------------------------------ Theorem 4.5's premise, from the draws
+class _SilentTwoPhaseDDAELR(TwoPhaseDDAELR):
+    """The library's learner, keeping no record of its draws (its q_ and H_ are still reported)."""
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        self.__dict__.pop("trajectory_", None)
+        return self
+
+
+def test_premise_is_recomputed_from_the_recorded_draws_not_the_reports():
+    """On unequal moments the event's A and q are Algorithm 4's on the learner's recorded phase-1 draws (they equal
+    the library's own A and q, multiplicities included), and what the learner reports changes nothing."""
+    claim = _claim("ks15.thm4.5")
+    p = claim.params_for("quick")
+    design = lasso_design({**p, "alpha": -2.0}, "decaying_bounded")
+    q = {**p, **claim.design_quantities(p, design)}
+    X, y = design.sample(p["m1"] + p["event_m2"], kernel_state(np.random.SeedSequence(5)))
+    model = TwoPhaseDDAELR(k=p["k"], B=1.0, m1=p["m1"], delta=p["delta_phase1"], random_state=3,
+                           record_trajectory=True).fit(X, y)
+    certain, possible, ratio, extra = claim.event(q, "premise", design, model, X, y)
+    d = p["d"]
+    assert not certain and not possible and 0 < ratio < 1
+    assert np.allclose([extra[f"law2_{i}"] for i in range(d)], model.q_, rtol=1e-12, atol=0)
+    assert sum(extra[f"draws1_{i}"] for i in range(d)) == p["m1"] * (p["k"] + 1)
+    assert sum(extra[f"draws2_{i}"] for i in range(d)) == p["event_m2"] * p["k"]
+    model.q_, model.H_ = np.array([1.0, 0.0, 0.0, 0.0]), 1e-9  # reports that would break the premise
+    assert claim.event(q, "premise", design, model, X, y) == (certain, possible, ratio, extra)
+    assert claim.event(q, "premise", design, _SilentTwoPhaseDDAELR(k=p["k"], m1=p["m1"]).fit(X, y), X, y)[3] == {
+        "draws_recorded": 0.0}
+
+
+def test_premise_without_recorded_draws_is_not_run_and_never_passes(run_claim):
+    record = run_claim("ks15.thm4.5", {"learner": _SilentTwoPhaseDDAELR}, isolate=False, conformance=False,
+                       event_repetitions=20)
+    assert record["verdict"] == "INCONCLUSIVE", record["decision"]
+    lines = [x for x in record["decision"].splitlines() if x.startswith("- event 'premise'")]
+    assert len(lines) == 2 and all(": NOT RUN." in x for x in lines)
+    assert not any(": FAIL." in x or ": INCONCLUSIVE." in x for x in record["decision"].splitlines()
+                   if x.startswith("- ") and "event" not in x)  # everything else decided: the NOT RUN is why
+
+
+@pytest.mark.parametrize(("learner", "overrides", "where"), [
+    ("SqrtDrawsTwoPhaseDDAELR", {"m": 5100}, ("decaying_bounded α=-2",)),
+    ("UnsmoothedDrawsTwoPhaseDDAELR", {"m1": 1, "m": 400}, ("label_bound", "decaying_bounded α=-2"))])
+def test_a_learner_reporting_one_q_and_drawing_another_fails_the_claim_itself(run_claim, learner, overrides, where):
+    """Conformance off: the claim's own law of the draws sees the q the learner sampled from. q ∝ √(A + 13ε/6) is
+    uniform on 'label_bound' (equal moments), so only the unequal design sees it."""
+    record = run_claim("ks15.thm4.5", {"learner": f"tests.defects_users:{learner}"}, conformance=False,
+                       rate_repetitions=0, dk_repetitions=0, repetitions=2, event_repetitions=40, **overrides)
+    assert record["verdict"] == "FAIL", record["decision"]
+    laws = {x.split(", ", 1)[1].split(":")[0]: x for x in record["decision"].splitlines()
+            if x.startswith("- the law of the draws")}
+    assert {label for label, x in laws.items() if ": FAIL." in x} == set(where), laws
+    assert all("Phase 2: phase 2's data-point draws follow" in laws[label] and " fails: " in laws[label]
+               for label in where)

@@ -204,3 +204,40 @@ def test_min_effect_median_shrinks_like_one_over_root_n():
     a, b = stats.min_effect_median(25, 0.05, 1.0), stats.min_effect_median(100, 0.05, 1.0)
     assert a == pytest.approx(2 * b)
     assert a == pytest.approx(sps.norm.ppf(0.975) * math.sqrt(math.pi / 2 / 25))
+
+
+# ------------------------------------------------------------------------------ the law of recorded draws
+def _draws(rng, laws, n):
+    return np.array([rng.multinomial(n, law) for law in laws], dtype=float)
+
+
+def test_draws_follow_their_own_laws_rarely_fails():
+    """Each run with its own law (as a law recomputed from the run's first phase): over 300 trials at δ = 0.05
+    the false-FAIL rate is at most δ; Bonferroni and Bernstein are conservative, so the count is far below."""
+    rng = np.random.default_rng(3)
+    fails = 0
+    for _ in range(300):
+        laws = rng.dirichlet(np.full(4, 0.7), size=30)
+        fails += stats.decide_draws_follow(_draws(rng, laws, 40), laws, 0.05, "law").verdict == stats.FAIL
+    assert fails <= 15  # 15 is the mean at a rate of exactly δ; a fixed seed, so the run is reproducible
+
+
+def test_draws_law_sees_a_missed_category_in_one_run_and_a_repeated_distortion():
+    rng = np.random.default_rng(4)
+    laws = np.tile([0.55, 0.25, 0.15, 0.05], (50, 1))
+    assert stats.decide_draws_follow(_draws(rng, laws, 200), laws, 1e-3, "law").verdict == stats.PASS
+    missed = _draws(rng, laws, 200)
+    missed[7] = rng.multinomial(200, [0.0, 0.5, 0.3, 0.2])  # one run never draws a category of probability 0.55
+    dec = stats.decide_draws_follow(missed, laws, 1e-3, "law")
+    assert dec.verdict == stats.FAIL and "run 7 drew category 0 0 times" in dec.reason
+    root = np.sqrt(laws) / np.sqrt(laws).sum(axis=1, keepdims=True)  # q ∝ √ where ∝ is declared, every run
+    dec = stats.decide_draws_follow(_draws(rng, root, 40), laws, 1e-3, "law")
+    assert dec.verdict == stats.FAIL
+    impossible = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 1.0]])  # run 1 draws a category of probability 0
+    assert stats.decide_draws_follow(impossible, np.tile([0.5, 0.5, 0.0], (2, 1)), 0.1, "law").verdict == stats.FAIL
+
+
+def test_draws_law_without_draws_is_undecided_and_shapes_are_checked():
+    assert stats.decide_draws_follow(np.zeros((3, 2)), np.full((3, 2), 0.5), 0.1, "law").verdict == stats.INCONCLUSIVE
+    with pytest.raises(ParameterError):
+        stats.decide_draws_follow(np.zeros((3, 2)), np.full((3, 3), 0.5), 0.1, "law")

@@ -534,6 +534,66 @@ def decide_frequency_at_most(certain: int, possible: int, trials: int, target: f
                                   f"straddles {target:g}"), hint
 
 
+def decide_draws_follow(counts, probs, delta: float, what: str) -> Decision:
+    """Decide "each run's recorded draws follow that run's own law" (a test of the law of the draws).
+
+    ``counts`` (R, c): row r counts run r's draws in each of c categories; ``probs`` (R, c): row r the
+    law run r's n_r = Σ_i counts[r, i] draws must follow, i.i.d. given the run (rows may differ: a law
+    computed from the run's own first phase). Two tests at δ/2 each, both with an exact false-FAIL bound
+    (no asymptotics):
+
+    * per run: the exact binomial tails of counts[r, i] under Bin(n_r, p_ri) (each category's count is
+      binomial under the law), Bonferroni over the 2·R·c tails: sees a run whose draws miss a
+      category the law gives mass to, or fall in one it gives none;
+    * pooled: N_i = Σ_r counts[r, i] is a sum of independent Bernoulli draws with mean μ_i = Σ_r n_r p_ri and
+      variance v_i = Σ_r n_r p_ri(1 − p_ri); Bernstein's inequality P(±(N_i − μ_i) ≥ t) ≤ exp(−t²/(2(v_i + t/3)))
+      at δ/(4c) per tail: sees a distortion that repeats from run to run, by about t_i/Σ n_r in frequency.
+
+    FAIL if either rejects (false-FAIL rate ≤ δ), PASS otherwise; no runs or no draws: INCONCLUSIVE.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    probs = np.asarray(probs, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape != probs.shape:
+        raise ParameterError(f"counts and probs must be (runs, categories) arrays of one shape, got {counts.shape} "
+                             f"and {probs.shape}")
+    n = counts.sum(axis=1)
+    if counts.shape[0] == 0 or n.sum() == 0:
+        return Decision(INCONCLUSIVE, f"no recorded draws to test {what}")
+    delta = check_delta(delta)
+    R, c = counts.shape
+    probs = np.clip(probs, 0.0, 1.0)
+    nn = np.broadcast_to(n[:, None], counts.shape)
+    lower = _sps.binom.cdf(counts, nn, probs)
+    upper = _sps.binom.sf(counts - 1, nn, probs)
+    tail = np.minimum(lower, upper)
+    run_level = delta / 2 / (2 * R * c)
+    worst = np.unravel_index(int(np.argmin(tail)), tail.shape)
+    mu = (nn * probs).sum(axis=0)
+    var = (nn * probs * (1.0 - probs)).sum(axis=0)
+    log_term = math.log(4 * c / delta)  # exp(−t²/(2(v + t/3))) = δ/(4c) at t = L/3 + √(L²/9 + 2vL)
+    thresholds = log_term / 3 + np.sqrt(log_term**2 / 9 + 2 * var * log_term)
+    dev = counts.sum(axis=0) - mu
+    total = float(n.sum())
+    shift = float(np.max(thresholds)) / total
+    size = (f"{R} runs, {int(total)} draws; per-run tails at {run_level:.3g} each (Bonferroni over {2 * R * c}), "
+            f"pooled Bernstein at {delta / (4 * c):.3g} per tail, rejecting a category whose pooled frequency is "
+            f"off by more than {shift:.3g} at most")
+    if tail[worst] <= run_level:
+        r, i = int(worst[0]), int(worst[1])
+        return Decision(FAIL, f"{what} fails: run {r} drew category {i} {int(counts[r, i])} times out of "
+                              f"{int(n[r])} where its law gives probability {probs[r, i]:.4g} (expected "
+                              f"{n[r] * probs[r, i]:.4g}; exact binomial tail {tail[worst]:.3g} ≤ {run_level:.3g}); "
+                              f"{size}")
+    if np.any(np.abs(dev) > thresholds):
+        i = int(np.argmax(np.abs(dev) - thresholds))
+        return Decision(FAIL, f"{what} fails: pooled over the runs, category {i} was drawn {int(mu[i] + dev[i])} "
+                              f"times where the runs' laws expect {mu[i]:.6g} (Bernstein threshold "
+                              f"±{thresholds[i]:.4g}, frequency {(mu[i] + dev[i]) / total:.4g} against "
+                              f"{mu[i] / total:.4g}); {size}")
+    return Decision(PASS, f"{what} holds: smallest per-run tail {tail[worst]:.3g} > {run_level:.3g} and every "
+                          f"pooled count within its Bernstein threshold; {size}")
+
+
 def decide_slope_at_most(x, y, exponent: float, delta: float, resolution: float, *, n_boot: int = 2000):
     """Decide "the log–log slope of E[y] against x is at most ``exponent``" (the one rate test).
 

@@ -71,19 +71,23 @@ __all__ = ["DDAELR", "DDAERR", "GAELR", "GAERR", "TwoPhaseDDAELR", "TwoPhaseDDAE
 
 
 @njit(cache=True)
-def _phase_one_kernel(X, draws, state, counts, sums, bad, rec_read):
+def _phase_one_kernel(X, draws, state, counts, sums, bad, rec_read, rec_draws):
     """For every row, ``draws`` uniform attributes (with replacement): counts[i] += 1 and
     sums[i] += x[i]² per draw. Returns the number of distinct attributes read, summed over rows.
     A ``rec_read`` with rows receives, in row t, the distinct attributes read from row t in the
-    order read (the caller pads it with −1); an empty one is not touched."""
+    order read (the caller pads it with −1), and a ``rec_draws`` with rows every draw of row t in
+    order, repeats included; an empty one is not touched."""
     m, d = X.shape
     record = rec_read.shape[0] > 0
+    every = rec_draws.shape[0] > 0
     stamp = np.full(d, -1, dtype=np.int64)
     n_read = 0
     for t in range(m):
         n_row = 0
-        for _ in range(draws):
+        for r in range(draws):
             i = next_index(state, d)
+            if every:
+                rec_draws[t, r] = i
             if stamp[i] != t:
                 stamp[i] = t
                 n_read += 1
@@ -109,8 +113,8 @@ def phase_one_moments(X, draws, *, random_state) -> tuple[np.ndarray, np.ndarray
     X = np.ascontiguousarray(check_matrix("X", X, ndim=2), dtype=np.float64)
     draws = check_int("draws", draws, low=1)
     counts, sums = np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums, reads_guard(),
-                               np.zeros((0, 0), dtype=np.int64))
+    empty = np.zeros((0, 0), dtype=np.int64)
+    n_read = _phase_one_kernel(X, draws, state_from(random_state), counts, sums, reads_guard(), empty, empty)
     return counts, sums, int(n_read)
 
 
@@ -394,8 +398,10 @@ class TwoPhaseDDAERR(_Sampled):
     ----------
     coef_ : the average of the phase-2 iterates
     moments_estimate_ (A), epsilon_ (ε), H_ (‖2A + (10/3)ε‖_{1/2}; for the Lasso learner ‖A‖₁),
-    q_, m1_, m2_, eta_, n_attributes_seen_ (both phases), trajectory_ (phase 2's path; its ``read``, the
-    distinct attributes read from each example padded with −1, covers both phases unless warm_start)
+    q_, m1_, m2_, eta_, n_attributes_seen_ (both phases), trajectory_ (phase 2's path, whose ``coordinates``
+    are its data-point draws; its ``read``, the distinct attributes read from each example padded with −1,
+    covers both phases, and ``phase1_draws`` holds every phase-1 draw of each example in order, repeats
+    included (m₁ × (k + inner_draws)), unless warm_start)
     """
 
     def __init__(self, k=1, B=1.0, eta=None, m1=None, delta=0.1, smoothing=None, warm_start=False, eta1=None,
@@ -454,7 +460,8 @@ class TwoPhaseDDAERR(_Sampled):
             bad = reads_guard()
             keep = _flag("record_trajectory", self.record_trajectory)
             phase_one = np.full((m1 if keep else 0, k + draws if keep else 0), -1, dtype=np.int64)
-            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums, bad, phase_one)
+            every = np.full_like(phase_one, -1)
+            read1 = _phase_one_kernel(X1, k + draws, state, counts, sums, bad, phase_one, every)
             check_reads(X1, bad)
         A = self._moment_estimate(counts, sums)
         eps = self._epsilon(d, k, m1, delta) if self.smoothing is None else check_real(
@@ -472,6 +479,7 @@ class TwoPhaseDDAERR(_Sampled):
         wbar, read2, _ = self._run(X2, y2, k, eta, B, start, state, q, inner, draws)
         if phase_one is not None and phase_one.shape[0]:
             self.trajectory_["read"] = _all_reads(phase_one, self.trajectory_)
+            self.trajectory_["phase1_draws"] = every
         self.moments_estimate_ = A
         self.epsilon_ = float(eps)
         self.H_ = float(summary)

@@ -87,9 +87,13 @@ Optional hooks for distribution-dependent learners and bounds (ks15; the hk12 cl
   possible, value)`` and ``event_target(p, name)`` (the probability with which the theorem allows
   the event's *violation*): a supporting fact that holds with probability ≥ 1 − target over the
   learner's own randomness and the sample (e.g. ks15 Theorem 3.4's sandwich of H). It gets its own
-  runs: ``event_repetitions`` runs per design of ``event_length(p)`` examples (short runs when the
+  runs: ``event_repetitions`` runs per design of ``event_variants(p)`` (part (a)'s unless overridden) of
+  ``event_length(p)`` examples (short runs when the
   fact needs only the learner's first phase), each fitted as in part (a); ``certain``/``possible``
-  say whether the run surely/possibly violates it. Per event and design,
+  say whether the run surely/possibly violates it; an optional fourth element, a dict of numbers, is
+  added to the run's row (for a claim's own ``event_parts``). With ``event_record = True`` the event
+  runs build the learner with ``record_trajectory=True`` when it takes that keyword (a learner that
+  does not is built without it: the event then sees no ``trajectory_`` and must say so). Per event and design,
   :func:`theorycheck.stats.decide_frequency_at_most` (Clopper–Pearson) decides "P(violation) ≤
   target": FAIL when the certain count's interval lies above the target, PASS when the possible
   count's upper end is ≤ target·(1 + resolution). ``value`` is reported (its extremes).
@@ -118,7 +122,7 @@ from ..claims import Claim, Evidence, Hypothesis, Measurement, Plot, SubjectFail
 from ..generators.registry import design_names, lasso_design, ridge_design
 from ..observe import counted_fit
 from ..population import constrained_optimum, excess_risk
-from ..protocols import BudgetedLearner, Contract, Function, coef_vector
+from ..protocols import BudgetedLearner, Contract, Function, coef_vector, missing_keywords
 from ..rng import kernel_state
 from ..validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability, Resolution
 
@@ -351,6 +355,8 @@ class RiskBound(MeanBound):
     design_grid: ClassVar[dict[str, tuple[str, str]]] = {}
     #: supporting events checked at a frequency (name -> statement); see the module docstring
     events: ClassVar[dict[str, str]] = {}
+    #: event runs build the learner with record_trajectory=True (when it takes it); see the module docstring
+    event_record: ClassVar[bool] = False
     #: checks that part (a)'s recorded paths are the algorithm's (name -> statement); see path_errors
     consistency: ClassVar[dict[str, str]] = {}
     protocols = {"learner": Contract(BudgetedLearner, init=("k", "B", "eta", "random_state")),
@@ -402,7 +408,8 @@ class RiskBound(MeanBound):
     def reported(self, p, d: int, k: int, m: int) -> dict[str, float]:
         return {}
 
-    def event(self, p, name: str, design, model, X, y) -> tuple[bool, bool, float]:
+    def event(self, p, name: str, design, model, X, y) -> tuple:
+        """(certain, possible, value) or (certain, possible, value, {column: number})."""
         raise NotImplementedError
 
     def event_target(self, p, name: str) -> float:
@@ -430,6 +437,10 @@ class RiskBound(MeanBound):
             else:
                 out.append({"label": name, "design": name, "fixed": {}})
         return out
+
+    def event_variants(self, p) -> list[dict]:
+        """The designs the events run on (as :meth:`variants`): part (a)'s by default."""
+        return self.variants(p)
 
     # ------------------------------------------------------------------ parameters and tasks
     def check_params(self, p):
@@ -473,7 +484,7 @@ class RiskBound(MeanBound):
         out = []
         if self._events_on(p):
             for name in self.events:
-                for v in self.variants(p):
+                for v in self.event_variants(p):
                     out += self.batches("event", v["label"], p["event_repetitions"], event=name,
                                         m=int(self.event_length(p)), **self._task_fields(v))
         if self._rate_on(p):
@@ -520,6 +531,8 @@ class RiskBound(MeanBound):
         _, x_name, _, _ = _SETTING[self.norm]
         rows, x_max, y_max, over = [], 0.0, 0.0, []
         record = bool(self.consistency) and task["part"] == "bound" and task["first"] == 0
+        record = record or (self.event_record and task["part"] == "event"
+                            and not missing_keywords(subjects["learner"], ("record_trajectory",)))
         for r, child in enumerate(seed.spawn(task["reps"])):
             X, y, size_x, size_y, own = draw_repetition(design, m, child, self.norm)
             x_max, y_max = max(x_max, size_x), max(y_max, size_y)
@@ -555,10 +568,10 @@ class RiskBound(MeanBound):
                    "eta_reported": math.nan if reported is None else float(reported), "bound_for_eta": for_eta,
                    "recorded": record, **shown, **checks}
             if task["part"] == "event":
-                certain, possible, measured = self.event(q, task["event"], design, model, X, y)
+                certain, possible, measured, *more = self.event(q, task["event"], design, model, X, y)
                 rows.append({**row, "event": task["event"], "bound": math.nan, "copy": 0,
                              "violation_certain": bool(certain), "violation_possible": bool(possible or certain),
-                             "event_value": float(measured)})
+                             "event_value": float(measured), **(more[0] if more else {})})
                 continue
             for copy, (form, bound) in enumerate(forms.items()):
                 label = f"{task['design']} · {form}" if form else task["design"]
