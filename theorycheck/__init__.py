@@ -8,8 +8,12 @@ def __getattr__(name):  # verify and conform load the library only when used (`t
         from . import api
 
         return getattr(api, name)
-    if name in ("declare_paper", "CLAIMS_ENTRY_POINTS"):  # the entry-point group of installed claims modules
+    if name == "CLAIMS_ENTRY_POINTS":  # the entry-point group of installed claims modules
+        from . import entry_points
+
+        return entry_points.CLAIMS_ENTRY_POINTS
+    if name == "declare_paper":
         from . import claims
 
-        return getattr(claims, name)
+        return claims.declare_paper
     raise AttributeError(f"module 'theorycheck' has no attribute {name!r}")

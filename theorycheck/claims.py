@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .entry_points import CLAIMS_ENTRY_POINTS
 from .stats import FAIL, INCONCLUSIVE, NOT_REPRODUCED, PASS
 from .validation import ParameterError, Rule, validate
 
@@ -50,9 +51,6 @@ PAPERS = {
 }
 #: the five papers' keys, which a user's claims cannot declare again
 RESERVED_PAPERS = frozenset(PAPERS)
-#: the entry-point group through which an installed package registers its claims modules (also
-#: ``theorycheck.CLAIMS_ENTRY_POINTS``)
-CLAIMS_ENTRY_POINTS = "theorycheck.claims"
 ENTRY_POINTS = CLAIMS_ENTRY_POINTS
 _PAPER_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^([a-z][a-z0-9_]*)\.[A-Za-z0-9][A-Za-z0-9.\-]*$")

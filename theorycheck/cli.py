@@ -316,7 +316,7 @@ def claim_listing(claims_modules=()) -> dict:
     from importlib.metadata import entry_points
     from importlib.util import find_spec
 
-    from . import CLAIMS_ENTRY_POINTS
+    from .entry_points import CLAIMS_ENTRY_POINTS
 
     if claims_modules:
         from .claims import PAPERS, load_claims, select
