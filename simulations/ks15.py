@@ -30,6 +30,7 @@ from theorycheck.bounds.ks15 import (
     thm33_eta,
     thm34_bound_always,
     thm34_bound_whp,
+    thm34_H,
     thm34_sandwich,
     thm41_bound,
     thm44_bound,
@@ -612,6 +613,73 @@ class _TwoPhase(RiskBound):
                                  f"m1={p['spiked_m1']}, m={p['spiked_m']})", "design": "spiked", "fixed": fixed})
         return out
 
+    #: the paper's algorithm and its phase-2 rule, for the event's page (Theorem 3.4: Algorithm 2; 4.5: Algorithm 4)
+    algorithm: str = ""
+    rule: str = ""
+    #: what the event would otherwise have read from the learner (never read)
+    reports: str = ""
+
+    def from_draws(self, p, model, X):
+        """Phase 1 re-run on what the learner did: (the recorded phase-1 and phase-2 draws, counts per attribute,
+        A, ε, q), A_i the mean of x_i² over the recorded draws of i in the first m₁ rows (0 if never drawn), ε
+        from (d, k, m₁, δ) and q the algorithm's rule on them; None when the learner recorded no draws."""
+        d, k, m1 = X.shape[1], int(p["k"]), int(p["m1"])
+        first, second = _recorded_draws(model, d, m1, X.shape[0] - m1)
+        if first is None:
+            return None
+        flat = first.ravel()
+        rows = np.repeat(np.arange(m1), first.shape[1])
+        counts = np.bincount(flat, minlength=d).astype(np.float64)
+        sums = np.bincount(flat, weights=np.asarray(X, dtype=np.float64)[rows, flat] ** 2, minlength=d)
+        A = np.divide(sums, counts, out=np.zeros(d), where=counts > 0)
+        lasso = self.norm == "l1"
+        eps = phase1_epsilon(d, k, m1, p["delta_phase1"], lasso=lasso)
+        weights = A + 13.0 * eps / 6.0 if lasso else np.sqrt(A + 13.0 * eps / 6.0)
+        return first, second, counts, A, eps, weights / weights.sum()
+
+    @staticmethod
+    def draw_columns(counts, second, q):
+        """The extra columns of an event run that recorded its draws (for event_parts)."""
+        d = len(q)
+        later = np.bincount(second.ravel(), minlength=d)
+        return {"draws_recorded": 1.0, **{f"draws1_{i}": float(counts[i]) for i in range(d)},
+                **{f"draws2_{i}": float(later[i]) for i in range(d)}, **{f"law2_{i}": float(q[i]) for i in range(d)}}
+
+    def event_parts(self, p, rows, delta):
+        """Per (event, design): the event's frequency (the kind's Clopper–Pearson decision) at half the pair's
+        δ, and the law of the recorded draws (stats.decide_draws_follow, phase 1 and phase 2 at a quarter each);
+        NOT RUN (INCONCLUSIVE) on a design where a run recorded no draws."""
+        pairs = list(rows.groupby(["event", "design"], sort=False))
+        each = delta / max(len(pairs), 1)
+        parts, notes = [], []
+        for (name, label), part in pairs:
+            recorded = part["draws_recorded"].to_numpy(dtype=float) if "draws_recorded" in part else np.zeros(1)
+            if not np.all(recorded == 1.0):
+                parts.append((stats.INCONCLUSIVE, (
+                    f"- event '{name}', {label}: NOT RUN. {int((recorded != 1.0).sum())} of {len(part)} runs' learners "
+                    "recorded no draws: built with record_trajectory=True, trajectory_ needs 'phase1_draws' (every "
+                    "draw of the first m₁ examples, repeats included, m₁ × (k + 1)) and 'coordinates' (phase 2's "
+                    f"data-point draws, m₂ × k). The {name} is computed from what the learner did, never from the "
+                    f"{self.reports} it reports, so it is not decided here, and the claim cannot PASS.")))
+                continue
+            more, more_notes = RiskBound.event_parts(self, p, part, each / 2)
+            parts += more
+            notes += more_notes
+            d = int(part["d"].iloc[0])
+            first = part[[f"draws1_{i}" for i in range(d)]].to_numpy(dtype=float)
+            second = part[[f"draws2_{i}" for i in range(d)]].to_numpy(dtype=float)
+            law = part[[f"law2_{i}" for i in range(d)]].to_numpy(dtype=float)
+            one = stats.decide_draws_follow(first, np.full_like(first, 1.0 / d), each / 4,
+                                            f"phase 1's draws are uniform ({self.algorithm})")
+            two = stats.decide_draws_follow(second, law, each / 4, f"phase 2's data-point draws follow {self.rule} "
+                                                                   "recomputed from the run's phase-1 draws")
+            verdict = stats.combine([one.verdict, two.verdict])
+            parts.append((verdict, (
+                f"- the law of the draws behind event '{name}', {label}: {verdict}. The {name} is decided on the A "
+                f"and q recomputed from each run's recorded phase-1 draws; this tests that the learner drew from that "
+                f"q (false-FAIL rate ≤ {each / 2:.3g}). Phase 1: {one.reason}. Phase 2: {two.reason}.")))
+        return parts, notes
+
     def event_length(self, p):
         return int(p["m1"]) + int(p["event_m2"])
 
@@ -679,8 +747,24 @@ class Theorem34(_TwoPhase):
         "event E[· | phase 1] ≤ min(whp, always), on the bad event (probability ≤ δ) the w.p.-1 bound still holds, "
         "so E[L(w̄)] − L(w*) ≤ (1 − δ)·min(whp, always) + δ·always; both forms are decided on the same runs. The "
         "sandwich is a supporting event with probability ≥ 1 − δ; it is checked on its own runs of m₁ + "
-        "event_m2 examples (it needs only phase 1), with H = learner.H_ and ε computed here from (d, k, m₁, δ), "
-        "at frequency ≤ δ of violations (Clopper–Pearson). δ is `delta_phase1` (the learner's delta); `delta` is "
+        "event_m2 examples, at frequency ≤ δ of violations (Clopper–Pearson, on half the event's share of the "
+        "test's δ). It is computed from what the learner did, never from what it reports (its H_ and q_ are not "
+        "read): each event run builds the learner with record_trajectory=True, and from its recorded phase-1 "
+        "draws (trajectory_['phase1_draws'], every draw of the first m₁ examples, repeats included) and the "
+        "sample, A is recomputed as Algorithm 2 defines it (for each draw i add 1 to counts[i] and x_t[i]² to "
+        "sums[i]; A_i = sums_i/counts_i, 0 if i was never drawn), ε = d·log(2d/δ)/((k+1)m₁) and "
+        "H = ‖2A + (10/3)ε‖_{1/2} (the H of Theorem 3.4's η₂); the sandwich is decided on that H. That phase 2 "
+        "then sampled from Algorithm 2's q_i ∝ √(A_i + 13ε/6) on that A is tested on the recorded draws ('the law "
+        "of the draws', its own line, FAIL when rejected, on the other half): phase 1's draws against uniform "
+        "and phase 2's data-point draws (trajectory_['coordinates'], m₂ × k) against the run's recomputed q, each "
+        "by stats.decide_draws_follow (exact binomial tails per run and attribute, Bonferroni, and pooled "
+        "Bernstein bounds per attribute; false-FAIL rate ≤ its share, exact). A learner that records neither "
+        "gets the event NOT RUN and the claim INCONCLUSIVE (never PASS). event_m2 = 150 gives phase 2 150k "
+        "data-point draws per run, enough for one run that never draws an attribute of recomputed probability "
+        "1/d to be rejected alone ((7/8)^600 ≈ 10⁻³⁵ on quick, (15/16)^300 ≈ 4·10⁻⁹ on full, against the "
+        "per-run Bonferroni level printed on the page): that is how a q without the smoothing is seen when "
+        "phase 1 misses an attribute (the recomputed H keeps the smoothing, so the sandwich cannot see it). "
+        "δ is `delta_phase1` (the learner's delta); `delta` is "
         "the test's false-FAIL rate. Step size: the learner's own max(η₁, η₂) (η₁ with 6d, as NOTES.md says). "
         + _DECAYING + "'boundary' has equal moments and an active constraint. "
         "Where the moment bound decides: the w.p. ≥ 1 − δ form is the smaller one only when 16((√‖s‖_{1/2} + c)² + k) "
@@ -692,15 +776,19 @@ class Theorem34(_TwoPhase):
         "both forms sit near the trivial learner's value: the excess risk's almost-sure range (2B²) makes the mean "
         "test's interval about 0.27B² wide at these repetitions, so a smaller bound could not PASS; there the moment "
         "bound is what decides. " + _WP1
-        + _SUBJECTS.format(extra="m1=, delta="))
+        + _SUBJECTS.format(extra="m1=, delta=, record_trajectory=True (setting trajectory_ with phase1_draws "
+                                  "and coordinates)"))
     norm = "l2"
     theory_label = "bound (w.p. 1 and w.p. ≥ 1−δ in expectation)"
     subjects = {"learner": TwoPhaseDDAERR}
-    events = {"sandwich": "‖E x²‖_{1/2} ≤ H ≤ 8‖E x²‖_{1/2} + (34/3)d²ε with H = ‖2A + (10/3)ε‖_{1/2}"}
+    events = {"sandwich": "‖E x²‖_{1/2} ≤ H ≤ 8‖E x²‖_{1/2} + (34/3)d²ε with H = ‖2A + (10/3)ε‖_{1/2}, A recomputed "
+                          "from the learner's recorded phase-1 draws"}
+    event_record = True
+    algorithm, rule, reports = "Algorithm 2", "q ∝ √(A + 13ε/6)", "H_ and q_"
     parameters = {"alphas": _ALPHAS, "m1": Integer(1), "delta_phase1": Probability(), "event_m2": Integer(1),
                   **_SPIKED_2P}
     base = {"B": 1.0, "noise": 0.0, "rho": 0.9, "delta": 1e-3, "resolution": 0.1, "delta_phase1": 0.1,
-            "k_grid": (1, 2, 4), "dk_repetitions": 0, "rate_repetitions": 0, "event_m2": 10, "tail": 1e-3,
+            "k_grid": (1, 2, 4), "dk_repetitions": 0, "rate_repetitions": 0, "event_m2": 150, "tail": 1e-3,
             "spiked_d": 12, "spiked_k": 1, "spiked_m1": 40000, "spiked_m": 49000}
     profiles = {
         "quick": {"designs": ("decaying_bounded", "boundary", "spiked"), "alphas": (-2.0,), "d": 8, "k": 4,
@@ -728,14 +816,25 @@ class Theorem34(_TwoPhase):
                                 "E[x²] and neither q nor H needs the smoothing; only a phase 1 too short to see "
                                 "every attribute exposes it (the defect above)",
                overrides={"event_repetitions": "60", "repetitions": "50"}),
+        Defect("Two-Phased DDAERR written in NumPy that reports Algorithm 2's q ∝ √(A + 13ε/6) and "
+               "H = ‖2A + (10/3)ε‖_{1/2} (q_, H_) but draws, and weights its estimate, by q ∝ A + 13ε/6, the Lasso "
+               "rule", {"learner": "tests.defects_users:LassoDrawsTwoPhaseDDAERR"},
+               overrides={"repetitions": "2", "m": "2100", "alphas": "-2", "designs": "decaying_bounded",
+                          "event_repetitions": "40"}),
     )
     power = (
-        "Catches a learner that does not learn (both forms are non-vacuous), a phase 1 without the smoothing term "
-        "when phase 1 is too short to see every attribute (H then falls below ‖E x²‖_{1/2}: the sandwich fails "
-        "on most runs) and moment estimates taken from the wrong examples (H falls below ‖E x²‖_{1/2} whenever the "
-        "one example read has little of the √-moment mass). The risk bounds are loose, so a poor but positive q "
-        "only slows the learner and is not seen; the sandwich's upper end (8‖s‖_{1/2} + (34/3)d²ε) is so far "
-        "above H that only the lower end can fail.")
+        "Catches a learner that does not learn (both forms are non-vacuous) and, through the law of the recorded "
+        "draws beside the event 'sandwich', a learner whose phase-2 draws do not follow Algorithm 2's "
+        "q ∝ √(A + 13ε/6) recomputed from its own phase-1 draws, whatever H_ and q_ it reports: a phase 1 without "
+        "the smoothing term when phase 1 is too short to see every attribute (phase 2 never draws an attribute "
+        "whose recomputed q is about 1/d), moment estimates taken from the wrong examples (q far from the one the "
+        "recorded draws give on 'decaying_bounded'), and q ∝ A + 13ε/6 in place of its square root on unequal "
+        "moments. The sandwich is decided on H recomputed from the recorded draws, so it fails only when phase 1's "
+        "reads themselves concentrate badly (probability ≤ δ for the paper's algorithm); its upper end "
+        "(8‖s‖_{1/2} + (34/3)d²ε) is so far above H that only the lower end can fail. The risk bounds are loose, "
+        "so a poor but positive q that the learner really uses and records only slows it and is not seen; recorded "
+        "draws that differ from the ones the learner used (a learner that records one thing and does another) "
+        "are beyond this claim: the in-verify conformance's reads audit sees reads that the record leaves out.")
 
     def always(self, p, d, k, m):
         return thm34_bound_always(d, k, m - int(p["m1"]), p["B"])
@@ -748,13 +847,16 @@ class Theorem34(_TwoPhase):
 
     def event(self, p, name, design, model, X, y):
         d = X.shape[1]
-        eps = phase1_epsilon(d, int(p["k"]), int(p["m1"]), p["delta_phase1"])
+        recomputed = self.from_draws(p, model, X)  # Algorithm 2's phase 1 on the learner's recorded draws
+        if recomputed is None:  # nothing the learner did to compute H from: NOT RUN (event_parts)
+            return False, True, math.nan, {"draws_recorded": 0.0}
+        _, second, counts, A, eps, q = recomputed
         low, high = thm34_sandwich(p["second_moments"], d, eps)
-        H = float(model.H_)
+        H = thm34_H(A, eps)
         slack = 1e-9
         certain = H < low * (1 - slack) or H > high * (1 + slack)
         possible = H < low * (1 + slack) or H > high * (1 - slack)
-        return certain, possible, H / low
+        return certain, possible, H / low, self.draw_columns(counts, second, q)
 
 
 # ---------------------------------------------------------------------------------------- Theorem 4.1
@@ -1057,6 +1159,7 @@ class Theorem45(_TwoPhase):
     norm = "l1"
     theory_label = "bound (w.p. 1 and w.p. ≥ 1−δ in expectation)"
     subjects = {"learner": TwoPhaseDDAELR}
+    algorithm, rule, reports = "Algorithm 4", "q ∝ A + 13ε/6", "q_ and H_"
     events = {"premise": "max_i E[x_i²]/q_i ≤ 8‖A‖₁ + 20dε ≤ 16‖E x²‖₁ + (88d/3)ε (the G² of the theorem's η, "
                          "then of its w.p. ≥ 1 − δ bound), with A and q = (A + 13ε/6)/‖A + 13ε/6‖₁ recomputed from "
                          "the learner's recorded phase-1 draws"}
@@ -1118,18 +1221,11 @@ class Theorem45(_TwoPhase):
         return self.variants(p) + (self.variants({**p, "designs": extra}) if extra else [])
 
     def event(self, p, name, design, model, X, y):
-        d, k, m1 = X.shape[1], int(p["k"]), int(p["m1"])
-        first, second = _recorded_draws(model, d, m1, X.shape[0] - m1)
-        if first is None:  # nothing the learner did to compute the premise from: NOT RUN (event_parts)
+        d = X.shape[1]
+        recomputed = self.from_draws(p, model, X)  # Algorithm 4's phase 1 on the learner's recorded draws
+        if recomputed is None:  # nothing the learner did to compute the premise from: NOT RUN (event_parts)
             return False, True, math.nan, {"draws_recorded": 0.0}
-        flat = first.ravel()
-        rows = np.repeat(np.arange(m1), first.shape[1])
-        counts = np.bincount(flat, minlength=d).astype(np.float64)
-        sums = np.bincount(flat, weights=np.asarray(X, dtype=np.float64)[rows, flat] ** 2, minlength=d)
-        A = np.divide(sums, counts, out=np.zeros(d), where=counts > 0)  # Algorithm 4's phase 1 on those draws
-        eps = phase1_epsilon(d, k, m1, p["delta_phase1"], lasso=True)
-        weights = A + 13.0 * eps / 6.0
-        q = weights / weights.sum()
+        _, second, counts, A, eps, q = recomputed
         s = np.asarray(p["second_moments"], dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(s > 0.0, s / q, 0.0)
@@ -1139,45 +1235,7 @@ class Theorem45(_TwoPhase):
         slack = 1e-9
         certain = not M <= G * (1 + slack) or G > top * (1 + slack)
         possible = not M <= G * (1 - slack) or G > top * (1 - slack)
-        later = np.bincount(second.ravel(), minlength=d)
-        extra = {"draws_recorded": 1.0, **{f"draws1_{i}": float(counts[i]) for i in range(d)},
-                 **{f"draws2_{i}": float(later[i]) for i in range(d)}, **{f"law2_{i}": float(q[i]) for i in range(d)}}
-        return certain, possible, M / G, extra
-
-    def event_parts(self, p, rows, delta):
-        """Per (event, design): the premise's frequency (the kind's Clopper–Pearson decision) at half the pair's
-        δ, and the law of the recorded draws (stats.decide_draws_follow, phase 1 and phase 2 at a quarter each);
-        NOT RUN (INCONCLUSIVE) on a design where a run recorded no draws."""
-        pairs = list(rows.groupby(["event", "design"], sort=False))
-        each = delta / max(len(pairs), 1)
-        parts, notes = [], []
-        for (name, label), part in pairs:
-            recorded = part["draws_recorded"].to_numpy(dtype=float) if "draws_recorded" in part else np.zeros(1)
-            if not np.all(recorded == 1.0):
-                parts.append((stats.INCONCLUSIVE, (
-                    f"- event '{name}', {label}: NOT RUN. {int((recorded != 1.0).sum())} of {len(part)} runs' learners "
-                    "recorded no draws: built with record_trajectory=True, trajectory_ needs 'phase1_draws' (every "
-                    "draw of the first m₁ examples, repeats included, m₁ × (k + 1)) and 'coordinates' (phase 2's "
-                    "data-point draws, m₂ × k). The premise is computed from what the learner did, never from the q_ "
-                    "and H_ it reports, so it is not decided here, and the claim cannot PASS.")))
-                continue
-            more, more_notes = super().event_parts(p, part, each / 2)
-            parts += more
-            notes += more_notes
-            d = int(part["d"].iloc[0])
-            first = part[[f"draws1_{i}" for i in range(d)]].to_numpy(dtype=float)
-            second = part[[f"draws2_{i}" for i in range(d)]].to_numpy(dtype=float)
-            law = part[[f"law2_{i}" for i in range(d)]].to_numpy(dtype=float)
-            one = stats.decide_draws_follow(first, np.full_like(first, 1.0 / d), each / 4,
-                                            "phase 1's draws are uniform (Algorithm 4)")
-            two = stats.decide_draws_follow(second, law, each / 4, "phase 2's data-point draws follow q ∝ A + 13ε/6 "
-                                                                   "recomputed from the run's phase-1 draws")
-            verdict = stats.combine([one.verdict, two.verdict])
-            parts.append((verdict, (
-                f"- the law of the draws behind event '{name}', {label}: {verdict}. The premise is decided on the q "
-                f"recomputed from each run's recorded phase-1 draws; this tests that the learner drew from it "
-                f"(false-FAIL rate ≤ {each / 2:.3g}). Phase 1: {one.reason}. Phase 2: {two.reason}.")))
-        return parts, notes
+        return certain, possible, M / G, self.draw_columns(counts, second, q)
 
     def check_params(self, p):
         super().check_params(p)

@@ -349,11 +349,11 @@ class UsersTwoPhaseDDAELR(UsersAELR):
             reads.append(np.append(draws[:k], draws[k]))
             seen += len(set(draws.tolist()))
         self.moments_estimate_ = np.divide(sums, counts, out=np.zeros(d), where=counts > 0)
-        self.epsilon_ = (float(self.smoothing) if self.smoothing is not None
-                         else min(d * math.log(2.0 * d / 0.1) / ((k + 1) * m1), 1.0))
+        self.epsilon_ = float(self.smoothing) if self.smoothing is not None else self.smoothing_term(d, k, m1)
+        self.m1_ = m1
         super().fit(X[m1:], y[m1:])
         self.q_ = self.sampling(d)[1]
-        self.H_ = float(self.moments_estimate_.sum())
+        self.H_ = self.summary()
         self.n_attributes_seen_ += seen
         if self.record_trajectory:
             first = np.array(reads, dtype=np.int64).reshape(m1, k + 1)
@@ -361,6 +361,14 @@ class UsersTwoPhaseDDAELR(UsersAELR):
             self.trajectory_["phase1_draws"] = first
             self.trajectory_["read"] = np.vstack([first, self.trajectory_["read"]])
         return self
+
+    def smoothing_term(self, d, k, m1):
+        """ε of Algorithm 4 at δ = 0.1."""
+        return min(d * math.log(2.0 * d / 0.1) / ((k + 1) * m1), 1.0)
+
+    def summary(self):
+        """H_: ‖A‖₁."""
+        return float(self.moments_estimate_.sum())
 
     def sampling(self, d):
         smoothed = self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0
@@ -387,6 +395,58 @@ class SqrtDrawsTwoPhaseDDAELR(UsersTwoPhaseDDAELR):
     def sampling(self, d):
         root = np.sqrt(self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0)
         return root / root.sum(), root / root.sum()
+
+
+class UsersTwoPhaseDDAERR(UsersTwoPhaseDDAELR):
+    """ks15's Two-Phased DDAERR (Algorithm 2, Theorem 3.4) in NumPy: the phase 1 above with ε = d log(2d/δ)/((k+1)m₁)
+    (no cap), then GAERR (projected steps on the ℓ2 ball) with q_i ∝ √(A_i + 13ε/6) and Theorem 3.4's
+    η = max(√(k/(6dm₂)), √(k/(m₂(2H + 2√(5d³H log(2d/δ)/(3(k+1)m₁)) + k)))) unless η is given, where
+    H = ‖2A + (10/3)ε‖_{1/2}. Reports q_, H_, moments_estimate_ and epsilon_, and records its draws as the Lasso
+    learner does."""
+
+    norm = "l2"
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None, record_trajectory=False, m1=None, smoothing=None,
+                 delta=0.1, **ignored):
+        super().__init__(k=k, B=B, eta=eta, random_state=random_state, record_trajectory=record_trajectory, m1=m1,
+                         smoothing=smoothing)
+        self.delta = delta
+
+    def get_params(self, deep=True):
+        return {**super().get_params(deep), "delta": self.delta}
+
+    def smoothing_term(self, d, k, m1):
+        return d * math.log(2.0 * d / float(self.delta)) / ((k + 1) * m1)
+
+    def summary(self):
+        return float(np.sum(np.sqrt(2.0 * self.moments_estimate_ + 10.0 * self.epsilon_ / 3.0)) ** 2)
+
+    def sampling(self, d):
+        root = np.sqrt(self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0)
+        return root / root.sum(), root / root.sum()
+
+    def step_size(self, m, d, k):
+        if self.eta is not None:
+            return float(self.eta)
+        H, m1, log_term = self.summary(), self.m1_, math.log(2.0 * d / float(self.delta))
+        first = math.sqrt(k / (6.0 * d * m))
+        second = math.sqrt(k / (m * (2.0 * H + 2.0 * math.sqrt(5.0 * d**3 * H * log_term / (3.0 * (k + 1) * m1)) + k)))
+        return max(first, second)
+
+
+class LassoDrawsTwoPhaseDDAERR(UsersTwoPhaseDDAERR):
+    """Two-Phased DDAERR that reports Algorithm 2's q ∝ √(A + 13ε/6) and H = ‖2A + (10/3)ε‖_{1/2} (q_ and H_ as the
+    paper's, η from that H) but draws, and weights its estimate, by q ∝ A + 13ε/6, the Lasso learner's rule: its
+    estimate stays unbiased, only its law differs."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.q_ = super().sampling(np.asarray(X).shape[1])[1]
+        return self
+
+    def sampling(self, d):
+        smoothed = self.moments_estimate_ + 13.0 * self.epsilon_ / 6.0
+        return smoothed / smoothed.sum(), smoothed / smoothed.sum()
 
 
 @numba.njit(cache=True)
