@@ -810,11 +810,12 @@ class Theorem34(_TwoPhase):
                overrides={"m1": "30000", "m": "30100", "repetitions": "2", "alphas": "-2",
                           "designs": "decaying_bounded", "event_repetitions": "100"}),
         Defect("smoothing term dropped, at the profile's m1", {"learner": _DEFECTS + "NoSmoothingTwoPhaseDDAERR"},
-               caught=True, why="caught by the conformance to TwoPhaseDDAERR run before the claim (its behaviour "
-                                "check); the claim's own test alone does not catch it: with m1 = 2000 phase 1 draws "
-                                "every attribute hundreds of times, so A is close to "
-                                "E[x²] and neither q nor H needs the smoothing; only a phase 1 too short to see "
-                                "every attribute exposes it (the defect above)",
+               caught=True, why="caught by the conformance to TwoPhaseDDAERR run before the claim (its estimator "
+                                "check), and by the claim's own test alone, through the law of the draws: with m1 = "
+                                "2000 phase 1 draws every attribute hundreds of times, so A is close to E[x²] and the "
+                                "risk bounds and the sandwich (on H recomputed with the smoothing) do not see it, but "
+                                "phase 2's draws from q ∝ √A differ from √(A + 13ε/6) on the attributes of small "
+                                "moment ('decaying_bounded', and the tail of 'spiked', 10⁻³)",
                overrides={"event_repetitions": "60", "repetitions": "50"}),
         Defect("Two-Phased DDAERR written in NumPy that reports Algorithm 2's q ∝ √(A + 13ε/6) and "
                "H = ‖2A + (10/3)ε‖_{1/2} (q_, H_) but draws, and weights its estimate, by q ∝ A + 13ε/6, the Lasso "

@@ -151,20 +151,29 @@ def test_two_phase_forms_and_expectation_reading():
 
 
 def test_sandwich_event_uses_the_theorems_epsilon():
+    """The event's H is Theorem 3.4's ‖2A + (10/3)ε‖_{1/2} at ε = d log(2d/δ)/((k+1)m₁), A from the recorded phase-1
+    draws: the library's own H_ for its own draws, below the sandwich's lower end when every recorded draw is of
+    the attribute of smallest moment (the other A_i are then 0)."""
     claim = _claim("ks15.thm3.4")
     p = claim.params_for("quick")
     design = ridge_design({**p, "alpha": -2.0}, "decaying_bounded")
     s = np.diag(design.second_moment)
     q = {**p, "second_moments": s}
     X, y = design.sample(p["m1"] + 10, kernel_state(np.random.SeedSequence(4)))
-    model = TwoPhaseDDAERR(k=p["k"], B=1.0, m1=p["m1"], delta=p["delta_phase1"], random_state=2).fit(X, y)
+    model = TwoPhaseDDAERR(k=p["k"], B=1.0, m1=p["m1"], delta=p["delta_phase1"], random_state=2,
+                           record_trajectory=True).fit(X, y)
     eps = phase1_epsilon(p["d"], p["k"], p["m1"], p["delta_phase1"])
     assert model.epsilon_ == pytest.approx(eps)
-    certain, possible, ratio = claim.event(q, "sandwich", design, model, X, y)
-    assert not certain and not possible and ratio == pytest.approx(model.H_ / half_norm(s))
-    low, high = thm34_sandwich(s, p["d"], eps)
-    for H, violated in ((low * 0.99, True), (low * 1.01, False), (high * 1.01, True)):
-        assert claim.event(q, "sandwich", design, SimpleNamespace(H_=H), X, y)[0] == violated
+    certain, possible, ratio, _ = claim.event(q, "sandwich", design, model, X, y)
+    assert not certain and not possible and ratio == pytest.approx(model.H_ / half_norm(s), rel=1e-12)
+    low, _ = thm34_sandwich(s, p["d"], eps)
+    last = p["d"] - 1
+    one = {"phase1_draws": np.full((p["m1"], p["k"] + 1), last, dtype=np.int64),
+           "coordinates": np.zeros((10, p["k"]), dtype=np.int64)}
+    certain, possible, ratio, _ = claim.event(q, "sandwich", design, SimpleNamespace(trajectory_=one), X, y)
+    assert certain and possible and ratio < 1
+    H = half_norm(np.r_[np.zeros(last), 2.0 * np.mean(X[: p["m1"], last] ** 2)] + 10.0 * eps / 3.0)
+    assert ratio * half_norm(s) == pytest.approx(H, rel=1e-12) and H < low
 
 
 # ------------------------------------------------------------------------------ the kinds' hooks
@@ -247,11 +256,16 @@ def test_thm33_reports_the_ratio_to_hk12(run_claim, tmp_path):
 
 
 def test_sandwich_part_alone_fails_without_smoothing(run_claim):
+    """Conformance off, phase 1 too short to see every attribute: the sandwich on H recomputed from the recorded
+    draws keeps the smoothing and holds; the law of the draws sees phase 2 never drawing what phase 1 missed."""
     record = run_claim("ks15.thm3.4", {"learner": "tests.defects_ks15:NoSmoothingTwoPhaseDDAERR"}, m1=1, m=400,
                        repetitions=2, designs="boundary", event_repetitions=40, conformance=False)
     assert record["verdict"] == "FAIL"
     (line,) = [x for x in record["decision"].splitlines() if x.startswith("- event 'sandwich'")]
-    assert ": FAIL." in line and "40/40 runs violate it" in line
+    assert ": FAIL." not in line and "0/40 runs violate it" in line
+    (law,) = [x for x in record["decision"].splitlines() if x.startswith("- the law of the draws")]
+    assert ": FAIL." in law and "Phase 2: phase 2's data-point draws follow q ∝ √(A + 13ε/6)" in law
+    assert " fails: run " in law.split("Phase 2:")[1]  # one run alone rejects: phase 2 piles onto what phase 1 saw
 
 
 @pytest.mark.parametrize(("claim_id", "overrides"), [
@@ -376,3 +390,63 @@ def test_a_learner_reporting_one_q_and_drawing_another_fails_the_claim_itself(ru
     assert {label for label, x in laws.items() if ": FAIL." in x} == set(where), laws
     assert all("Phase 2: phase 2's data-point draws follow" in laws[label] and " fails: " in laws[label]
                for label in where)
+
+
+# ------------------------------------------------------------------------------ Theorem 3.4's sandwich, from the draws
+class _SilentTwoPhaseDDAERR(TwoPhaseDDAERR):
+    """The library's Ridge learner, keeping no record of its draws (its q_ and H_ are still reported)."""
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        self.__dict__.pop("trajectory_", None)
+        return self
+
+
+def test_sandwich_is_recomputed_from_the_recorded_draws_not_the_reports():
+    """On unequal moments the event's A, H and q are Algorithm 2's on the learner's recorded phase-1 draws (they equal
+    the library's own, multiplicities included), and what the learner reports changes nothing."""
+    claim = _claim("ks15.thm3.4")
+    p = claim.params_for("quick")
+    design = ridge_design({**p, "alpha": -2.0}, "decaying_bounded")
+    s = np.diag(design.second_moment)
+    q = {**p, "second_moments": s}
+    X, y = design.sample(p["m1"] + p["event_m2"], kernel_state(np.random.SeedSequence(5)))
+    model = TwoPhaseDDAERR(k=p["k"], B=1.0, m1=p["m1"], delta=p["delta_phase1"], random_state=3,
+                           record_trajectory=True).fit(X, y)
+    certain, possible, ratio, extra = claim.event(q, "sandwich", design, model, X, y)
+    d = p["d"]
+    assert not certain and not possible and ratio == pytest.approx(model.H_ / half_norm(s), rel=1e-12)
+    assert np.allclose([extra[f"law2_{i}"] for i in range(d)], model.q_, rtol=1e-12, atol=0)
+    assert sum(extra[f"draws1_{i}"] for i in range(d)) == p["m1"] * (p["k"] + 1)
+    assert sum(extra[f"draws2_{i}"] for i in range(d)) == p["event_m2"] * p["k"]
+    model.q_, model.H_ = np.r_[1.0, np.zeros(d - 1)], 1e-9  # reports that would break the sandwich
+    assert claim.event(q, "sandwich", design, model, X, y) == (certain, possible, ratio, extra)
+    silent = _SilentTwoPhaseDDAERR(k=p["k"], m1=p["m1"]).fit(X, y)
+    assert claim.event(q, "sandwich", design, silent, X, y)[3] == {"draws_recorded": 0.0}
+
+
+def test_sandwich_without_recorded_draws_is_not_run_and_never_passes(run_claim):
+    record = run_claim("ks15.thm3.4", {"learner": _SilentTwoPhaseDDAERR}, isolate=False, conformance=False,
+                       repetitions=20, event_repetitions=10)
+    assert record["verdict"] == "INCONCLUSIVE", record["decision"]
+    lines = [x for x in record["decision"].splitlines() if x.startswith("- event 'sandwich'")]
+    assert len(lines) == 3 and all(": NOT RUN." in x and "never from the H_ and q_" in x for x in lines)
+    assert not any(x.startswith("- the law of the draws") for x in record["decision"].splitlines())
+
+
+@pytest.mark.parametrize(("learner", "verdict"),
+                         [("UsersTwoPhaseDDAERR", "PASS"), ("LassoDrawsTwoPhaseDDAERR", "FAIL")])
+def test_a_ridge_learner_reporting_one_q_and_drawing_another_fails_the_claim_itself(run_claim, learner, verdict):
+    """Conformance off: the claim's own law of the draws sees the q the NumPy learner sampled from. Written from
+    Algorithm 2 the learner's law PASSes; drawing by q ∝ A + 13ε/6 while reporting √(A + 13ε/6) FAILs it on
+    unequal moments, and the sandwich, on the recomputed H, is never violated (40 runs are too few to PASS it)."""
+    record = run_claim("ks15.thm3.4", {"learner": f"tests.defects_users:{learner}"}, conformance=False,
+                       repetitions=2, m=2100, alphas="-2", designs="decaying_bounded", event_repetitions=40)
+    lines = record["decision"].splitlines()
+    (law,) = [x for x in lines if x.startswith("- the law of the draws")]
+    (sandwich,) = [x for x in lines if x.startswith("- event 'sandwich'")]
+    assert ": FAIL." not in sandwich and "0/40 runs violate it" in sandwich, sandwich
+    assert f": {verdict}." in law, law
+    if verdict == "FAIL":
+        assert record["verdict"] == "FAIL" and " fails: " in law.split("Phase 2:")[1]
+        assert "Phase 1: phase 1's draws are uniform (Algorithm 2) holds" in law
