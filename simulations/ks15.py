@@ -820,8 +820,8 @@ class Theorem34(_TwoPhase):
         Defect("Two-Phased DDAERR written in NumPy that reports Algorithm 2's q ∝ √(A + 13ε/6) and "
                "H = ‖2A + (10/3)ε‖_{1/2} (q_, H_) but draws, and weights its estimate, by q ∝ A + 13ε/6, the Lasso "
                "rule", {"learner": "tests.defects_users:LassoDrawsTwoPhaseDDAERR"},
-               overrides={"repetitions": "2", "m": "2100", "alphas": "-2", "designs": "decaying_bounded",
-                          "event_repetitions": "40"}),
+               overrides={"repetitions": "2", "m1": "2000", "m": "2100", "alphas": "-2",
+                          "designs": "decaying_bounded", "event_repetitions": "40"}),
     )
     power = (
         "Catches a learner that does not learn (both forms are non-vacuous) and, through the law of the recorded "

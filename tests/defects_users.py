@@ -339,7 +339,7 @@ class UsersTwoPhaseDDAELR(UsersAELR):
         X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
         m, d = X.shape
         k = int(self.k)
-        m1 = int(self.m1) if self.m1 is not None else m // 2
+        m1 = int(self.m1) if self.m1 is not None else self.default_m1(m)
         rng = np.random.default_rng([0 if self.random_state is None else int(self.random_state) % 2**63, 91])
         counts, sums, reads, seen = np.zeros(d), np.zeros(d), [], 0
         for t in range(m1):
@@ -361,6 +361,10 @@ class UsersTwoPhaseDDAELR(UsersAELR):
             self.trajectory_["phase1_draws"] = first
             self.trajectory_["read"] = np.vstack([first, self.trajectory_["read"]])
         return self
+
+    def default_m1(self, m):
+        """Phase 1's length when none is given."""
+        return m // 2
 
     def smoothing_term(self, d, k, m1):
         """ε of Algorithm 4 at δ = 0.1."""
@@ -414,6 +418,10 @@ class UsersTwoPhaseDDAERR(UsersTwoPhaseDDAELR):
 
     def get_params(self, deep=True):
         return {**super().get_params(deep), "delta": self.delta}
+
+    def default_m1(self, m):
+        """m // 10 (at least 1), the library's default (§5's split)."""
+        return max(1, m // 10)
 
     def smoothing_term(self, d, k, m1):
         return d * math.log(2.0 * d / float(self.delta)) / ((k + 1) * m1)

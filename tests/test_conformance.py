@@ -695,6 +695,7 @@ def test_an_aelr_that_steps_otherwise_than_line_13_fails_the_step_check(learner,
     ("AERR", users.TenfoldStepAERR, "step"), ("DDAERR", users.TenthStepDDAERR, "step"),
     ("DDAERR", users.UnweightedDDAERR, "estimator"), ("GAERR", users.SquaredTableGAERR, "estimator"),
     ("TwoPhaseDDAELR", users.UnsmoothedDrawsTwoPhaseDDAELR, "estimator"),
+    ("TwoPhaseDDAERR", users.LassoDrawsTwoPhaseDDAERR, "estimator"),
     ("AERR", users.CompiledExactInnerAERR, "attributes"), ("DDAERR", users.NumpyUniformDDAERR, "behaviour"),
 ])
 def test_the_defects_verify_could_not_see_fail_conformance(algorithm, learner, check):
