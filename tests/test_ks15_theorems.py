@@ -335,13 +335,20 @@ def test_spiked_variant_is_where_the_moment_bound_decides(claim_id, profile):
 
 
 # ------------------------------------------------------------------------------ Theorem 4.5's premise, from the draws
-class _SilentTwoPhaseDDAELR(TwoPhaseDDAELR):
-    """The library's learner, keeping no record of its draws (its q_ and H_ are still reported)."""
+def _silent(learner):
+    """The library's two-phase ``learner``, keeping no record of its draws (its q_ and H_ are still reported)."""
 
-    def fit(self, X, y=None):
-        super().fit(X, y)
-        self.__dict__.pop("trajectory_", None)
-        return self
+    class Silent(learner):
+        def fit(self, X, y=None):
+            super().fit(X, y)
+            self.__dict__.pop("trajectory_", None)
+            return self
+
+    Silent.__name__ = Silent.__qualname__ = f"_Silent{learner.__name__}"
+    return Silent
+
+
+_SilentTwoPhaseDDAELR = _silent(TwoPhaseDDAELR)
 
 
 def test_premise_is_recomputed_from_the_recorded_draws_not_the_reports():
@@ -393,13 +400,7 @@ def test_a_learner_reporting_one_q_and_drawing_another_fails_the_claim_itself(ru
 
 
 # ------------------------------------------------------------------------------ Theorem 3.4's sandwich, from the draws
-class _SilentTwoPhaseDDAERR(TwoPhaseDDAERR):
-    """The library's Ridge learner, keeping no record of its draws (its q_ and H_ are still reported)."""
-
-    def fit(self, X, y=None):
-        super().fit(X, y)
-        self.__dict__.pop("trajectory_", None)
-        return self
+_SilentTwoPhaseDDAERR = _silent(TwoPhaseDDAERR)
 
 
 def test_sandwich_is_recomputed_from_the_recorded_draws_not_the_reports():
