@@ -55,7 +55,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)  # a bad argument: one line, as every other error below
         if args.seeds < 1 or args.first < 0:
             raise ParameterError("--seeds must be at least 1 and --first non-negative")
-        check_jobs(args.jobs)
+        args.jobs = check_jobs(args.jobs)
         check_output_folder(args.out, folders=[f"seed-{seed}" for seed in range(args.first, args.first + args.seeds)])
         rows, fw = sweep(args.ids, range(args.first, args.first + args.seeds), jobs=args.jobs, out=Path(args.out))
     except ParameterError as err:

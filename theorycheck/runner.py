@@ -55,7 +55,7 @@ from tqdm import tqdm
 from . import stats
 from .claims import PROFILES, Claim, Evidence, Hypothesis, Measurement, SubjectFailure, Unfinished, subject_name
 from .protocols import BadOutput, check_subject
-from .validation import ParameterError, check_real
+from .validation import ParameterError, check_jobs, check_real
 
 ERROR = "ERROR"
 #: the verdict of a claim whose subject raised (or lacked an attribute the claim needs): the
@@ -764,6 +764,7 @@ def run_claims(
     ``conformance``: check every subject that replaces one of the papers' algorithms against that algorithm
     first (:func:`_conform_replaced`); a claim whose subject fails it is FAIL and its tasks are not run.
     ``theorycheck conform`` turns it off for the claims it runs, having run the same checks itself."""
+    jobs = check_jobs(jobs)  # a count of workers from here on (−1 is every core, −2 all but one)
     if task_timeout is not None:
         task_timeout = check_real("--task-timeout", task_timeout, low=0.1, high=1e7)
     out = Path(out)
@@ -1023,7 +1024,8 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
         done |= new
         if payload is not None:
             eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)])
-        bar.update(round(sum(cost[key] for key in new), 1))
+        # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
+        bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
         running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
         bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
         if error is not None:

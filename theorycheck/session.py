@@ -234,9 +234,7 @@ class Verification:
                                 ("progress", progress), ("scaling", scaling)):
             if not isinstance(value, bool) and not (argument == "scaling" and value is None):
                 raise ParameterError(f"{name(argument)} must be true or false; got {value!r}")
-        if isinstance(jobs, bool) or not isinstance(jobs, int):
-            raise ParameterError(f"{name('jobs')} must be an int (-1: all cores); got {jobs!r}")
-        check_jobs(jobs)
+        workers = check_jobs(jobs, name("jobs"))
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ParameterError(f"{name('seed')} must be a non-negative integer, got {seed!r}")
         if task_timeout is not None:
@@ -262,7 +260,7 @@ class Verification:
             self._tmp = None
             check_run_folder(out, self.claims, power=power or power_idea, option=name("out"))
         self.out, self._shown = Path(out), os.fspath(out)  # messages name the folder as the caller wrote it
-        self.profile, self.seed, self.jobs, self.scheduler = profile, seed, jobs, scheduler
+        self.profile, self.seed, self.jobs, self.scheduler = profile, seed, workers, scheduler
         self.power, self.power_idea, self.cache, self.force = power, power_idea, cache, force
         self.task_timeout, self.progress, self._name = task_timeout, progress, name
         self.scaling = self.kept and (scaling if scaling is not None else profile != "quick")
@@ -579,14 +577,12 @@ class Conformation:
         configured(self.learner, ALGORITHMS[algorithm].function)  # not clonable: one line, no work
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ParameterError(f"{name('seed')} must be a non-negative integer, got {seed!r}")
-        if isinstance(jobs, bool) or not isinstance(jobs, int):
-            raise ParameterError(f"{name('jobs')} must be an int (-1: all cores); got {jobs!r}")
-        check_jobs(jobs)
+        workers = check_jobs(jobs, name("jobs"))
         if out is not None:
             out = check_run_folder(out, option=name("out"),
                                    files=[f"conform-{algorithm}.json", f"conform-{algorithm}.html"])
         self.algorithm, self.out, self.profile, self.seed = algorithm, out, profile, seed
-        self.keywords = dict(profile=profile, seed=seed, claims=claims, out=out, jobs=jobs, progress=progress,
+        self.keywords = dict(profile=profile, seed=seed, claims=claims, out=out, jobs=workers, progress=progress,
                              optional=list(optional), force=force, task_timeout=task_timeout, **options)
         self.result = None
         self.line = ""

@@ -417,13 +417,19 @@ def _probe(folder: Path) -> None:
         os.unlink(name)
 
 
-def check_jobs(jobs: int) -> None:
-    """A number of parallel workers: positive and at most the machine's cores, or −1 for all of them."""
+def check_jobs(jobs: int, option: str = "--jobs") -> int:
+    """The number of parallel workers that ``jobs`` asks for, as joblib reads it: a positive count (at most the
+    machine's cores), or a negative one counted back from every core (−1: all of them, −2: all but one).
+    The one place a ``--jobs`` becomes a count: every pool is made with what this returns, never with ``jobs``."""
     import os
 
-    if jobs == 0 or jobs < -1:
-        raise ParameterError(f"--jobs must be a positive number or -1, got {jobs}")
     cores = os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise ParameterError(f"{option} must be an int (-1: every core); got {jobs!r}")
+    if jobs == 0 or jobs < -cores:
+        raise ParameterError(f"{option} must be a positive number of workers, or -1 (every core) down to -{cores} "
+                             f"(one core), got {jobs}")
     if jobs > cores:
-        raise ParameterError(f"--jobs {jobs} exceeds the {cores} cores of this machine; use at most {cores} "
+        raise ParameterError(f"{option} {jobs} exceeds the {cores} cores of this machine; use at most {cores} "
                              "(or -1 for all of them)")
+    return jobs if jobs > 0 else cores + 1 + jobs

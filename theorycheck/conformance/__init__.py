@@ -66,7 +66,7 @@ and the built-in's defaults for the rest; the result lists them.
 from __future__ import annotations
 
 from .. import stats
-from ..validation import ParameterError
+from ..validation import ParameterError, check_jobs
 
 # what conform uses, and the names other modules and the tests take from theorycheck.conformance (handed on)
 from .audit import _audit_check, _reported_reads  # noqa: F401
@@ -80,7 +80,6 @@ from .claims import (  # noqa: F401
     _duration,
     _record_cause,
     _skipped_text,
-    _workers,
     claims_for,
 )
 from .core import CHECKS, PROFILES, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
@@ -131,6 +130,7 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     spec, delta, task_timeout, own, name = _validated(
         algorithm, learner, profile=profile, seed=seed, jobs=jobs, delta=delta, optional=optional, require=require,
         claims=claims, task_timeout=task_timeout, k=k, B=B, eta=eta)
+    jobs = check_jobs(jobs)  # a count of workers from here on (−1 is every core)
     budget = PROFILES[profile]
     subject = learner if own is None else type(learner)
     places, skipped = claims_for(algorithm, budget["claims"]) if claims else ({}, [])
@@ -139,15 +139,15 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
     isolated = isolate if isolate is not None else not own_code(learner)
     if places and not force and subject is not _load(spec.builtin):
         estimate = (_isolated(_claims_estimate, algorithm, subject, places, budget["claims"], seed,
-                              CLAIMS_LIMIT * _workers(jobs),
+                              CLAIMS_LIMIT * jobs,
                               seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout) if isolated else
-                    _claims_estimate(algorithm, subject, places, budget["claims"], seed, CLAIMS_LIMIT * _workers(jobs)))
+                    _claims_estimate(algorithm, subject, places, budget["claims"], seed, CLAIMS_LIMIT * jobs))
         if isinstance(estimate, str):  # the learner ended the worker that timed it: the checks below say so
             estimate = None
-        if estimate is not None and estimate[0] / _workers(jobs) > CLAIMS_LIMIT:
+        if estimate is not None and estimate[0] / jobs > CLAIMS_LIMIT:
             raise ParameterError(
-                f"the claims check would take about {_duration(estimate[0] / _workers(jobs))} with this learner "
-                f"({estimate[1]}{' on each of ' + str(_workers(jobs)) + ' workers' if _workers(jobs) > 1 else ''}), "
+                f"the claims check would take about {_duration(estimate[0] / jobs)} with this learner "
+                f"({estimate[1]}{' on each of ' + str(jobs) + ' workers' if jobs > 1 else ''}), "
                 f"past the limit of {_duration(CLAIMS_LIMIT)}: pass --no-claims (claims=False) to check the rest, "
                 "or --force (force=True) to run them")
     notes = _notes(learner, own)

@@ -93,9 +93,7 @@ def _validated(algorithm: str, learner, *, profile: str, seed: int, jobs: int, d
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed must be a non-negative int; got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int):
-        raise ParameterError(f"jobs must be an int (-1: all cores); got {jobs!r}")
-    check_jobs(jobs)
+    check_jobs(jobs, "jobs")
     spec = ALGORITHMS[algorithm]
     names = ("claims", *spec.names)
     for what, given in (("optional", optional), ("required", require)):

@@ -119,13 +119,6 @@ def _skipped_text(skipped: list[str]) -> str:
             "law of your excess risk with the built-in's, whose theorems `theorycheck verify` checks.")
 
 
-def _workers(jobs: int) -> int:
-    import os
-
-    cores = os.cpu_count() or 1
-    return cores if jobs < 0 else max(1, min(jobs, cores))
-
-
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"

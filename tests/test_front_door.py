@@ -1,0 +1,78 @@
+"""The README's two commands, run as written (through nox) on a cheap selection, and ``--jobs -1`` on every
+execution path a claim can take: a built-in subject in the pool, a user's subject isolated in workers, the
+scikit-learn comparators of the experiments (loky's executor) and the MNIST data."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from theorycheck.validation import ParameterError, check_jobs
+
+ROOT = Path(__file__).parents[1]
+NOX = shutil.which("nox")
+needs_nox = pytest.mark.skipif(NOX is None, reason="nox is not installed (CI installs it: .ci/run)")
+
+
+def test_negative_jobs_count_back_from_every_core_as_joblib_reads_them():
+    cores = os.cpu_count() or 1
+    assert check_jobs(-1) == cores
+    assert check_jobs(1) == 1
+    assert check_jobs(cores) == cores
+    assert check_jobs(-cores) == 1
+    if cores > 1:
+        assert check_jobs(-2) == cores - 1
+    for bad in (0, -cores - 1, cores + 1, 1.5, True, "2"):
+        with pytest.raises(ParameterError, match="--jobs"):
+            check_jobs(bad)
+
+
+def _run(command: list[str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+@needs_nox
+def test_nox_verify_as_written_runs_every_execution_path_at_jobs_minus_one(tmp_path):
+    """``nox -s verify`` presets ``--jobs -1``; one claim per execution path: a built-in (hk12.thm3.1), a
+    scikit-learn comparator on MNIST (hk12.exp-mnist, loky's executor), and a user's subject (a NumPy AERR from
+    tests/, isolated in workers). Each run must reach its summary: no claim's path may reject ``--jobs -1``."""
+    for selection, extra in ((["hk12.thm3.1", "hk12.exp-mnist"], []),
+                             (["hk12.thm3.1"], ["--subject", "learner=tests.conformance_learners:MyAERR"])):
+        out = tmp_path / selection[-1]
+        done = _run([NOX, "-s", "verify", "--", "--profile", "quick", *selection, *extra, "--out", str(out)],
+                    timeout=900)
+        log = done.stdout + done.stderr
+        assert done.returncode == 0, log[-3000:]
+        assert "ValueError" not in log and "Traceback" not in log, log[-3000:]
+        assert "--jobs -1" in log  # the preset reached the command
+        for claim in selection:
+            assert (out / "results" / f"{claim}.json").exists(), log[-3000:]
+        assert "summary of" in log
+
+
+@needs_nox
+def test_nox_tests_fast_as_written_runs():
+    """The development lane, as the README writes it, on one unit module (the whole lane is not CI's to pay).
+    ``-R`` (reuse the environment, skip the installs): under CI this runs inside ``nox -s tests`` itself, whose
+    environment was installed a moment ago and is in use by the other test workers, so it is not reinstalled
+    under them; elsewhere it creates the environment as usual."""
+    done = _run([NOX, "-R", "-s", "tests", "--", "--fast", "tests/test_projections.py", "-q", "-p", "no:cacheprovider"],
+                timeout=900)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert " passed" in log and " failed" not in log, log[-3000:]
+
+
+def test_verify_at_jobs_minus_one_uses_the_pool_for_a_comparator_claim(tmp_path):
+    """``--jobs -1`` on a claim whose subjects run in loky's executor (ks15.fig1's scikit-learn comparator): the
+    run ends with the claim decided, not with loky's ``max_workers must be greater than 0``."""
+    done = subprocess.run([sys.executable, "-m", "theorycheck", "verify", "ks15.fig1", "--jobs", "-1", "--quiet",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode in (0, 3), done.stderr[-3000:]
+    assert "max_workers" not in done.stderr
+    assert (tmp_path / "results" / "ks15.fig1.json").exists()
