@@ -299,11 +299,25 @@ class TenfoldStepAELR(TenfoldStepAERR, UsersAELR):
 
 
 class UsersDDAERR(UsersOnline):
-    """ks15's DDAERR in NumPy: q_i ∝ √E[x_i²] from the second moments it is given."""
+    """ks15's DDAERR in NumPy: q_i ∝ √E[x_i²] from the second moments it is given, and, when no η is given,
+    Theorem 3.3's η = 1/√(m(‖s‖_{1/2}/k + 1)) with ‖s‖_{1/2} = (Σ √s_i)²."""
 
     def sampling(self, d):
         q = np.sqrt(np.asarray(self.second_moments, dtype=float))
         return q / q.sum(), q / q.sum()
+
+    def step_size(self, m, d, k):
+        if self.eta is not None:
+            return float(self.eta)
+        half_norm = float(np.sum(np.sqrt(np.asarray(self.second_moments, dtype=float)))) ** 2
+        return 1.0 / math.sqrt(m * (half_norm / k + 1.0))
+
+
+class HazanKorenStepDDAERR(UsersDDAERR):
+    """DDAERR whose default η is hk12's Theorem 3.1 rule √(k/(2dm)) for uniform sampling, not Theorem 3.3's."""
+
+    def step_size(self, m, d, k):
+        return UsersOnline.step_size(self, m, d, k)
 
 
 class UnweightedDDAERR(UsersDDAERR):

@@ -50,6 +50,12 @@ def test_the_ks15_learners_conform_with_a_non_uniform_q(algorithm):
     assert verdicts["estimator"] == verdicts["behaviour"] == "PASS", result.text()
     assert "q" in result.assumed or "second_moments" in result.assumed or "m1" in result.assumed
     assert verdicts["attributes"] == "PASS", result.text()  # the two-phase paths' ``read`` covers phase 1
+    # Theorems 3.3 and 4.4 state η from the known moments (issue 55 item 5): the built-ins' defaults meet them;
+    # Theorems 3.1 and 4.1 hold for any η and the two-phase η is the phase-1 estimate's: not applicable, and said why
+    declared = algorithm in ("DDAERR", "DDAELR")
+    parameters = next(c for c in result.checks if c.name == "parameters")
+    assert parameters.ran == declared and (verdicts["parameters"] == "PASS" or not declared), result.text()
+    assert declared or "for any step size" in parameters.decision or "phase-1 estimate" in parameters.decision
 
 
 @pytest.mark.parametrize(("algorithm", "learner"), [("AER", AER), ("Baseline", Baseline)])
@@ -697,6 +703,7 @@ def test_an_aelr_that_steps_otherwise_than_line_13_fails_the_step_check(learner,
     ("TwoPhaseDDAELR", users.UnsmoothedDrawsTwoPhaseDDAELR, "estimator"),
     ("TwoPhaseDDAERR", users.LassoDrawsTwoPhaseDDAERR, "estimator"),
     ("AERR", users.CompiledExactInnerAERR, "attributes"), ("DDAERR", users.NumpyUniformDDAERR, "behaviour"),
+    ("DDAERR", users.HazanKorenStepDDAERR, "parameters"),  # issue 55 item 5: Theorem 3.3's η is declared
 ])
 def test_the_defects_verify_could_not_see_fail_conformance(algorithm, learner, check):
     """The defects issue 43 lists as passing the claims: each fails the conformance check named (verify runs these

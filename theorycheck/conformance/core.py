@@ -45,8 +45,11 @@ class Spec:
     shared: tuple[str, ...] = ("eta", "lam")  # fitted values of the built-in passed to yours (eta_ → eta=)
     lead: int = 0  # rows of the example shown before the two recorded steps (a phase 1)
     k: int = 2  # the default budget of conform
-    #: the theorem's step size (d, k, m, B) -> η and its name, for the parameters check; None: not declared here
-    theorem_step: tuple[Callable[[int, int, int, float], float], str] | None = None
+    #: the theorem's step size (d, k, m, B, options) -> η and its name, for the parameters check (``options``: the
+    #: keywords of :attr:`options` at d, e.g. the second moments a distribution-dependent rule reads); None: the
+    #: paper states no rule for this algorithm, and ``no_step`` says why
+    theorem_step: tuple[Callable[[int, int, int, float, dict], float], str] | None = None
+    no_step: str = "no step-size rule of the paper is declared here for this algorithm"
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
 
