@@ -294,6 +294,14 @@ class TenfoldStepAERR(UsersOnline):
         return 10.0 * super().step_size(m, d, k)
 
 
+class UnrecordedTenfoldStepAERR(UsersOnline):
+    """AERR that steps with the η it is given while it records its path, and with 10 η when it does not (the claims
+    never ask it to record)."""
+
+    def step_size(self, m, d, k):
+        return super().step_size(m, d, k) * (1.0 if self.record_trajectory else 10.0)
+
+
 class TenfoldStepAELR(TenfoldStepAERR, UsersAELR):
     """AELR that takes the η it is given and steps with 10 η."""
 

@@ -489,7 +489,8 @@ def test_conform_exits_3_when_a_check_it_could_not_run_is_not_optional(capsys, t
     assert "NOT RUN: estimator, step" in err and "estimator NOT RUN: the learner cannot be built" in err
     status, out, err = run(capsys, *args, "--optional", "estimator,step")
     assert status == 0 and out.startswith("PASS on 3 of 5 checks"), out
-    assert "NOT RUN, optional: estimator, step" in err and len(err.splitlines()) == 1  # no cause: nothing to fix
+    # no cause: nothing to fix
+    assert "NOT RUN, optional: estimator, step" in err and len(err.splitlines()) == 1
 
 
 def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tmp_path):

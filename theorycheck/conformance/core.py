@@ -34,7 +34,7 @@ class Spec:
     #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
     #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
     checks: Callable[..., tuple[dict, list]] | None = None
-    names: tuple[str, ...] = ("parameters", "estimator", "step", "behaviour", "attributes")
+    names: tuple[str, ...] = ("parameters", "estimator", "step", "recording", "behaviour", "attributes")
     function: bool = False  # the subject is a function (GenEst), not a class or an instance
     draws: str = "gradient"  # what the estimator check reads: "gradient" (w_t, g̃_t) or "estimates" (A_t, v_t)
     step: str | None = "eta"  # the step-size keyword the estimator and audit runs pass (None: the default)
@@ -67,11 +67,12 @@ PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claim
 
 
 #: the checks, in the order they are reported; ``optional`` names from these
-CHECKS = ("claims", "parameters", "estimator", "step", "behaviour", "attributes", "objective", "training", "sampling")
+CHECKS = ("claims", "parameters", "estimator", "step", "recording", "behaviour", "attributes", "objective", "training",
+          "sampling")
 #: the checks from the most specific to the least: the cause printed first is that of the first check here that is
 #: not PASS (an exact law or audit points at the bug; behaviour compares outcomes; a claim is a theorem's verdict)
-SPECIFICITY = ("attributes", "estimator", "step", "parameters", "objective", "training", "sampling", "behaviour",
-               "claims")
+SPECIFICITY = ("attributes", "estimator", "step", "recording", "parameters", "objective", "training", "sampling",
+               "behaviour", "claims")
 
 
 @dataclass
