@@ -92,6 +92,8 @@ class Theorem31(RiskBound):
                overrides={**_A_ONLY, "repetitions": "25"}),
         Defect("AERR written in NumPy (its own stream) that steps with 10 η whatever η it is given",
                {"learner": "tests.defects_users:TenfoldStepAERR"}, overrides=_A_ONLY),
+        Defect("AERR written in NumPy that steps with 10 η only when it does not record its path",
+               {"learner": "tests.defects_users:UnrecordedTenfoldStepAERR"}, overrides=_A_ONLY),
         Defect("AERR in numba that records its path but computes ⟨w, x⟩ from all d attributes on the raw array",
                {"learner": "tests.defects_users:CompiledExactInnerAERR"}, overrides=_A_ONLY),
     )
