@@ -9,6 +9,8 @@ docs/search.md.
 from __future__ import annotations
 
 import math
+import sys
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,3 +156,13 @@ def _default_ratio(out: Path, claim, profile: str) -> float | None:
         return record.get("ratio")
     return None
 
+
+
+class _Callable(types.ModuleType):
+    """``theorycheck.search`` is this package and, called, :func:`search`: ``theorycheck.search("hk12.thm3.1")``."""
+
+    def __call__(self, *args, **kwargs) -> SearchResult:
+        return search(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _Callable
