@@ -36,7 +36,7 @@ def test_the_declared_spaces_are_the_statements_quantifiers():
 
 
 def test_a_point_maps_to_the_claims_set_overrides_and_a_broken_hypothesis_is_infeasible():
-    space = Space({"d": Int(2, 64, log=True), "k": Int(2, 64), "B": Real(0.5, 2.0), "designs": Choice(("a", "b"))},
+    space = Space({"d": Int(2, 64, log=True), "k": Int(2, 64), "B": Real(0.25, 2.0), "designs": Choice(("a", "b"))},
                   constraints=(at_most("k", "d"), even("k")), fixed={"rate_repetitions": "0"})
     point = {"d": 8, "k": 4, "B": 0.1 + 0.2, "designs": "b"}
     overrides = space.overrides(point)
@@ -132,14 +132,14 @@ def test_a_stopped_search_resumes_to_the_same_trials_and_jobs_do_not_change_them
 
 
 def test_search_finds_and_confirms_a_learner_wrong_only_above_d_16(tmp_path):
-    """The planted estimator PASSes cbss11.lemma8 on the default quick instance (d = 8; tests/search_planted.py
-    says so and the first run below shows it); the search of 16 trials finds a point where it fails and a fresh
+    """The planted estimator PASSes cbss11.lemma8 on the default quick instance (d = 8, as the first run shows);
+    the search of 16 trials (20 repetitions a trial, and a confirmation) finds a point where it fails and a fresh
     stream confirms it."""
     from theorycheck.runner import run_claims
     from tests.search_planted import estimates_weighted_twice_above_16
 
     claim = discover()["cbss11.lemma8"]
-    [default] = run_claims([claim], profile="quick", seed=0, overrides={"repetitions": "20"}, out=tmp_path / "v",
+    [default] = run_claims([claim], profile="quick", seed=0, out=tmp_path / "v",
                            subjects={"estimates": estimates_weighted_twice_above_16}, progress=False, isolate=False)
     assert default["verdict"] == "PASS"
     result = theorycheck.search("cbss11.lemma8", subjects={"estimates": PLANTED.split("=", 1)[1]}, budget=16,
@@ -157,12 +157,12 @@ def test_search_finds_a_statement_wrong_only_above_the_default_d(tmp_path):
     """planted.lemma8-d8 ((8/k)² for (d/k)²) PASSes verify at its default d = 8; the command line's search finds
     and confirms a counterexample, exit status 1."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    common = ["--claims", "tests.search_planted", "--set", "repetitions=20", "--out", str(tmp_path)]
-    verify = subprocess.run([sys.executable, "-m", "theorycheck", "verify", "planted.lemma8-d8", *common, "--quiet"],
+    common = ["--claims", "tests.search_planted", "--out", str(tmp_path), "--quiet"]
+    verify = subprocess.run([sys.executable, "-m", "theorycheck", "verify", "planted.lemma8-d8", *common],
                             capture_output=True, text=True, env=env, timeout=600)
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    run = subprocess.run([sys.executable, "-m", "theorycheck", "search", "planted.lemma8-d8", *common, "--budget",
-                          "16", "--quiet"], capture_output=True, text=True, env=env, timeout=600)
+    run = subprocess.run([sys.executable, "-m", "theorycheck", "search", "planted.lemma8-d8", *common, "--set",
+                          "repetitions=20", "--budget", "16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.startswith("planted.lemma8-d8: FAIL: a counterexample at d=")
     assert "reproduce: theorycheck verify planted.lemma8-d8 --set repetitions=20 d=" in run.stdout
