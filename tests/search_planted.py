@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 import theorycheck
+from simulations.cbss11_regression import Lemma8
 from theorycheck.claims import register
 from theorycheck.search import Choice, Int, Real, Space, at_most, even
-from simulations.cbss11_regression import Lemma8
 
 
 def estimates_weighted_twice_above_16(X, y, k, random_state=None):

@@ -16,7 +16,6 @@ from theorycheck.cli import main
 from theorycheck.search import Choice, Int, Real, Space, at_most, even, space_of, stream_seed
 from theorycheck.search.confirm import TOP, candidates, command, confirmation_seeds
 from theorycheck.search.engine import BATCH, make_study, parse_budget, run_study
-from theorycheck.validation import ParameterError
 
 #: the claims with a declared space, and the parameters each searches (decided from the papers' statements)
 SEARCHED = {"hk12.thm3.1": {"d", "k", "m", "B", "designs", "rho", "noise"},
@@ -135,8 +134,8 @@ def test_search_finds_and_confirms_a_learner_wrong_only_above_d_16(tmp_path):
     """The planted estimator PASSes cbss11.lemma8 on the default quick instance (d = 8, as the first run shows);
     the search of 16 trials (20 repetitions a trial, and a confirmation) finds a point where it fails and a fresh
     stream confirms it."""
-    from theorycheck.runner import run_claims
     from tests.search_planted import estimates_weighted_twice_above_16
+    from theorycheck.runner import run_claims
 
     claim = discover()["cbss11.lemma8"]
     [default] = run_claims([claim], profile="quick", seed=0, out=tmp_path / "v",

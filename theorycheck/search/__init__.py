@@ -18,11 +18,23 @@ from typing import Any
 from ..stats import FAIL
 from ..validation import ParameterError
 from .confirm import TOP, Confirmation, confirm
-from .engine import DEFAULT_TRIALS, Study, Trial, make_study, margin, parse_budget, run_study, stream_seed
+from .engine import DEFAULT_TRIALS, Trial, make_study, margin, parse_budget, run_study, stream_seed
 from .space import Choice, Constraint, Int, Real, Space, at_most, even, space_of
 
-__all__ = ["Choice", "Constraint", "Int", "Real", "Space", "SearchResult", "at_most", "even", "search", "space_of",
-           "stream_seed", "margin"]
+__all__ = [
+    "Choice",
+    "Constraint",
+    "Int",
+    "Real",
+    "SearchResult",
+    "Space",
+    "at_most",
+    "even",
+    "margin",
+    "search",
+    "space_of",
+    "stream_seed",
+]
 
 #: exit statuses: no counterexample, a confirmed counterexample (or no trial could run)
 EXIT_NONE, EXIT_FOUND = 0, 1
