@@ -120,9 +120,13 @@ def _evaluate(job: dict[str, Any]) -> dict[str, Any]:
     subjects = {k: load_subject(v) if isinstance(v, str) else v for k, v in job["subjects"].items()}
     folder = Path(job["out"])
     start = time.process_time()
-    [record] = run_claims([claim], profile=job["profile"], seed=job["seed"], overrides=job["overrides"],
-                          subjects=subjects, jobs=job["jobs"], out=folder, progress=False,
-                          conformance=job["conformance"], isolate=job["isolate"], force=job["force"])
+    try:
+        [record] = run_claims([claim], profile=job["profile"], seed=job["seed"], overrides=job["overrides"],
+                              subjects=subjects, jobs=job["jobs"], out=folder, progress=False,
+                              conformance=job["conformance"], isolate=job["isolate"], force=job["force"])
+    except ParameterError as err:  # the resource guard (or a rule only the plan checks) refuses the point
+        shutil.rmtree(folder, ignore_errors=True)
+        return {"infeasible": str(err).splitlines()[0]}
     kept = {k: record.get(k) for k in KEPT}
     kept["headline"] = headline(record.get("decision"), record.get("verdict"))
     kept["decision"] = record.get("decision", "")
@@ -302,6 +306,10 @@ def _run_batch(study: Study, optuna_study, pending, jobs: int) -> None:
         overrides = {**study.overrides, **study.space.overrides(point)}
         calls.append((handle, seed, study.job(seed, overrides, folder)))
     for (handle, seed, _), kept in zip(calls, _map(_evaluate, [job for *_, job in calls], jobs), strict=True):
+        if "infeasible" in kept:
+            handle.set_user_attr("infeasible", kept["infeasible"])
+            optuna_study.tell(handle, state=TrialState.PRUNED)
+            continue
         handle.set_user_attr("run", {"seed": seed, **{k: v for k, v in kept.items() if k != "decision"}})
         value = margin(study.claim.kind, kept)
         if value is None and kept["verdict"] == "FAIL":
