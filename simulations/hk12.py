@@ -182,6 +182,9 @@ class Theorem34(RiskBound):
         constraints=(at_most("k", "d"), at_most("s", "d"),
                      Constraint("m ≥ log 2d", lambda p: p["m"] >= math.log(2 * p["d"]))),
         fixed={**_SEARCHED, "witness_repetitions": "0"},
+        # the erratum "eta" (recorded from the proof, before any search): the printed η is the proof's divided by
+        # B, so for B > 1 the printed statement may fail; a counterexample there is that erratum's
+        errata={"eta": Constraint("B > 1 with the printed η", lambda p: p["B"] > 1 and p.get("eta_rule") != "proof")},
         why="the printed theorem's ∀ d, k ≤ d, m, B and distributions (the lasso designs), bounded by a quick "
             "trial's cost")
     profiles = {

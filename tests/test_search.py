@@ -186,3 +186,23 @@ def test_a_point_the_resource_guard_refuses_is_infeasible_not_an_error(tmp_path)
     study = _study(tmp_path, repetitions=str(10**9))
     kept = _evaluate(study.job(1, {**study.overrides, "d": "8", "k": "4"}, tmp_path / "t"))
     assert set(kept) == {"infeasible"} and "the plan has" in kept["infeasible"]
+
+
+def test_a_counterexample_where_a_recorded_erratum_applies_is_that_erratum_and_exit_status_0():
+    from theorycheck.search import SearchResult
+    from theorycheck.search.confirm import Confirmation
+    from theorycheck.search.engine import Trial
+
+    space = space_of(discover()["hk12.thm3.4"])
+    assert space.erratum_at({"B": 4.0}) == "eta" and space.erratum_at({"B": 4.0, "eta_rule": "proof"}) is None
+    assert space.erratum_at({"B": 0.5}) is None
+    with pytest.raises(TypeError, match="errata the claim does not record: nosuch"):
+        Space({"B": Real(0.5, 2.0)}, errata={"nosuch": at_most("B", "B")}).check({"B": 1.0}, "x.y", ())
+    trial = Trial(number=3, point={"d": 17, "B": 15.0}, state="complete", seed=7, margin=1.5, verdict="FAIL")
+    fail = Confirmation(trial=trial, seed=11, overrides={}, command="theorycheck verify …", verdict="FAIL", ratio=1.5,
+                        observed=105.0, theory=70.0, interval=[91.0, 144.0], delta=1e-3, vacuous=False,
+                        headline="label_bound: FAIL.", decision="", seconds=1.0)
+    recorded = SearchResult("hk12.thm3.4", "bound", "quick", 0, [trial], [fail], recorded={0: "eta"})
+    assert recorded.verdict == "FAIL" and recorded.exit_status == 0 and "recorded erratum [eta]" in recorded.lines()[0]
+    new = SearchResult("hk12.thm3.4", "bound", "quick", 0, [trial], [fail])
+    assert new.exit_status == 1 and "recorded erratum" not in new.lines()[0]

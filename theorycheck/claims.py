@@ -437,7 +437,7 @@ def register(cls: type[Claim]) -> type[Claim]:
     if cls.space is not None:
         from .search.space import space_of
 
-        space_of(cls).check(quick, cls.id)
+        space_of(cls).check(quick, cls.id, cls.errata)
     if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:
         raise TypeError(f"claim id {cls.id} registered twice")
     _REGISTRY[cls.id] = cls()

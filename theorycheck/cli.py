@@ -40,8 +40,8 @@ EXIT_CODES = """exit status:
   141  standard output was closed (| head), as a shell reports SIGPIPE"""
 
 SEARCH_EXIT_CODES = """exit status:
-  0  no confirmed counterexample in any claim searched
-  1  a counterexample confirmed on a fresh stream (or no trial of a search could run)
+  0  no confirmed counterexample in any claim searched, or only counterexamples of errata the claims record
+  1  a new counterexample confirmed on a fresh stream (or no trial of a search could run)
   2  bad usage (an unknown claim, a claim without a declared space, a malformed option), before any work"""
 
 CONFORM_EXIT_CODES = """exit status:
@@ -416,14 +416,17 @@ def _cmd_search(args) -> int:
 
     if args.all == bool(args.ids):
         raise ParameterError("name the claims to search, or --all (not both)")
-    if args.all:
-        claims = [c for c in discover().values() if space_of(c) is not None]
+    subjects = _parse_assignments(args.subjects, "--subject")
+    if args.all:  # with --subject: the claims that have every subject named
+        claims = [c for c in discover().values() if space_of(c) is not None and set(subjects) <= set(c.subjects)]
+        if not claims:
+            raise ParameterError(f"no claim with a search space has the subjects {', '.join(sorted(subjects))}")
     else:
         claims = select(args.ids)
         bare = [c.id for c in claims if space_of(c) is None]
         if bare:
             raise ParameterError(f"{', '.join(bare)} declares no search space (see `theorycheck show {bare[0]}`)")
-    params, subjects = _parse_assignments(args.sets, "--set"), _parse_assignments(args.subjects, "--subject")
+    params = _parse_assignments(args.sets, "--set")
     status = EXIT_OK
     for claim in claims:
         result = search(claim.id, profile=args.profile, seed=args.seed, budget=args.budget or DEFAULT_TRIALS,

@@ -53,6 +53,8 @@ class SearchResult:
     confirmations: list[Confirmation]
     default_ratio: float | None = None
     files: dict[str, Path] = field(default_factory=dict)
+    #: for each confirmation (by index) at a point where one of the claim's recorded errata applies, its key
+    recorded: dict[int, str] = field(default_factory=dict)
 
     @property
     def counterexample(self) -> Confirmation | None:
@@ -69,9 +71,17 @@ class SearchResult:
         return max(rated, key=lambda c: margin(self.kind, vars(c))) if rated else None
 
     @property
+    def new_counterexample(self) -> Confirmation | None:
+        """A confirmed counterexample that no recorded erratum of the claim explains."""
+        return next((c for i, c in enumerate(self.confirmations) if c.verdict == FAIL and i not in self.recorded),
+                    None)
+
+    @property
     def exit_status(self) -> int:
+        """1 for a new confirmed counterexample (or when no trial could run); 0 otherwise, a recorded erratum's
+        counterexample rediscovered included (as verify counts a recorded non-reproduction)."""
         ran = any(t.state == "complete" for t in self.trials)
-        return EXIT_FOUND if self.counterexample is not None or not ran else EXIT_NONE
+        return EXIT_FOUND if self.new_counterexample is not None or not ran else EXIT_NONE
 
     def counts(self) -> dict[str, int]:
         states = ("complete", "infeasible", "error", "running")
@@ -82,11 +92,14 @@ class SearchResult:
         n = self.counts()
         tally = (f"{len(self.trials)} trials ({n['complete']} run, {n['infeasible']} infeasible, {n['error']} "
                  f"without a margin)")
-        found = self.counterexample
+        found = self.new_counterexample or self.counterexample
         if found is not None:
             point = ", ".join(f"{k}={v}" for k, v in found.trial.point.items())
+            key = self.recorded.get(self.confirmations.index(found))
+            known = (f" It is the recorded erratum [{key}] (`theorycheck errata`), rediscovered by the search."
+                     if key else "")
             out = [f"{self.claim_id}: FAIL: a counterexample at {point}, confirmed on a fresh stream "
-                   f"(seed {found.seed}, the claim's own decision at δ = {_g(found.delta)}).",
+                   f"(seed {found.seed}, the claim's own decision at δ = {_g(found.delta)}).{known}",
                    f"  {found.headline}", f"  reproduce: {found.command}"]
         elif n["complete"] == 0:
             out = [f"{self.claim_id}: no trial could be run ({tally}); see the page"]
@@ -145,8 +158,10 @@ def search(claim_id: str, *, profile: str = "quick", seed: int = 0, budget: Any 
                        claims_modules=tuple(claims))
     run_study(study, trials=trials, seconds=seconds, jobs=jobs, progress=progress)
     confirmations = confirm(study, conformance=conformance)
+    recorded = {i: key for i, c in enumerate(confirmations)
+                if (key := study.space.erratum_at({**study.overrides, **c.trial.point})) is not None}
     result = SearchResult(claim.id, claim.kind, profile, seed, study.trials, confirmations,
-                          default_ratio=_default_ratio(Path(out), claim, profile))
+                          default_ratio=_default_ratio(Path(out), claim, profile), recorded=recorded)
     if page:
         from .page import write_page
 

@@ -116,6 +116,10 @@ class Space:
     constraints: tuple[Constraint, ...] = ()
     fixed: Mapping[str, str] = field(default_factory=dict)
     why: str = ""
+    #: the claim's recorded errata that make its printed statement false in part of the space: erratum key →
+    #: where it applies. A confirmed counterexample there is reported as that erratum, rediscovered (not a new
+    #: finding: exit status 0); anywhere else it is new
+    errata: Mapping[str, Constraint] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.dims:
@@ -124,12 +128,19 @@ class Space:
         if clash:
             raise TypeError(f"a Space cannot both search and fix {', '.join(clash)}")
 
-    def check(self, parameters: Mapping[str, Any], claim_id: str) -> None:
-        """Raise TypeError when the space names a parameter the claim's profiles do not have (at
-        registration, so a misspelt space fails at import, never in a search)."""
+    def check(self, parameters: Mapping[str, Any], claim_id: str, errata=()) -> None:
+        """Raise TypeError when the space names a parameter the claim's profiles do not have, or an erratum the
+        claim does not record (at registration, so a misspelt space fails at import, never in a search)."""
         unknown = sorted((set(self.dims) | set(self.fixed)) - set(parameters))
         if unknown:
             raise TypeError(f"{claim_id}: its space names parameters no profile has: {', '.join(unknown)}")
+        unrecorded = sorted(set(self.errata) - {e.key for e in errata})
+        if unrecorded:
+            raise TypeError(f"{claim_id}: its space names errata the claim does not record: {', '.join(unrecorded)}")
+
+    def erratum_at(self, point: Mapping[str, Any]) -> str | None:
+        """The key of the recorded erratum that applies at ``point``, if one does."""
+        return next((key for key, where in self.errata.items() if where.holds(point)), None)
 
     def broken(self, point: Mapping[str, Any]) -> list[str]:
         """The statements of the constraints ``point`` breaks (empty: feasible as far as the space says;
@@ -151,6 +162,7 @@ class Space:
         out += [f"constraint: {c.statement}" for c in self.constraints]
         if self.fixed:
             out.append("fixed at every point: " + " ".join(f"{k}={v}" for k, v in self.fixed.items()))
+        out += [f"recorded erratum [{key}] where {where.statement}" for key, where in self.errata.items()]
         return out
 
 
