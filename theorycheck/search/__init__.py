@@ -17,7 +17,7 @@ from typing import Any
 
 from ..stats import FAIL
 from ..validation import ParameterError
-from .confirm import TOP, Confirmation, confirm
+from .confirm import Confirmation, confirm
 from .engine import DEFAULT_TRIALS, Trial, make_study, margin, parse_budget, run_study, stream_seed
 from .space import Choice, Constraint, Int, Real, Space, at_most, even, space_of
 
@@ -58,11 +58,17 @@ class SearchResult:
 
     @property
     def counterexample(self) -> Confirmation | None:
-        return next((c for c in self.confirmations if c.verdict == FAIL), None)
+        """The first confirmed counterexample (a FAIL of the claim's own decision at a point)."""
+        return next((c for c in self.confirmations if c.verdict == FAIL and not c.nonconforming), None)
+
+    @property
+    def nonconforming(self) -> Confirmation | None:
+        """A confirmation the claim did not run because the replaced subject failed its conformance checks."""
+        return next((c for c in self.confirmations if c.nonconforming), None)
 
     @property
     def verdict(self) -> str:
-        return FAIL if self.counterexample is not None else "NO COUNTEREXAMPLE"
+        return FAIL if self.counterexample is not None or self.nonconforming else "NO COUNTEREXAMPLE"
 
     @property
     def tightest(self) -> Confirmation | None:
@@ -73,15 +79,16 @@ class SearchResult:
     @property
     def new_counterexample(self) -> Confirmation | None:
         """A confirmed counterexample that no recorded erratum of the claim explains."""
-        return next((c for i, c in enumerate(self.confirmations) if c.verdict == FAIL and i not in self.recorded),
-                    None)
+        return next((c for i, c in enumerate(self.confirmations)
+                     if c.verdict == FAIL and not c.nonconforming and i not in self.recorded), None)
 
     @property
     def exit_status(self) -> int:
         """1 for a new confirmed counterexample (or when no trial could run); 0 otherwise, a recorded erratum's
         counterexample rediscovered included (as verify counts a recorded non-reproduction)."""
         ran = any(t.state == "complete" for t in self.trials)
-        return EXIT_FOUND if self.new_counterexample is not None or not ran else EXIT_NONE
+        failed = self.new_counterexample is not None or self.nonconforming is not None
+        return EXIT_FOUND if failed or not ran else EXIT_NONE
 
     def counts(self) -> dict[str, int]:
         states = ("complete", "infeasible", "error", "running")
@@ -93,7 +100,12 @@ class SearchResult:
         tally = (f"{len(self.trials)} trials ({n['complete']} run, {n['infeasible']} infeasible, {n['error']} "
                  f"without a margin)")
         found = self.new_counterexample or self.counterexample
-        if found is not None:
+        if self.nonconforming is not None:
+            bad = self.nonconforming
+            out = [f"{self.claim_id}: FAIL: the replaced subject is not the paper's algorithm (its conformance checks, "
+                   "run before the claim as verify runs them, failed), so no point of the space was confirmed; the "
+                   "trials ran the claim without them.", f"  {bad.headline}", f"  reproduce: {bad.command}"]
+        elif found is not None:
             point = ", ".join(f"{k}={v}" for k, v in found.trial.point.items())
             key = self.recorded.get(self.confirmations.index(found))
             known = (f" It is the recorded erratum [{key}] (`theorycheck errata`), rediscovered by the search."

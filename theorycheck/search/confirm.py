@@ -39,6 +39,9 @@ class Confirmation:
     headline: str
     decision: str
     seconds: float
+    #: the replaced subject failed its conformance checks, so the claim did not run here: FAIL, but about the
+    #: subject, not this point
+    nonconforming: bool = False
 
 
 def candidates(trials: list[Trial], top: int = TOP) -> list[Trial]:
@@ -96,5 +99,5 @@ def confirm(study: Study, *, conformance: bool = True) -> list[Confirmation]:
                                 verdict=kept["verdict"], ratio=kept["ratio"], observed=kept["observed"],
                                 theory=kept["theory"], interval=kept["interval"], delta=kept["delta"],
                                 vacuous=bool(kept["vacuous"]), headline=kept["headline"], decision=kept["decision"],
-                                seconds=float(kept["cpu"])))
+                                seconds=float(kept["cpu"]), nonconforming=bool(kept["nonconforming"])))
     return out

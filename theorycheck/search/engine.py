@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..stats import FAIL
 from ..validation import ParameterError, check_jobs
 from .space import Choice, Int, Real, Space, space_of
 
@@ -128,6 +129,8 @@ def _evaluate(job: dict[str, Any]) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
         return {"infeasible": str(err).splitlines()[0]}
     kept = {k: record.get(k) for k in KEPT}
+    # a replaced subject that failed its conformance checks: the claim was not run at the point (verify's FAIL)
+    kept["nonconforming"] = any(c.get("verdict") == FAIL for c in record.get("conformance") or [])
     kept["headline"] = headline(record.get("decision"), record.get("verdict"))
     kept["decision"] = record.get("decision", "")
     kept["cpu"] = float(record.get("seconds") or 0.0) or time.process_time() - start
@@ -312,7 +315,7 @@ def _run_batch(study: Study, optuna_study, pending, jobs: int) -> None:
             continue
         handle.set_user_attr("run", {"seed": seed, **{k: v for k, v in kept.items() if k != "decision"}})
         value = margin(study.claim.kind, kept)
-        if value is None and kept["verdict"] == "FAIL":
+        if value is None and kept["verdict"] == FAIL:
             value = math.inf  # a certain failure (the subject's output broke the conclusion): above any ratio
         if value is None:
             handle.set_user_attr("error", kept["headline"] or kept["verdict"])
