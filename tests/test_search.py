@@ -81,6 +81,8 @@ def test_show_prints_the_space_and_search_refuses_a_claim_without_one(capsys):
     (["search", "hk12.thm3.1", "--budget", "0"], "--budget must be"),
     (["search", "hk12.thm3.1", "--budget", "ten"], "--budget must be"),
     (["search"], "name the claims to search, or --all"),
+    (["search", "hk12.thm3.1", "--all"], "name the claims to search, or --all"),
+    (["search", "--all", "--subject", "nosuch=m:x"], "no claim with a search space has the subjects nosuch"),
     (["search", "hk12.thm3.1", "--subject", "learner=nosuchmodule:X"], "cannot load subject"),
 ])
 def test_bad_usage_is_one_line_and_status_2_before_any_work(argv, message, capsys, tmp_path):

@@ -259,7 +259,8 @@ def run_study(study: Study, *, trials: int | None, seconds: float | None, jobs: 
             running = [t for t in existing if t.state == TrialState.RUNNING]
             asked = len(existing)
             ran_count = sum(t.state in (TrialState.COMPLETE, TrialState.FAIL) for t in finished)
-            if bar is not None:
+            if bar is not None:  # a whole batch may run past the budget: the bar's total follows, never passed
+                bar.total = max(bar.total or 0, ran_count) if trials is not None else None
                 bar.n = ran_count
                 bar.set_postfix_str(f"{spent:.0f} CPU s, {asked - len(running) - ran_count} infeasible")
                 bar.refresh()
