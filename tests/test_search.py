@@ -184,10 +184,10 @@ def test_the_reference_aerr_meets_theorem_31_wherever_the_search_looks(tmp_path)
 def test_a_point_the_resource_guard_refuses_is_infeasible_not_an_error(tmp_path):
     """A point whose plan the runner's resource guard refuses (here: a trial's tasks past the machine's time, as
     the guard estimates it from repetitions) is infeasible, stored as such, and the search goes on."""
-    from theorycheck.search.engine import _evaluate
+    from theorycheck.search.engine import run_point
 
     study = _study(tmp_path, repetitions=str(10**9))
-    kept = _evaluate(study.job(1, {**study.overrides, "d": "8", "k": "4"}, tmp_path / "t"))
+    kept = run_point(study.job(1, {**study.overrides, "d": "8", "k": "4"}, tmp_path / "t"))
     assert set(kept) == {"infeasible"} and "the plan has" in kept["infeasible"]
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..stats import FAIL
-from .engine import Study, Trial, _evaluate, _spec, stream_seed
+from .engine import Study, Trial, _spec, run_point, stream_seed
 
 #: the candidates confirmed on a fresh stream
 TOP = 3
@@ -93,7 +93,7 @@ def confirm(study: Study, *, conformance: bool = True) -> list[Confirmation]:
     for i, (trial, seed) in enumerate(zip(chosen, confirmation_seeds(study, len(chosen)), strict=True)):
         overrides = {**study.overrides, **study.space.overrides(trial.point)}
         folder = study.folder / study.claim.id / f"confirm-{i}"
-        kept: dict[str, Any] = _evaluate(study.job(seed, overrides, folder, conformance=conformance, isolate=None,
+        kept: dict[str, Any] = run_point(study.job(seed, overrides, folder, conformance=conformance, isolate=None,
                                                    remove=False))
         out.append(Confirmation(trial=trial, seed=seed, overrides=overrides, command=command(study, overrides, seed),
                                 verdict=kept["verdict"], ratio=kept["ratio"], observed=kept["observed"],

@@ -109,7 +109,7 @@ def _sampler(seed: int, number: int):
     return optuna.samplers.TPESampler(seed=stream_seed(seed, "sampler", number), n_startup_trials=STARTUP)
 
 
-def _evaluate(job: dict[str, Any]) -> dict[str, Any]:
+def run_point(job: dict[str, Any]) -> dict[str, Any]:
     """Run one point (in this process or a pool's worker): the claim through ``run_claims`` at the point's
     overrides and seed, in its own folder (removed afterwards); returns the kept fields of its record."""
     from ..claims import load_claims, select
@@ -309,7 +309,7 @@ def _run_batch(study: Study, optuna_study, pending, jobs: int) -> None:
         folder = study.folder / study.claim.id / f"trial-{frozen.number}"
         overrides = {**study.overrides, **study.space.overrides(point)}
         calls.append((handle, seed, study.job(seed, overrides, folder)))
-    for (handle, seed, _), kept in zip(calls, _map(_evaluate, [job for *_, job in calls], jobs), strict=True):
+    for (handle, seed, _), kept in zip(calls, _map(run_point, [job for *_, job in calls], jobs), strict=True):
         if "infeasible" in kept:
             handle.set_user_attr("infeasible", kept["infeasible"])
             optuna_study.tell(handle, state=TrialState.PRUNED)
