@@ -126,7 +126,7 @@ class SearchResult:
                         f"{_g(best.theory)}" if best.interval else "")
             default = f" (default instance: {_g(self.default_ratio)})" if self.default_ratio is not None else ""
             out.append(f"  {which}: {_g(value)}{default} at {point}{interval}; verdict there {best.verdict}")
-        deltas = [c.delta for c in self.confirmations if c.delta is not None]
+        deltas = [c.delta for c in self.confirmations if c.delta]
         rate = (f"≤ {_g(sum(deltas))} (the sum of the {len(deltas)} confirmations' δ, union bound)" if deltas else
                 "0: the confirmations' decisions are exact (no error rate)")
         out.append(f"  false-FAIL rate of this search {rate}; the search's own trials are never counted as evidence")
