@@ -176,6 +176,16 @@ class Lemma9(_EstimatesLemma):
                 "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150},
                 "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
     ylabel = "‖v̄ − x̄‖∞"
+    # Lemma 9 holds for every training set with ‖x_t‖∞ ≤ 1 and |y_t| ≤ B (the lasso designs, their correlation and
+    # noise), every d, even k with 2 ≤ k ≤ d, every m, B and δ. Ranges bounded by a quick trial's cost (80
+    # repetitions, a few CPU s at d = 64, m = 20000).
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(2, 64, log=True), "m": Int(100, 20000, log=True),
+              "B": Real(0.25, 4.0, log=True), "delta_lemma": Real(0.01, 0.5, log=True),
+              "designs": Choice(design_names("lasso")), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), even("k")),
+        why="the lemma's ∀ training sets (the lasso designs), d, even k ≤ d, m, B and δ, bounded by a quick trial's "
+            "cost")
     defects = (
         Defect("v_t built from a single attribute of C, scaled by d (unbiased, but k times the variance)",
                {"estimates": _D + "estimates_single_attribute_v"}),

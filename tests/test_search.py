@@ -21,7 +21,8 @@ from theorycheck.search.engine import BATCH, make_study, parse_budget, run_study
 SEARCHED = {"hk12.thm3.1": {"d", "k", "m", "B", "designs", "rho", "noise"},
             "hk12.thm3.4": {"d", "k", "m", "B", "s", "designs", "rho", "noise"},
             "cbss11.lemma8": {"d", "k", "m", "delta_lemma", "designs", "rho", "noise"},
-            "hk12.lemma3.2": {"d", "k", "m", "B", "eta_factors", "designs", "rho", "noise"}}
+            "hk12.lemma3.2": {"d", "k", "m", "B", "eta_factors", "designs", "rho", "noise"},
+            "cbss11.lemma9": {"d", "k", "m", "B", "delta_lemma", "designs", "rho", "noise"}}
 PLANTED = "estimates=tests.search_planted:estimates_weighted_twice_above_16"
 
 
