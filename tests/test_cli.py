@@ -343,8 +343,8 @@ def test_every_subcommand_has_help_a_description_and_examples_that_parse(capsys)
 
     parser, choices = _subcommands()
     listed = {a.dest: a.help for a in choices._choices_actions}
-    assert set(listed) == set(choices.choices) == {"list", "verify", "clean", "report", "show", "conform", "errata",
-                                                             "new"}
+    assert set(listed) == set(choices.choices) == {"list", "verify", "search", "clean", "report", "show", "conform",
+                                                             "errata", "new"}
     for name, sub in choices.choices.items():
         assert listed[name], name
         assert sub.description and len(sub.description.split()) >= 8, name

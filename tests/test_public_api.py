@@ -10,7 +10,7 @@ import pytest
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "stability.md"
 
 NAMES = {
-    "theorycheck": "verify conform declare_paper CLAIMS_ENTRY_POINTS",
+    "theorycheck": "verify conform search declare_paper CLAIMS_ENTRY_POINTS",
     "theorycheck.api": "verify Result Results",
     "theorycheck.claims": "Claim Evidence Measurement Hypothesis Plot Defect Erratum NonReproduction SubjectFailure "
                           "Unfinished register declare_paper load_claims ERRATUM_BASES PROFILES",
@@ -37,6 +37,7 @@ NAMES = {
                          "median_interval",
     "theorycheck.rng": "as_generator as_kernel_state kernel_state seed_sequence",
     "theorycheck.testing": "assert_conforms assert_verifies",
+    "theorycheck.search": "search SearchResult Space Int Real Choice Constraint at_most even",
 }
 
 HOOKS = {
