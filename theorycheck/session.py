@@ -464,7 +464,8 @@ class Verification:
         write_json(self.out / "scaling.json", data)
 
 
-_VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
+#: the order verdicts are counted in, by the console summary and the report's index
+VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
 
 
 def verify_summary(records: list[dict], out: Path | str) -> list[str]:
@@ -472,7 +473,7 @@ def verify_summary(records: list[dict], out: Path | str) -> list[str]:
     and non-reproductions this run found evidence for, and what is left undecided with what would
     decide it. Errata come from :func:`theorycheck.errata.gather` on these records, so earlier
     results stored in ``out`` do not count."""
-    order = [*_VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(_VERDICT_ORDER))]
+    order = [*VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(VERDICT_ORDER))]
     counts = [(v, sum(r["verdict"] == v for r in records)) for v in order]
     lines = ["", f"summary of {len(records)} claim{'s' * (len(records) != 1)}: "
              + ", ".join(f"{n} {v}" for v, n in counts if n)]

@@ -4,10 +4,13 @@ stored results.
 Everything is in the output folder: CSS is inlined in each page, figures are inline SVG, and
 tables link to CSV files beside the pages. No page refers to anything outside the folder.
 
-The index opens with the tightness atlas (observed/bound of every bound claim on one log
-axis); ``errata.html`` lists the errata the claims declare (false statements, with how each is
-shown) apart from their non-reproductions (published numbers we do not reach, with what was
-tried), each with the text of the stored run. A claim page shows, beside the verdict and its
+The index leads with the results: the verdict counts, each a link to the claims it counts; the
+claims that are not PASS, each with the one line that says why; the passing ones; then one table
+per paper, the tightness atlas (observed/bound of every bound claim on one log axis) and the power
+atlas (folded away, with what would fill it, when no planted defect was run). ``errata.html``
+lists the errata the claims declare (false statements, with how each is shown) apart from their
+non-reproductions (published numbers we do not reach, with what was tried), each with the text
+of the stored run. A claim page shows, beside the verdict and its
 evidence, the subjects with their contracts, the trivial learner's value (and a banner when the
 instance is vacuous), the errata the claim establishes and the numbers it does not reproduce, and
 its power: the planted defects it catches and those it cannot.
@@ -94,7 +97,26 @@ def _environment() -> Environment:
     env.filters["num"] = _num
     env.filters["setval"] = _setval
     env.filters["duration"] = duration
+    env.filters["anchor"] = verdict_anchor
     return env
+
+
+def verdict_anchor(verdict: str) -> str:
+    """The id on the index of the first claim with this verdict, where its count badge links to."""
+    return "verdict-" + re.sub(r"[^A-Za-z0-9]+", "-", str(verdict)).strip("-")
+
+
+def by_verdict(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The rows that are not PASS, grouped by verdict in the order the console counts them
+    (:data:`theorycheck.session.VERDICT_ORDER`), a verdict not in it last."""
+    from ..session import VERDICT_ORDER
+
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in sorted((r for r in rows if r.get("verdict") != stats.PASS),
+                      key=lambda r: rank.get(r.get("verdict"), len(rank))):
+        groups.setdefault(row.get("verdict") or "ERROR", []).append(row)
+    return list(groups.items())
 
 
 def _html_table(frame: pd.DataFrame) -> str:
@@ -394,6 +416,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
         earlier=earlier, atlas=atlas, power=power, n_errata=sum(item["type"] == "erratum" for item in items),
         n_missed=sum(item["type"] == "non-reproduction" for item in items), scaling=scaling, scaling_svg=scaling_svg,
         n_evidence=sum(item["evidence"] is not None for item in items),
+        not_pass=by_verdict(summary["claims"]),
+        passed=[row for row in summary["claims"] if row.get("verdict") == stats.PASS],
     )
     path = out / "index.html"
     write_atomic(path, index)
