@@ -416,27 +416,35 @@ def test_the_summary_of_synthetic_records(monkeypatch):
         _record("p.fig", "INCONCLUSIVE", [
             _finding("A below B at 500", "REPRODUCED"),
             _finding("A below B at 2000", "UNDECIDED", "about 60 splits would decide it"),
-            _finding("A below B at 12108", "TIED")],
+            {**_finding("A below B at 12108", "TIED"), "designed": True},
+            {**_finding("A below C at 500", "DIFFERENT"), "decides": False}],
             errata=declared, non_reproductions=missed,
             errata_evidence={"fig2": "0 of 20 splits", "tab1": "twice the printed value"}),
         _record("p.lemma", "INCONCLUSIVE"),
-        _record("p.thm", "FAIL", [_finding("C above D", "REVERSED")]),
+        _record("p.thm", "FAIL", [{**_finding("C above D", "REVERSED"), "versus": "reference"}]),
+        _record("p.exp", "NOT REPRODUCED", [{**_finding("E above F", "REVERSED"), "against": True, "recorded": True,
+                                             "known": "fig3"}]),
         _record("p.broken", "ERROR"),
     ]
     lines = session.verify_summary(records, "nowhere")
     print("\n".join(lines))
     assert lines == [
         "",
-        "summary of 5 claims: 1 PASS, 1 FAIL, 2 INCONCLUSIVE, 1 ERROR",
+        "summary of 6 claims: 1 PASS, 1 FAIL, 1 NOT REPRODUCED, 2 INCONCLUSIVE, 1 ERROR",
         "found by this run: 1 erratum and 1 non-reproduction:",
         "  p.fig [tab1] erratum: Table 1",
         "  p.fig [fig2] non-reproduction: Figure 2",
-        "undecided or not reproduced, in the claims that are not PASS:",
+        "findings whose outcome is not REPRODUCED, in the claims that are not PASS:",
         "  p.fig: A below B at 2000: UNDECIDED, 0.053 in [-0.064, 0.285]",
         "      would decide it: about 60 splits would decide it",
-        "  p.fig: A below B at 12108: TIED, 0.053 in [-0.064, 0.285]",
+        "  p.fig: A below B at 12108: TIED, 0.053 in [-0.064, 0.285] (a simulation finding on an instance of ours, "
+        "not a non-reproduction of the paper: INCONCLUSIVE)",
+        "  p.fig: A below C at 500: DIFFERENT, 0.053 in [-0.064, 0.285] (reported, not decided: it does not count "
+        "toward the verdict)",
         "  p.lemma: INCONCLUSIVE: INCONCLUSIVE because of the test",
-        "  p.thm: C above D: REVERSED, 0.053 in [-0.064, 0.285]",
+        "  p.thm: C above D: REVERSED, 0.053 in [-0.064, 0.285] (the replaced subject against its reference: FAIL)",
+        "  p.exp: E above F: REVERSED, 0.053 in [-0.064, 0.285] (against the paper: NOT REPRODUCED, recorded as "
+        "fig3)",
     ]
 
 
@@ -450,7 +458,7 @@ def test_the_summary_stays_on_one_screen(monkeypatch):
                        errata_evidence={e["key"]: "seen" for e in declared}),
                *(_record(f"p.other{i}", "INCONCLUSIVE") for i in range(3))]
     lines = session.verify_summary(records, "somewhere")
-    start = lines.index("undecided or not reproduced, in the claims that are not PASS:")
+    start = lines.index("findings whose outcome is not REPRODUCED, in the claims that are not PASS:")
     undecided, found = lines[start + 1:], lines[3:start]
     assert len(undecided) == 15 and undecided[-1] == "  … and 6 more (see the claims' pages)"
     assert undecided[:2] == ["  p.many: A below B at 0: UNDECIDED, 0.053 in [-0.064, 0.285]",

@@ -91,3 +91,68 @@ def test_the_power_atlas_not_run_is_said_once_and_folded_away(quick_report):
     assert atlas.count("not run") + atlas.count("Not run") == 1
     assert "<details" in atlas and "theorycheck verify --power" in atlas
     assert all(f'href="{c}.html"' in atlas for c in CLAIMS)  # every claim is still there, folded
+
+
+# ---------------------------------------------------------------------- one meaning per word (issue 56 item 3)
+def _legend(page: str) -> str:
+    return " ".join(re.findall(r'<p class="muted legend">(.*?)</p>', page, re.S))
+
+
+def _what_against_makes(legend: str) -> str:
+    """The verdict the page's legend says a deciding TIED, REVERSED or DIFFERENT gives this claim."""
+    words = [w for w in ("leaves the claim INCONCLUSIVE", "makes the claim NOT REPRODUCED", "makes the claim FAIL")
+             if w in legend.split("A deciding UNDECIDED")[0]]
+    assert len(words) == 1, legend
+    return words[0].rsplit("claim ", 1)[1]
+
+
+def _records(out: Path) -> list[dict]:
+    import json
+
+    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted((out / "results").glob("*.json"))]
+
+
+def test_every_page_with_findings_says_what_an_outcome_makes_of_its_claim(quick_report):
+    from theorycheck.stats import AGAINST, FAIL
+
+    pages = 0
+    for record in _records(quick_report):
+        if not record.get("findings"):
+            continue
+        page = _page(quick_report, f"{record['id']}.html")
+        legend = _legend(page)
+        makes = _what_against_makes(legend)
+        designed = any(f.get("designed") for f in record["findings"] if f.get("decides"))
+        assert makes == ("INCONCLUSIVE" if designed else "NOT REPRODUCED"), (record["id"], legend)
+        for f in record["findings"]:
+            if f.get("decides") and f["outcome"] in AGAINST:
+                assert record["verdict"] in (makes, FAIL), (record["id"], f["finding"])
+        assert "a FAIL" not in legend and "FAILs" not in legend  # no reference run is called a FAIL
+        pages += 1
+    assert pages >= 2  # reyzin11.exp and ks15.fig1
+
+
+def test_a_designed_instance_says_simulation_finding_on_its_page_and_in_the_summary(quick_report, tmp_path):
+    """A deciding DIFFERENT on an instance of ours (as sk13.exp's crowds are) leaves the claim INCONCLUSIVE: the
+    page's legend, the finding's cell and the console say that, never "against the paper" or NOT REPRODUCED."""
+    import json
+    import shutil
+
+    from theorycheck import session
+
+    out = tmp_path / "run"
+    shutil.copytree(quick_report, out)
+    path = out / "results" / f"{UNDECIDED_ON_QUICK}.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    deciding = next(i for i, f in enumerate(record["findings"]) if f["decides"])
+    record["findings"] = [{**f, "designed": True, "against": False} for f in record["findings"]]
+    record["findings"][deciding].update(outcome="DIFFERENT", meaning="the two are shown to differ by more than ε")
+    path.write_text(json.dumps(record), encoding="utf-8")
+    render(out, registry=discover())
+    page = _page(out, f"{UNDECIDED_ON_QUICK}.html")
+    assert record["verdict"] == "INCONCLUSIVE"
+    assert _what_against_makes(_legend(page)) == "INCONCLUSIVE"
+    cell = page.split("<b>DIFFERENT</b>", 1)[1].split("</td>", 1)[0]
+    assert "a simulation finding on an instance of ours" in cell and "against the paper" not in cell
+    lines = [line for line in session.verify_summary([record], out) if ": DIFFERENT" in line]
+    assert len(lines) == 1 and lines[0].endswith("not a non-reproduction of the paper: INCONCLUSIVE)"), lines

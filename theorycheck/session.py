@@ -500,22 +500,43 @@ def _errata_lines(records: list[dict], out: Path | str) -> list[str]:
 
 
 def _finding_lines(claim_id: str, finding: dict) -> list[str]:
-    """One finding that did not reproduce: what, its outcome and interval; then what would decide it."""
+    """One finding whose outcome is not REPRODUCED: what, its outcome and interval, and what that outcome makes
+    of the claim, in the words of its page (:func:`theorycheck.report.findings_legend`); then what would decide
+    it."""
     def number(x):
         return "?" if x is None else f"{x:.3g}"
 
     where = ""
     if finding.get("low") is not None or finding.get("high") is not None:
         where = f", {number(finding.get('estimate'))} in [{number(finding.get('low'))}, {number(finding.get('high'))}]"
-    lines = [f"  {claim_id}: {finding.get('finding', '?')}: {finding.get('outcome', '?')}{where}"]
+    lines = [f"  {claim_id}: {finding.get('finding', '?')}: {finding.get('outcome', '?')}{where}"
+             f"{_what_it_makes(finding)}"]
     if finding.get("needs"):
         lines.append(f"      would decide it: {finding['needs']}")
     return lines
 
 
+def _what_it_makes(finding: dict) -> str:
+    """What a finding's outcome makes of its claim, as a tail of its summary line ("" for a deciding UNDECIDED)."""
+    from .stats import AGAINST
+
+    outcome, decides = finding.get("outcome"), finding.get("decides", True)
+    if not decides:
+        return " (reported, not decided: it does not count toward the verdict)"
+    if outcome not in AGAINST:
+        return ""
+    if finding.get("versus") == "reference":
+        return " (the replaced subject against its reference: FAIL)"
+    if finding.get("designed"):
+        return " (a simulation finding on an instance of ours, not a non-reproduction of the paper: INCONCLUSIVE)"
+    return " (against the paper: NOT REPRODUCED" + (f", recorded as {finding['known']})" if finding.get("recorded")
+                                                    else ")")
+
+
 def _undecided_lines(records: list[dict]) -> list[str]:
-    """For each claim that is not PASS, its findings that did not reproduce (and for an INCONCLUSIVE
-    claim with none to show, its headline), within SUMMARY_FINDING_LINES lines."""
+    """For each claim that is not PASS, its findings whose outcome is not REPRODUCED, deciding ones first, each
+    with what it makes of the claim (and for an INCONCLUSIVE claim with none to show, its headline), within
+    SUMMARY_FINDING_LINES lines."""
     from .runner import headline
 
     entries = []
@@ -523,6 +544,7 @@ def _undecided_lines(records: list[dict]) -> list[str]:
         if r["verdict"] == "PASS":
             continue
         shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
+        shown.sort(key=lambda f: not f.get("decides", True))
         entries += [_finding_lines(r["id"], f) for f in shown]
         if not shown and r["verdict"] == "INCONCLUSIVE":
             entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'), 'INCONCLUSIVE')}"])
@@ -535,7 +557,7 @@ def _undecided_lines(records: list[dict]) -> list[str]:
             body.append(f"  … and {len(entries) - i} more (see the claims' pages)")
             break
         body += entry
-    return ["undecided or not reproduced, in the claims that are not PASS:", *body]
+    return ["findings whose outcome is not REPRODUCED, in the claims that are not PASS:", *body]
 
 
 class Conformation:

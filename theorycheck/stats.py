@@ -925,22 +925,23 @@ def classify(low: float, high: float, relation: str, margin: float, question: st
     return DIFFERENT if (high < -margin or low > margin) else UNDECIDED
 
 
-def rule_text(relation: str, margin: float, question: str = DIRECTION) -> str:
-    """One sentence: the rule :func:`classify` applies to this relation, margin and question."""
-    check_relation(relation, margin, question)
+def rule_text(relation: str, margin: float | None, question: str = DIRECTION) -> str:
+    """One sentence: the rule :func:`classify` applies to this relation, margin and question; with
+    ``margin=None`` the rule in terms of ε (a page whose findings have several margins)."""
+    check_relation(relation, 1.0 if margin is None else margin, question)
+    eps, half = ("ε", "ε/2") if margin is None else (f"{margin:g}", f"{ZONE * margin:g}")
+    named = "ε" if margin is None else f"ε = {margin:g}"
     if relation == SUPERIOR and question == MAGNITUDE:
-        return (f"a magnitude (the effect is at least ε = {margin:g}; indifference zone [{ZONE * margin:g}, "
-                f"{margin:g}]): REPRODUCED when the interval lies above {ZONE * margin:g}, TIED when it lies below "
-                f"{margin:g}, REVERSED below 0")
+        return (f"a magnitude (the effect is at least {named}; indifference zone [{half}, {eps}]): REPRODUCED "
+                f"when the interval lies above {half}, TIED when it lies below {eps}, REVERSED below 0")
     if relation == SUPERIOR:
         return (f"a direction (a bare 'better'): REPRODUCED when the interval lies above 0, REVERSED below 0, "
-                f"NEGLIGIBLE (an advantage below ε = {margin:g}, if any; neither for nor against) inside "
-                f"(−{margin:g}, {margin:g})")
+                f"NEGLIGIBLE (an advantage below {named}, if any; neither for nor against) inside (−{eps}, {eps})")
     if relation == NON_INFERIOR:
-        return (f"a non-inferiority (not worse by more than ε = {margin:g}): REPRODUCED when the interval's lower "
-                f"end is ≥ −{margin:g}, REVERSED when its upper end is below −{margin:g}")
-    return (f"an equivalence (within ±{margin:g}): REPRODUCED when the interval lies inside [−{margin:g}, "
-            f"{margin:g}], DIFFERENT when wholly outside")
+        return (f"a non-inferiority (not worse by more than {named}): REPRODUCED when the interval's lower "
+                f"end is ≥ −{eps}, REVERSED when its upper end is below −{eps}")
+    return (f"an equivalence (within ±{eps}): REPRODUCED when the interval lies inside [−{eps}, {eps}], DIFFERENT "
+            "when wholly outside")
 
 
 def decision_width(relation: str, margin: float, estimate: float, question: str = DIRECTION) -> float:

@@ -321,10 +321,12 @@ class PairedComparison(Claim):
                 f"and question the paper's words state with margin ε. Paired runs (the same sample for both); "
                 f"{design}; per interval {interval} at δ/{count} = {per_delta:.3g} (false-FAIL rate ≤ δ = "
                 f"{p['delta']:g}, union bound). Rules: {'; '.join(rules)}. With the reference implementations a "
-                f"deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim NOT REPRODUCED; with a "
-                f"replaced contender the paper's settings are reported and each side is judged against its reference "
-                f"implementation on the same sample and seeds (non-inferiority with the setting's ε: FAIL when the "
-                f"subject is worse by more than ε).\n" + "\n".join(lines))
+                f"deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim "
+                + ("INCONCLUSIVE: the instances are this project's design, so it is a simulation finding, not a "
+                   "non-reproduction of the paper" if self.designed else "NOT REPRODUCED") + "; with a "
+                "replaced contender the paper's settings are reported and each side is judged against its reference "
+                "implementation on the same sample and seeds (non-inferiority with the setting's ε: FAIL when the "
+                "subject is worse by more than ε).\n" + "\n".join(lines))
         observed = summary.loc[summary["setting"].isin(deciding), "difference"] if len(summary) else summary
         return Evidence(verdict=stats.combine(verdicts), observed=float(observed.min()) if len(observed) else None,
                         theory=0.0, delta=p["delta"], decision=text, summary=summary, findings=found,

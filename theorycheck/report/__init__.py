@@ -238,6 +238,42 @@ def lead(r: dict[str, Any]) -> list[str]:
     return [first[: end.start() + 1] if end else first] if first else []
 
 
+def findings_legend(findings: list[dict[str, Any]], replaced: bool) -> list[str]:
+    """The legend under a page's findings, in the words of this page: the rule of each relation and
+    question its findings ask, and what an outcome against the paper makes of this claim, which
+    depends on where it ran: on an instance this project designed (a simulation finding, INCONCLUSIVE),
+    with the paper's reference implementations (NOT REPRODUCED, a finding about the paper) or with a
+    replaced subject (whose paper findings are reported and which is judged against its reference)."""
+    asked: dict[tuple[str, str], set[float]] = {}
+    for f in findings:
+        if f.get("relation") in stats.RELATIONS:
+            asked.setdefault((f["relation"], f.get("question") or stats.DIRECTION), set()).add(f.get("margin"))
+    rules = []
+    for (relation, question), margins in asked.items():
+        margin = next(iter(margins)) if len(margins) == 1 else None
+        ok = isinstance(margin, int | float) and math.isfinite(margin) and margin > 0
+        rules.append(stats.rule_text(relation, margin if ok else None, question))
+    lines = [f"The outcome of a finding is read from its interval: {'; '.join(rules)}; UNDECIDED otherwise."
+             if rules else ""]
+    deciding = [f for f in findings if f.get("decides")]
+    if any(f.get("designed") for f in deciding):
+        lines.append("This claim's instances are this project's design (a simulated crowd, a synthetic stand-in for "
+                     "data we do not have): with the paper's reference implementations a deciding TIED, REVERSED or "
+                     "DIFFERENT is a simulation finding about that instance, not a non-reproduction of the paper, "
+                     "and leaves the claim INCONCLUSIVE.")
+    elif replaced:
+        lines.append("A replaced subject ran here: the paper's findings that read it are reported, not decided, and "
+                     "the subject is judged against the reference implementation on the same data (a "
+                     "non-inferiority with the finding's ε): REVERSED there, worse than the reference by more than "
+                     "ε, makes the claim FAIL.")
+    else:
+        lines.append("These are the paper's reference implementations: a deciding TIED, REVERSED or DIFFERENT is a "
+                     "finding about the paper, not a fault of an implementation, and makes the claim NOT REPRODUCED.")
+    lines.append("A deciding UNDECIDED or NEGLIGIBLE leaves the claim INCONCLUSIVE; a finding marked reported does "
+                 "not count toward the verdict, whatever its outcome.")
+    return [line for line in lines if line]
+
+
 #: parameter names that count the runs of a part of a claim: at 0 the part is switched off
 _COUNTS = ("_repetitions", "_runs")
 
@@ -480,5 +516,6 @@ def _claim_page(template, out: Path, r: dict[str, Any], claim: Claim | None) -> 
         defects=_defects(r, claim), builtin=str(r.get("module") or "proofs").split(".")[0] in ("proofs", "simulations"),
         errata=_errata(r), missed=_errata(r, "non_reproductions"),
         trivial_ratio=_trivial_ratio(r), lead=lead(r), params=used_params(r.get("params") or {}),
-        interval=_interval(r),
+        interval=_interval(r), against=stats.AGAINST,
+        legend=findings_legend(r.get("findings") or [], bool(replaced_subjects(r, defaults))),
     )
