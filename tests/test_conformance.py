@@ -326,6 +326,11 @@ def test_a_plain_learner_passes_what_could_be_checked_and_names_the_rest():
                         "step": ("INCONCLUSIVE", False), "recording": ("INCONCLUSIVE", False),
                         "behaviour": ("PASS", True), "attributes": ("PASS", True)}, result.text()
     assert "observed through a watched view" in next(c for c in result.checks if c.name == "attributes").decision
+    # the NOT RUN lines name the two lines that make the estimator and step checks run (issue 56 item 4)
+    (hint,) = [line for line in result.text().splitlines() if line.startswith("  to run them:")]
+    assert "The estimator and step checks need the learner's path" in hint
+    assert "`class MyLearner(RecordsPath):`" in hint and "`self.record(w=w, g=g, read=[...], eta=eta)`" in hint
+    assert "To run them:" in result.page()
     assert "read from two fits at d = k = 1" in next(c for c in result.checks if c.name == "parameters").decision
     with pytest.raises(ParameterError, match="unknown check 'estimater' named optional"):
         conform("AERR", mine.PlainAERR, optional=("estimater",))
@@ -440,6 +445,7 @@ def test_conform_on_a_plain_learner_never_exits_2_after_the_work(tmp_path, capsy
     err = capsys.readouterr().err
     assert "INCONCLUSIVE on 3 of 6 checks (parameters, behaviour, attributes); NOT RUN: claims, estimator, step" in err
     assert "; estimator NOT RUN: the learner cannot be built with record_trajectory" in err
+    assert "two lines make them run: `class MyLearner(RecordsPath):`" in err  # the line a user sees first
     assert cli.main([*base, "--optional", "claims,estimator,step"]) == 0
     capsys.readouterr()
     assert cli.main([*base, "--no-claims", "--require", "estimator,attributes"]) == 3  # deprecated: the default
@@ -490,6 +496,26 @@ def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_pl
     assert np.array_equal(conformance._reported_reads(path, 50, 6), read)  # what it records is what it read
     check = conformance._estimator_check(SPEC, mine.RecordedAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
     assert check.ran and check.verdict == "PASS", check.decision
+    assert conformance._estimator_check(SPEC, mine.PlainAERR, 2, 1.0, 0.5, 3, 1e-3, _seed(13)).details == {
+        "unrecorded": True}
+
+
+def test_verify_s_conformance_paragraph_names_the_two_lines_only_when_they_would_help():
+    from theorycheck.conformance.verify import verify_text
+
+    def record(*checks):
+        return {"subject": "mine.PlainAERR", "algorithm": "AERR", "profile": "quick", "delta": 1e-3,
+                "checks": [{"name": name, "verdict": "INCONCLUSIVE" if not ran else "PASS", "ran": ran,
+                            "decision": "why", "cause": "why", "raised": False, "unrecorded": unrecorded}
+                           for name, ran, unrecorded in checks]}
+
+    plain = verify_text(record(("parameters", True, False), ("estimator", False, True), ("step", False, True)))
+    assert plain.startswith("Conformance of mine.PlainAERR to AERR (quick budget, each stochastic check at "
+                            "δ = 0.001): PASS on 1 of 3 checks; NOT RUN: estimator, step.")
+    assert plain.splitlines()[-1].startswith("To run them: The estimator and step checks need the learner's path")
+    assert "`class MyLearner(RecordsPath):`" in plain
+    audit = verify_text(record(("parameters", True, False), ("attributes", False, False)))
+    assert "RecordsPath" not in audit  # the two lines do not make an audit run
 
 
 def test_verify_counts_the_reads_observed_and_fails_a_learner_that_reads_more_than_it_reports():

@@ -32,7 +32,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RecordsPath"]
+__all__ = ["TWO_LINES", "RecordsPath"]
+
+#: the two lines that give a plain learner a recorded path, for the messages of the checks that need one
+TWO_LINES = ("two lines make them run: `class MyLearner(RecordsPath):` (from theorycheck.recording import "
+             "RecordsPath; it adds record_trajectory to the constructor) and `self.record(w=w, g=g, read=[...], "
+             "eta=eta)` in fit, once per step, before the update (docs/conformance.md, 'Two-line path recording')")
 
 
 class RecordsPath:

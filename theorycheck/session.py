@@ -646,6 +646,10 @@ class Conformation:
         if first is not None:
             check, state = first
             self.line += f"; {check.name} {state}: " + (check.cause or check.decision).splitlines()[0]
+            if state == "NOT RUN" and check.details.get("unrecorded"):
+                from .conformance.core import recording_hint
+
+                self.line += ". " + recording_hint(result.not_run)
         self.exit_status = exit_status([result.verdict])
         return self.exit_status
 

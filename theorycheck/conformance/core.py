@@ -94,6 +94,27 @@ def _not_run(name: str, why: str, details: dict | None = None) -> Check:
     return Check(name, stats.INCONCLUSIVE, why, details or {}, ran=False, cause=why)
 
 
+def _unrecorded(name: str, why: str) -> Check:
+    """Not run because the learner records no path: :data:`theorycheck.recording.TWO_LINES` would make it run."""
+    return _not_run(name, why, {"unrecorded": True})
+
+
+def recording_hint(checks) -> str:
+    """One sentence naming the checks that did not run for want of a recorded path and the two lines that make
+    them run ("" when there are none); ``checks`` are :class:`Check` or their stored dicts."""
+    from ..recording import TWO_LINES
+
+    def unrecorded(c):
+        details = c.get("details") if isinstance(c, dict) else c.details
+        return bool((details or {}).get("unrecorded")) or (isinstance(c, dict) and bool(c.get("unrecorded")))
+
+    names = [c["name"] if isinstance(c, dict) else c.name for c in checks if unrecorded(c)]
+    if not names:
+        return ""
+    return (f"The {' and '.join(names)} check{'s' * (len(names) > 1)} need{'s' * (len(names) == 1)} the learner's "
+            f"path, which it does not record: {TWO_LINES}; the lemmas about the path run then too.")
+
+
 @dataclass
 class Conformance:
     """The result of :func:`conform`: one :class:`Check` per check and the combined verdict.
@@ -177,6 +198,9 @@ class Conformance:
         if self.not_run:
             lines.append("  not run (each counts as INCONCLUSIVE unless optional=/--optional names it):")
             lines += [f"  [{self._label(c)}] {c.name}: {c.decision}" for c in self.not_run]
+            hint = recording_hint(self.not_run)
+            if hint:
+                lines.append(f"  to run them: {hint}")
         lines += [f"  [NOT APPLICABLE] {c.name}: {c.decision}" for c in self.checks if c.name in self.inapplicable]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
@@ -201,6 +225,7 @@ class Conformance:
                 "learner and counts as INCONCLUSIVE unless named optional; NOT APPLICABLE: nothing to check for this "
                 "algorithm.</p>"
                 f"<table><tr><th>check</th><th>verdict</th><th>decision</th></tr>{rows}</table>"
+                + (f"<p><b>To run them:</b> {escape(hint)}</p>" if (hint := recording_hint(self.not_run)) else "")
                 + "".join(f"<p>{escape(note)}</p>" for note in self.notes))
 
     def page(self, claims_report: bool = False) -> str:
@@ -286,8 +311,9 @@ def _fitted(name: str, learner, keywords: dict, state: int, X, y):
     try:
         model = learner(**keywords, random_state=state, record_trajectory=True)
     except Exception as err:  # TypeError for a missing keyword, or its own refusal of one: it cannot take this check
-        return None, _not_run(name, "the learner cannot be built with record_trajectory=True and "
-                              f"{', '.join(keywords)}, so nothing was checked: {type(err).__name__}: {err}")
+        return None, (_unrecorded if name in ("estimator", "step") else _not_run)(
+            name, f"the learner cannot be built with record_trajectory=True and {', '.join(keywords)}, so nothing "
+            f"was checked: {type(err).__name__}: {err}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import stats
-from .core import Check, Spec, _fitted, _keywords, _not_run
+from .core import Check, Spec, _fitted, _keywords, _not_run, _unrecorded
 
 _EXAMPLE_X = np.array([0.5, -0.25, 0.375, 0.125])  # dyadic, so the exact law is exact in floats too
 _EXAMPLE_Y = 0.25
@@ -70,8 +70,8 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
         try:
             draws = _recorded_draws(spec, model.trajectory_, rows)
         except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
-            return _not_run("estimator", f"the learner does not record its path (record_trajectory=True, trajectory_ "
-                            f"with {wanted} for each example): {type(err).__name__}: {err}")
+            return _unrecorded("estimator", "the learner does not record its path (record_trajectory=True, "
+                               f"trajectory_ with {wanted} for each example): {type(err).__name__}: {err}")
         for key, draw in draws:  # given w_t, the draws of step t are fresh
             if key not in laws:
                 laws[key] = _law(spec, key, k, keywords)
@@ -148,8 +148,8 @@ def _step_check(spec: Spec, learner, k, B, seed) -> Check:
             g = np.asarray(path["g"], dtype=np.float64)[0]
             g_tilde = np.asarray(path["g_tilde"], dtype=np.float64)[0] if "g_tilde" in path else g
         except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
-            return _not_run("step", "the learner does not record its path (record_trajectory=True, trajectory_ with "
-                            f"'w' and 'g' for each example): {type(err).__name__}: {err}")
+            return _unrecorded("step", "the learner does not record its path (record_trajectory=True, trajectory_ "
+                               f"with 'w' and 'g' for each example): {type(err).__name__}: {err}")
         if w.shape != (rows, len(_EXAMPLE_X)) or g.shape != (len(_EXAMPLE_X),):
             return _not_run("step", f"the recorded path has w of shape {w.shape} and g of shape {g.shape}, not one "
                             f"row of {len(_EXAMPLE_X)} per example")

@@ -9,7 +9,7 @@ from .. import stats
 from ..claims import subject_name
 from ..validation import ParameterError
 from .checks import conform_checks
-from .core import _load
+from .core import _load, recording_hint
 from .registry import ALGORITHMS
 
 
@@ -56,7 +56,8 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
                      "cause": why}]}
     return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": result.verdict, "delta": delta,
             "profile": budget, "checks": [{"name": c.name, "verdict": c.verdict, "ran": c.ran, "decision": c.decision,
-                                           "cause": c.cause, "raised": c.raised} for c in result.checks
+                                           "cause": c.cause, "raised": c.raised,
+                                           "unrecorded": bool(c.details.get("unrecorded"))} for c in result.checks
                                           if c.name not in result.inapplicable]}
 
 
@@ -74,4 +75,5 @@ def verify_text(record: dict[str, Any]) -> str:
                                                    c["decision"]) for c in ran]
     parts += [f"[NOT RUN] {c['name']}: " + (f"{c['cause']} on this check's instance, so it judged nothing (the claim "
                                              "runs on its own)" if c.get("raised") else c["decision"]) for c in not_run]
-    return "\n".join(parts)
+    hint = recording_hint([c for c in not_run if not c.get("raised")])
+    return "\n".join([*parts, *([f"To run them: {hint}"] if hint else [])])
