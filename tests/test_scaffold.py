@@ -99,6 +99,18 @@ def test_a_filled_in_frequency_skeleton_passes_and_catches_its_defect(tmp_path, 
                             "mypkg/test_mine_hoeffding.py"], cwd=tmp_path, capture_output=True, text=True,
                            timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout
+    # and without pytest, as `nox -s verify`'s environment has none: the command `new` printed
+    (command,) = [line.split("   ")[0] for line in out.splitlines() if line.startswith("then: python -m ")]
+    assert command == "then: python -m mypkg.test_mine_hoeffding"
+    blocker = tmp_path / "no-pytest"
+    for name in ("pytest", "_pytest"):
+        (blocker / name).mkdir(parents=True)
+        (blocker / name / "__init__.py").write_text("raise ImportError('no pytest here')\n", encoding="utf-8")
+    plain = subprocess.run([sys.executable, "-m", "mypkg.test_mine_hoeffding"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300, env={**os.environ, "PYTHONPATH": f"{blocker}{os.pathsep}{tmp_path}"})
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert plain.stdout.splitlines() == ["test_mine_hoeffding_passes: passed",
+                                         "test_mine_hoeffding_catches_its_planted_defect: passed"], plain.stdout
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -644,8 +644,10 @@ def _cmd_new(args) -> int:
     from .scaffold import new_claim
 
     path, test, module = new_claim(args.kind, args.id, args.package)
+    test_module = module.rpartition(".")[0] + "." + test.stem if "." in module else test.stem
     print(f"wrote {path} and {test}\nnext: theorycheck verify {args.id} --claims {module}   "
-          f"(names the next place to fill in)")
+          f"(names the next place to fill in)\nthen: python -m {test_module}   (its test; needs no pytest, which "
+          "nox -s verify's environment lacks; pytest runs it too)")
     return EXIT_OK
 
 

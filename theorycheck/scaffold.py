@@ -3,7 +3,8 @@
 It writes two files into a folder (the current one, or ``--package DIR``): ``<paper>_<item>.py``,
 a claims module with :func:`theorycheck.declare_paper`, a subject, a planted defect and the claim's
 declaration with every hook of its kind in place, and ``test_<paper>_<item>.py``, which asserts that
-the claim PASSes with its subject and FAILs with the defect. Until the places marked
+the claim PASSes with its subject and FAILs with the defect, under pytest or, where there is none
+(``nox -s verify``'s environment), as ``python -m`` of its module. Until the places marked
 ``Unfinished(...)`` are filled in, ``theorycheck verify ID --claims MODULE`` ends in ERROR with one
 line naming the next hook to write (:class:`theorycheck.claims.Unfinished`), and the test fails.
 """
@@ -24,7 +25,9 @@ Fill in each `Unfinished(...)` (every run of the claim names the next one), the 
 declaration's sentences; then run
 
     theorycheck verify {id} --claims {module} --power
-    pytest {test}
+    python -m {test_module}      # the test file, which needs no pytest (nox -s verify's environment has none)
+
+or `pytest {test}` where pytest is installed.
 
 The hooks of the kind are documented in {kind_module} (the docs' "Kinds of claims").
 """
@@ -157,6 +160,12 @@ def test_{name}_passes():
 def test_{name}_catches_its_planted_defect():
     (result,) = theorycheck.verify("{id}", subjects={{"subject": claim_module.planted_defect}})
     assert result.verdict == "FAIL", result.decision
+
+
+if __name__ == "__main__":  # `python -m {test_module}`: the same two tests without pytest
+    for test in (test_{name}_passes, test_{name}_catches_its_planted_defect):
+        test()  # an AssertionError here prints the claim's decision and exits with status 1
+        print(f"{{test.__name__}}: passed")
 '''
 
 
@@ -172,8 +181,9 @@ def _package_prefix(folder: Path) -> str:
 
 def new_claim(kind: str, claim_id: str, folder: str | Path = ".") -> tuple[Path, Path, str]:
     """Write the skeleton of claim ``claim_id`` of kind ``kind`` and its test into ``folder``; return
-    (module path, test path, module name for ``--claims``). Bad input raises :class:`ParameterError`
-    before anything is written."""
+    (module path, test path, module name for ``--claims``). The test runs under pytest and, since
+    ``nox -s verify``'s environment has no pytest, as ``python -m <its module>`` too. Bad input raises
+    :class:`ParameterError` before anything is written."""
     if kind not in SCAFFOLDS:
         raise ParameterError(f"no skeleton for kind {kind!r}; `theorycheck new` writes {', '.join(SCAFFOLDS)} "
                              "(the hooks of every kind are on the docs' 'Kinds of claims' page)")
@@ -199,6 +209,7 @@ def new_claim(kind: str, claim_id: str, folder: str | Path = ".") -> tuple[Path,
     cls = cls if cls[:1].isalpha() else f"Claim{cls}"
     kind_module, base, rules, args, hint, body = SCAFFOLDS[kind]
     values = {"id": claim_id, "kind": kind, "paper": paper, "module": module, "test": test.name, "cls": cls,
+              "test_module": f"{prefix}.test_{name}" if prefix else f"test_{name}",
               "kind_module": kind_module, "base": base, "rules": rules, "args": args, "subject_hint": hint,
               "name": name, "rng": "" if kind == "exact" else "from theorycheck.rng import as_generator\n"}
     source = _HEAD.format(**values) + "\n" + body.format(**values)
