@@ -216,6 +216,9 @@ class Verification:
                  jobs: int = 1, scheduler: str | None = None, out: str | Path | None = None, power: bool = False,
                  power_idea: bool = False, cache: bool = True, scaling: bool | None = None, force: bool = False,
                  task_timeout: float | None = None, progress: bool = False, names: Mapping[str, str] | None = None):
+        #: the wall clock of the whole session starts here, before the claims are imported and planned (the
+        #: runner's clock starts at the first task: a run served from the cache spends most of its time outside it)
+        self._started = time.perf_counter()
         from .claims import PROFILES, select
         from .runner import check_run_folder
 
@@ -291,6 +294,20 @@ class Verification:
         self.plans = plan_claims(self.claims, profile=self.profile, seed=self.seed, overrides=self.params,
                                  subjects=self.subjects, out=self.out, force=self.force)
 
+    def _session_wall(self) -> float | None:
+        """Store the session's wall time so far (imports, planning, the run, power runs, scaling) as the run's
+        ``wall_seconds`` in summary.json, which the index shows; return the runner's (the tasks' alone)."""
+        from .runner import write_json
+
+        path = self.out / "summary.json"
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        tasks = summary.get("wall_seconds")
+        write_json(path, {**summary, "wall_seconds": time.perf_counter() - self._started})
+        return tasks if isinstance(tasks, int | float) else None
+
     def run(self) -> list[dict]:
         """Run the claims (each result stored, and its page rendered, as soon as it is decided), then each
         planted defect on the same profile and seed; return the records."""
@@ -317,6 +334,7 @@ class Verification:
         records, out, name = self.records, self._shown, self._name
         if self.scaling:
             self._measure_scaling()
+        tasks_wall = self._session_wall()
         if self.kept:
             fresh = None if self.planted else {r["id"] for r in records} - self._rendered  # power adds to pages
             try:
@@ -334,9 +352,11 @@ class Verification:
             ratio = "" if r.get("ratio") is None else f"  observed/bound={r['ratio']:.3g}"
             vacuous = f"  vacuous ({vacuous_why(r)})" if r.get("vacuous") else ""
             lines.append(f"{r['verdict']:<13} {r['id']:<22} {r['seconds']:8.2f}s CPU{ratio}{vacuous}")
-        if self.summary.get("wall_seconds") is not None:
-            lines.append(f"wall time {self.summary['wall_seconds']:.1f}s (the per-claim figures are CPU time, summed "
-                         "over tasks)")
+        from .report import duration
+
+        lines.append(f"wall time {duration(time.perf_counter() - self._started)} from the start of the session to its "
+                     f"report" + (f", {duration(tasks_wall)} of it running the claims' tasks" if tasks_wall is not None
+                                  else "") + " (the per-claim figures are CPU time, summed over tasks)")
         if self.index is not None:
             lines.append(f"report: {self.index}")
         lines += verify_summary(records, out)
