@@ -135,6 +135,11 @@ def dot(a, b) -> Fraction:
     return sum((u * v for u, v in zip(a, b, strict=True)), Fraction(0))
 
 
+def _missing(value) -> bool:
+    """True for a cell with no value (None or NaN), as a table joining several parts' cases has."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 class Exact(Claim):
     kind = "exact"
     checks: ClassVar[dict[str, str]] = {}
@@ -192,8 +197,9 @@ class Exact(Claim):
         return result if isinstance(result, Measurement) else Measurement(list(result))
 
     def name_row(self, row, check: str | None = None) -> str:
-        """The case a row is about and, for a failing check, its details ("a = 1 ≠ b = 2" for a pair)."""
-        case = ", ".join(f"{c} = {row[c]}" for c in self.case_columns if c in row.index)
+        """The case a row is about and, for a failing check, its details ("a = 1 ≠ b = 2" for a pair). A case
+        column with no value in this row (a table that joins cases of several parts) is left out, never "= nan"."""
+        case = ", ".join(f"{c} = {row[c]}" for c in self.case_columns if c in row.index and not _missing(row[c]))
         shown = [f"{c} = {row[c]}" for c in self.details.get(check, ()) if c in row.index]
         return case + (": " + (" ≠ " if len(shown) == 2 else ", ").join(shown) if shown else "")
 
