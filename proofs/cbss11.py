@@ -28,6 +28,7 @@ SMALL_MC = {"mc_samples": "10000", "mc_repetitions": "1"}  # planted samplers ar
 
 @register
 class Lemma7(Exact):
+    observed_label = "the largest absolute difference between the lemma's two sides over the cases enumerated"
     id = "cbss11.lemma7"
     title = "Averaging over a uniform k-subset is unbiased"
     reference = "Lemma 7"

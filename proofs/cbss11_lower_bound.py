@@ -34,6 +34,8 @@ D = "tests.defects_lower_bounds_proofs:"
 # ---------------------------------------------------------------------- cbss11 A.2
 @register
 class GoodRegressorKnowsJ(Exact):
+    observed_label = ("the smallest excess/ε at which a grid point's w first fails to single out j (every "
+                      'ε-good w must, so the claim is that this is at least 1)')
     id = "cbss11.A.2"
     ratio_at_least = True  # the ratio is the excess (in units of ε) at which the implication first fails
     title = "On P_j, w* = 2p·e_j with L(w*) = 1 − 4p², L(w) = ‖w‖² − 4p·w_j + 1, and an ε-good w reveals j"
@@ -236,6 +238,8 @@ class GoodRegressorKnowsJ(Exact):
 # ---------------------------------------------------------------------- cbss11 A.5–A.6
 @register
 class BanditAlgebra(Exact):
+    observed_label = ("the smallest ratio, over the grid, of the proof's chain T(1 − 1/d − √(6Tp²/d)) to "
+                      "Theorem 1's bound ½⌊d/(96ε)⌋")
     id = "cbss11.A.5-A.6"
     ratio_at_least = True  # the ratio is the chain of inequalities over the bound it must reach
     title = "From the bandit bound to k ≥ ½⌊d/(96ε)⌋: −ln(1 − q) ≤ 3q/2 on [0, ¼], solving for k, choosing T"

@@ -275,6 +275,7 @@ def lemma_a2_laws(rng, C: Fraction, p) -> list[tuple[str, list]]:
 
 @register
 class LemmaA2(Exact):
+    observed_label = 'the largest |E clip(X, C) − E X| over 2·Var[X]/C, over the cases with |E X| ≤ C/2'
     id = "hk12.lemmaA.2"
     title = "Clipping bias: |E clip(X, C) − E X| ≤ 2·Var[X]/C when |E X| ≤ C/2"
     reference = "Lemma A.2 (Appendix A.4, used for Lemma 3.7); restated in ks15's supplement"

@@ -34,6 +34,7 @@ D = "tests.defects_lower_bounds_proofs:"
 # ---------------------------------------------------------------------- hk12 Lemma B.4
 @register
 class LemmaB4(Exact):
+    observed_label = 'the largest |L(w*) − (1 − ε)²| over the instances'
     id = "hk12.lemmaB.4"
     title = "Sparse rows: w* = ε·Σ_{i∈T} r_i e_i has ‖w*‖₂ = 1 and L(w*) = (1 − ε)², the optimum of the unit ball"
     reference = "Lemma B.4 (Appendix B.2, proof of Theorem B.1 / Theorem 2.2)"
@@ -212,6 +213,8 @@ def outside_ball(k, eps, level) -> list[tuple[str, SparseBlocks]]:
 
 @register
 class LemmaB5(Exact):
+    observed_label = ("the largest share of w's weight off T, 1 − Σ_{i∈T} w_i²/‖w‖₂², over the w that meet the "
+                      'premise (the bound is 2δ)')
     id = "hk12.lemmaB.5"
     title = "Sparse rows: L(w) ≤ 1 − 2(1 − δ)ε puts (1 − 2δ) of w's weight on T, ≥ k/10 coordinates of T above ε/10"
     reference = "Lemma B.5 and the lines after it (Appendix B.2, proof of Theorem B.1)"
@@ -501,6 +504,8 @@ def _process_law(process, d, k):
 
 @register
 class FactB2(Exact):
+    observed_label = ('the largest ratio of the best success probability after q reads to 1/2 + q/(2d) over the '
+                      'cases')
     id = "hk12.factB.2"
     title = "One hidden ±1 among d zeros: after q reads its sign is named with probability at most 1/2 + q/(2d)"
     reference = "Fact B.2 (Appendix B.1)"
@@ -584,6 +589,7 @@ class FactB2(Exact):
 
 @register
 class CorollaryB3(Exact):
+    observed_label = 'the largest ratio of E[signs named] to k/2 + E[reads]/(d − k + 2) over the cases'
     id = "hk12.corB.3"
     title = "k hidden signs, one per row of a k×d array: E[signs named] ≤ k/2 + E[reads]/(d − k + 2)"
     reference = "Corollary B.3 (Appendix B.1), used in the proof of Theorem B.1"

@@ -24,6 +24,7 @@ U = 2.0**-53  # unit roundoff of float64
 
 @register
 class Claim4_2(Exact):
+    observed_label = 'the largest gap sup_x |f_ε(x) − |x|_δ| over ε, on the grid of ε and δ'
     id = "hk12.claim4.2"
     title = "The smoothed loss f_ε is convex and within ε of |x|_δ everywhere"
     reference = "Claim 4.2 (§4.2), with the definitions of f_ε and ρ before it"
@@ -103,6 +104,7 @@ class Claim4_2(Exact):
 
 @register
 class Claim4_3(Exact):
+    observed_label = 'the largest number of odd terms K needed over the radii'
     id = "hk12.claim4.3"
     title = "ρ′ = erf is the series Σ a_{2n+1}x^{2n+1} with the coefficients of eq. (7)"
     reference = "Claim 4.3 (§4.2) and eq. (7) (Algorithm 4, line 1)"

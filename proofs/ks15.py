@@ -183,6 +183,8 @@ class Lemma4_2(Lemma3_2):
 # ---------------------------------------------------------------------- Lemma 4.3
 @register
 class Lemma4_3(Lemma3_2):
+    observed_label = ("the smallest relative excess (value/best − 1) of another sampling distribution's second "
+                      "moment over the optimum's, over the cases (≥ 0 when the optimum is one)")
     id = "ks15.lemma4.3"
     title = "q ∝ E[x²] minimises max_i E[x_i²]/q_i over the simplex, with value ‖E[x²]‖₁"
     reference = "Lemma 4.3 (proof in Appendix C.12)"
@@ -282,6 +284,8 @@ def float_tolerance(d: int) -> Fraction:
 
 @register
 class Rho(Exact):
+    observed_label = ('the largest relative error of the computed ρ against its exact value, over the cases '
+                      '(the bound is the rounding allowance)')
     id = "ks15.rho"
     title = "The improvement ratios ρ_Ridge and ρ_Lasso of the decaying family, exactly, beside the published ones"
     reference = "§5 (definition of the improvement ratios), §5.1 and the captions of Figures 1 and 2"
@@ -512,6 +516,8 @@ def phi_second_moment_formula(w, s, p):
 
 @register
 class ImprovedInner(Exact):
+    observed_label = ("the smallest relative excess (value/best − 1) of another sampling distribution's second "
+                      "moment over the optimum's, over the cases (≥ 0 when the optimum is one)")
     id = "ks15.improved-inner"
     title = "p_j ∝ |w_j|·√E[x_j²] minimises the inner-product estimate's second moment: (Σ|w_j|√E[x_j²])²"
     reference = "§3, the paragraph after eq. (2) (the 'improved inner product estimation' of §5)"

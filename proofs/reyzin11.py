@@ -48,6 +48,7 @@ def _sign(v) -> int:
 
 @register
 class Thm5(ExactAndSampled):
+    observed_label = 'the largest absolute bias of the estimate over the cases enumerated'
     id = "reyzin11.thm5"
     title = "AdaBoostRS_AC's vote is an unbiased estimate of the scaled full vote"
     reference = "Theorem 5 (and its proof), Algorithm 3"

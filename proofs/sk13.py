@@ -214,6 +214,7 @@ def _law_loss(w, law):
 
 @register
 class LemmaA2(Exact):
+    observed_label = 'the number of cases where the estimate is biased'
     id = "sk13.lemmaA.2"
     title = "The r-loss ℓ_r(w, S) is an unbiased estimate of ℓ(w, D_r) (Lemma A.2)"
     reference = "Appendix A.2, Lemma A.2 (with the definitions of ℓ_r before Lemma A.1)"
@@ -333,6 +334,8 @@ def _full_instance(rng, d):
 
 @register
 class Theorem32(Exact):
+    observed_label = ("the largest gap between the best objective value and Scoring's greedy choice, over the "
+                      'instances')
     id = "sk13.thm3.2"
     title = "Greedy Scoring returns a maximiser of obĵ_s over R_B (Theorem 3.2)"
     reference = "Theorem 3.2, Lemma 3.3 (proofs in Appendix A.3)"
@@ -502,6 +505,8 @@ def _frob2(A, B) -> Fraction:
 
 @register
 class MakePSD(Exact):
+    observed_label = ("the largest distance from MakePSD's output to the exact PSD projection, over its "
+                      'rounding allowance τ')
     id = "sk13.makepsd"
     title = "MakePSD returns the nearest PSD matrix in Frobenius norm (Higham 1988)"
     reference = "§3.4 (MakePSD), Algorithm 1 line 10; Higham (1988), Theorem 2.1"
@@ -637,6 +642,8 @@ def _objective_allowance(sel, r, value, shift):
 
 @register
 class Invariance(Exact):
+    observed_label = ("the largest change of Full's objective under the shift, over its rounding allowance, "
+                      'across the candidates and instances (centred features)')
     id = "sk13.invariance"
     title = "With a bias, adding a constant to a feature does not change Full's output (§3.4)"
     reference = "§3.4, last paragraph (the free constant feature), with MakePSD (§3.4) and Algorithm 1"

@@ -48,6 +48,7 @@ SAMPLED_INSTANCES = (((0.5, -0.4, 0.45), (0.35, 0.3, -0.25), 0.3),
 
 @register
 class Lemma4_1(ExactWithSampling):
+    observed_label = 'the largest expected number of attributes GenEst reads per call, over the cases'
     id = "hk12.lemma4.1"
     title = "GenEst is unbiased for f′(⟨w,x⟩ − y), reads ≤ 3 attributes in expectation, finite second moment"
     reference = "Lemma 4.1 and Procedure 3 (§4.1); proof in Appendix A.6"

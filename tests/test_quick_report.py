@@ -187,3 +187,24 @@ def test_the_wall_time_is_the_session_s_not_only_its_tasks(tmp_path):
 def test_an_exact_case_with_no_value_in_a_column_is_named_without_it(quick_report):
     errata = _page(quick_report, "errata.html")
     assert "hk12.lemma4.1" in errata and "= nan" not in errata
+
+
+def test_every_exact_and_lower_bound_headline_says_what_is_observed(registry):
+    """A claim whose headline number is computed (an exact claim's own ``headline``, a lower bound) names it."""
+    from theorycheck.kinds.exact import Exact
+
+    def computed(claim):  # reyzin11.alg1 is exact without the Exact base: it has no headline hook
+        return claim.kind == "lower-bound" or getattr(type(claim), "headline", Exact.headline) is not Exact.headline
+
+    unnamed = [cid for cid, claim in registry.items() if claim.kind in ("exact", "lower-bound") and computed(claim)
+               and not claim.observed_label]
+    assert not unnamed, unnamed
+
+
+def test_exact_and_lower_bound_pages_say_what_their_number_is(quick_report):
+    for claim, label in (("hk12.lemma4.1", "the largest expected number of attributes GenEst reads per call"),
+                         ("hk12.thm2.1", "the mean number of examples seen before the excess risk stays below ε")):
+        page = _page(quick_report, f"{claim}.html")
+        lead = page.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
+        assert lead.startswith(f"Observed {label}"), lead
+        assert re.search(r"[,:] against the (lower )?bound \d", lead), lead

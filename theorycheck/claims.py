@@ -302,6 +302,10 @@ class Claim:
     #: the space its statement quantifies over (a theorycheck.search.Space), which `theorycheck search` explores;
     #: None: not declared yet
     space: ClassVar[Any] = None
+    #: what the headline number ``observed`` is, as a noun phrase ("the largest ratio of E‖g̃‖₂² to 8B²d/k
+    #: over the cases"), so that a page says what is observed, not only its value; a kind whose headline is
+    #: always the same quantity declares it for its claims
+    observed_label: ClassVar[str] = ""
 
     # ------------------------------------------------------------------ declared API
     @property
@@ -376,6 +380,7 @@ class Claim:
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
             "space": None if self.space is None else self.space.lines(),
+            "observed_label": self.observed_label,
         }
 
 

@@ -294,6 +294,12 @@ def sample_moments(estimate, w, x, y, k, n, random_state, *, batch: bool = True,
 
 
 class ExactLaw(Exact):
+    @property  # type: ignore[misc]
+    def observed_label(self) -> str:  # the headline of :meth:`headline`, in words
+        if self.functional is not None:
+            return f"the largest ratio of {self.functional_name} to {self.bound_name} over the cases enumerated"
+        return f"the largest absolute bias of the estimate of {self.target_name} over the cases"
+
     target_name: ClassVar[str] = "the gradient"
     ball: ClassVar[str | None] = None
     functional_name: ClassVar[str] = ""

@@ -52,6 +52,7 @@ class LowerBound(Claim):
     """Every k-active predictor's risk is at least the bound (see the module docstring)."""
 
     kind = "lower-bound"
+    observed_label = "the smallest risk of a k-active predictor (the lower end of its interval decides)"
     chunk: ClassVar[int] = 20_000
     theory_label: ClassVar[str] = "lower bound"
     protocols = {"predictors": Contract(KActivePredictor, call=("oracle", "k", "w_star", "random_state"), each=True),
@@ -225,6 +226,11 @@ class AttributesNeeded(Claim):
     output_check: ClassVar[str] = ""
     count_label: ClassVar[str] = "attributes observed"
     count_unit: ClassVar[str] = "attributes"
+
+    @property  # type: ignore[misc]
+    def observed_label(self) -> str:  # the headline of :meth:`decide` with a bound: the tightest point
+        return (f"the mean number of {self.count_label} before the excess risk stays below ε, at the point and "
+                "learner nearest the bound (the smallest count/bound over them)")
     parameters = {"repetitions": Integer(1), "rate_repetitions": Integer(0), "delta": Probability(),
                   "resolution": Resolution(zero=True), "slope_resolution": Resolution(zero=True), "m_start": Integer(1),
                   "m_ratio": Number(1.0, open="low"), "max_cells": Integer(1000), "confirm": Integer(1)}

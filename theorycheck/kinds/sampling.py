@@ -295,6 +295,9 @@ class SamplingLaw(Exact):
                     within_bound=("within_bound", "all"), identity=("identity", "all")))
         return out.assign(bound_ratio=1.0)
 
+    #: the headline of :meth:`headline`, in words
+    observed_label = "the largest ratio of the lemma's functional to its bound (the table's columns) over the cases"
+
     def headline(self, p, table):
         ratio = table["ratio"].dropna()
         worst = float(ratio.max()) if len(ratio) else None

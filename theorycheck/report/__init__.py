@@ -44,7 +44,7 @@ _TABLE_ROWS = 200
 _RECORD_DEFAULTS: dict[str, Any] = {
     "errata": [], "non_reproductions": [], "errata_evidence": {}, "defects": [], "power": "", "protocols": {},
     "trivial": None, "vacuous": False, "vacuous_reason": "", "ratio": None, "subjects": {}, "notes": [],
-    "hypothesis_checks": [], "hypotheses": [], "interpretation": "", "plot": None,
+    "hypothesis_checks": [], "hypotheses": [], "interpretation": "", "plot": None, "observed_label": "",
 }
 
 
@@ -211,7 +211,8 @@ def _interval(r: dict[str, Any]) -> list[float] | None:
 
 def lead(r: dict[str, Any]) -> list[str]:
     """The sentences under a page's verdict, before anything else: the headline numbers in words
-    (a rate's observed value is a slope, a bound's is set against the bound) and, for a verdict
+    (a rate's observed value is a slope, a bound's is set against the bound, named by the claim's
+    ``observed_label`` where it declares one) and, for a verdict
     other than PASS or where there are no such numbers, the line of the decision that gives its
     reason (:func:`theorycheck.runner.headline`)."""
     observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
@@ -222,8 +223,9 @@ def lead(r: dict[str, Any]) -> list[str]:
                    f"slope of the first decided path; the claim is that it is at most the theory's.")
     elif observed is not None and theory is not None and r.get("ratio") is not None:
         lower = bool(r.get("ratio_at_least")) or r.get("kind") == "lower-bound"
-        numbers = (f"Observed {_minus(observed)}{within} against the {'lower ' if lower else ''}bound "
-                   f"{_minus(theory)}: observed / bound = {_minus(r['ratio'], 3)}.")
+        what = f"{r['observed_label']}: " if r.get("observed_label") else ""
+        numbers = (f"Observed {what}{_minus(observed)}{within}{',' if what else ''} against the "
+                   f"{'lower ' if lower else ''}bound {_minus(theory)}: observed / bound = {_minus(r['ratio'], 3)}.")
         if r.get("verdict") == stats.PASS and (r["ratio"] < 1 if lower else r["ratio"] > 1):
             numbers += (" The estimate lies past the bound, but the interval that decides reaches it: no violation."
                         if interval else " The estimate lies past the bound, but the decision is on another "
