@@ -208,3 +208,49 @@ def test_exact_and_lower_bound_pages_say_what_their_number_is(quick_report):
         lead = page.split('<p class="lead">', 1)[1].split("</p>", 1)[0]
         assert lead.startswith(f"Observed {label}"), lead
         assert re.search(r"[,:] against the (lower )?bound \d", lead), lead
+
+
+def _cut_at_words(text: str, source: str) -> list[str]:
+    """The places where ``text``, made of pieces of ``source`` joined by "…", cuts ``source`` inside a word."""
+    bad = []
+    pieces = text.split("…")
+    for k, piece in enumerate(pieces):
+        piece = piece.strip()
+        if not piece:
+            continue
+        at = source.find(piece)
+        if at < 0:
+            continue  # a label built from the line ("Figure 1: …"), not a cut of it
+        if k > 0 and at > 0 and source[at - 1].isalnum() and piece[0].isalnum():
+            bad.append(f"…{piece[:30]}")
+        end = at + len(piece)
+        if k < len(pieces) - 1 and end < len(source) and source[end].isalnum() and piece[-1].isalnum():
+            bad.append(f"{piece[-30:]}…")
+    return bad
+
+
+def test_no_sentence_is_cut_inside_a_word(quick_report):
+    """The one-line reasons (index, console) and the leads of every page cut a long line at a word boundary."""
+    import json
+
+    from theorycheck.runner import headline
+
+    summary = json.loads((quick_report / "summary.json").read_text(encoding="utf-8"))
+    checked = 0
+    for row, record in zip(summary["claims"], _records_by_id(quick_report, summary), strict=True):
+        source = " ".join(record["decision"].split())
+        texts = [row["headline"], headline(record["decision"], record["verdict"]), headline(record["decision"])]
+        page = _page(quick_report, f"{record['id']}.html")
+        texts += [" ".join(lead.split()) for lead in re.findall(r'<p class="lead">(.*?)</p>', page, re.S)]
+        for text in texts:
+            text = text.replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            assert not _cut_at_words(text, source), (record["id"], text)
+            checked += "…" in text
+    assert checked  # some line of the run was long enough to be cut
+
+
+def _records_by_id(out: Path, summary: dict) -> list[dict]:
+    import json
+
+    return [json.loads((out / "results" / f"{row['id']}.json").read_text(encoding="utf-8"))
+            for row in summary["claims"]]

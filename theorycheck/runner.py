@@ -1735,7 +1735,9 @@ _REASONS = {stats.FAIL: ("FAIL", "TIED", "REVERSED", "DIFFERENT"),
 def headline(decision, verdict: str | None = None) -> str:
     """One line of a decision, without list markers, at most 240 characters: the first line, or for
     a FAIL or INCONCLUSIVE verdict the first later line that gives the reason (the first line of a
-    decision usually states the method), cut around the word that says it."""
+    decision usually states the method), cut around the word that says it. Every cut falls between
+    words, marked "…" (:func:`_clip`: a line whose last 120 characters of room hold no space is kept
+    whole rather than cut inside a word)."""
     if not isinstance(decision, str):
         return ""
     lines = [line.strip().lstrip("-• ").strip() for line in decision.splitlines() if line.strip()]
@@ -1748,10 +1750,21 @@ def headline(decision, verdict: str | None = None) -> str:
         found = [line.find(word) for word in _REASONS[verdict] if word in line]
         if found:
             start = max(0, min(found) - 120)
+            if start and not line[start - 1].isspace():  # begin at a word, never inside one
+                start = next((j + 1 for j in range(start, min(found)) if line[j].isspace()), min(found))
             label = line.split(":", 1)[0] + ": … " if start and ":" in line[:min(40, start)] else "…" if start else ""
-            text = label + line[start:]
-            return text if len(text) <= 240 else text[:239] + "…"
-    return first if len(first) <= 240 else first[:239] + "…"
+            return _clip(label + line[start:], 240)
+    return _clip(first, 240)
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else cut after its last whole word that fits,
+    with "…"; a text with no space in the second half of that room is kept whole rather than cut inside a word."""
+    if len(text) <= limit:
+        return text
+    room = text[:limit]
+    space = max(room.rfind(" "), room.rfind("\n"))
+    return text if space < limit // 2 else room[:space].rstrip(" ,;:—–-") + "…"
 
 
 def _verdicts():
