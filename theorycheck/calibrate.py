@@ -22,7 +22,7 @@ from scipy.stats import binom
 
 from .claims import select
 from .cli import _Parser as Parser
-from .runner import run_claims
+from .run import run_claims
 from .stats import union_delta
 from .validation import ParameterError, check_jobs, check_output_folder
 

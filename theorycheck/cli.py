@@ -406,7 +406,7 @@ def _cmd_report(args) -> int:
 def _cmd_show(args) -> int:
     from .claims import select
     from .protocols import contract_text
-    from .runner import load_result
+    from .run.store import load_result
 
     if any(ch in args.id for ch in "*?["):
         raise ParameterError("show takes one claim id, not a glob")
@@ -658,7 +658,7 @@ def _main(argv: list[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
     except OSError as err:  # the disk (or what stdout goes to) is full or read-only: say where, in one line
-        from .runner import STORAGE_ERRNOS, NotWritten
+        from .run.store import STORAGE_ERRNOS, NotWritten
 
         if err.errno not in STORAGE_ERRNOS:
             raise

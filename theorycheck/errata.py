@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .claims import PAPERS, Claim, discover, natural_key, subject_name
-from .stored import read_result
+from .run.store import read_result
 
 
 def stored_results(out: Path | str | None) -> dict[str, dict[str, Any]]:

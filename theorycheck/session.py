@@ -12,7 +12,7 @@ A :class:`Verification` goes through four steps, one method each:
    the jobs or the Dask scheduler, the output folder and the power options; anything wrong raises
    :class:`~theorycheck.validation.ParameterError`, in one line, before any work;
 2. :meth:`~Verification.plan`: the planted defects to run (``power``, ``power_idea``) and every claim's tasks,
-   with the resource guard (:func:`theorycheck.runner.plan_claims`) refusing a plan past the machine's memory,
+   with the resource guard (:func:`theorycheck.run.plan.plan_claims`) refusing a plan past the machine's memory,
    disk or time unless ``force``;
 3. :meth:`~Verification.run`: the claims, each result stored and its page rendered as soon as it is decided,
    then the planted defects;
@@ -116,7 +116,7 @@ def load_subject(spec: str):
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     if module_name not in sys.modules and module_name.split(".", 1)[0] != "theorycheck":
-        from .runner import import_in_worker
+        from .run.execute import import_in_worker
 
         ended = import_in_worker(module_name)
         if ended is not None:
@@ -136,7 +136,7 @@ def load_subject(spec: str):
 
 def check_scheduler(address: str, option: str = "--scheduler") -> None:
     """A Dask scheduler's address before any work: Dask installed, SCHEME://HOST:PORT (or HOST:PORT), and
-    something listening there (:func:`theorycheck.runner.reach_scheduler`); ``option`` names it in messages."""
+    something listening there (:func:`theorycheck.run.execute.reach_scheduler`); ``option`` names it in messages."""
     from importlib.util import find_spec
 
     if not isinstance(address, str):
@@ -152,7 +152,7 @@ def check_scheduler(address: str, option: str = "--scheduler") -> None:
                              "(e.g. tcp://10.0.0.5:8786)")
     if find_spec("distributed") is None:
         raise ParameterError(f"{option} needs Dask: pip install 'theorycheck[dask]'")
-    from .runner import reach_scheduler
+    from .run.execute import reach_scheduler
 
     reach_scheduler(address)
 
@@ -217,7 +217,7 @@ class Verification:
                  power_idea: bool = False, cache: bool = True, scaling: bool | None = None, force: bool = False,
                  task_timeout: float | None = None, progress: bool = False, names: Mapping[str, str] | None = None):
         from .claims import PROFILES, select
-        from .runner import check_run_folder
+        from .run.store import check_run_folder
 
         def name(argument):
             return (names or {}).get(argument, argument)
@@ -283,7 +283,7 @@ class Verification:
         """Load the planted defects to run and plan every claim's tasks; the resource guard refuses a plan past
         the machine's memory, disk or time (unless ``force``), and a defect that cannot be loaded is a usage
         error, both before any work."""
-        from .runner import plan_claims
+        from .run.plan import plan_claims
 
         if self.power or self.power_idea:
             self.planted = planted_defects(self.claims, self.profile, self.params, idea_only=not self.power,
@@ -294,7 +294,7 @@ class Verification:
     def run(self) -> list[dict]:
         """Run the claims (each result stored, and its page rendered, as soon as it is decided), then each
         planted defect on the same profile and seed; return the records."""
-        from .runner import run_claims
+        from .run import run_claims
 
         if self.plans is None:
             self.plan()
@@ -312,7 +312,7 @@ class Verification:
         summary ``lines``, the ``messages`` and the ``exit_status``, which it returns."""
         from . import report
         from .claims import NOT_RUN
-        from .runner import STORAGE_ERRNOS, NotWritten, headline
+        from .run.store import STORAGE_ERRNOS, NotWritten, headline
 
         records, out, name = self.records, self._shown, self._name
         if self.scaling:
@@ -402,7 +402,8 @@ class Verification:
         partial summary.json) at most every :attr:`render_interval` seconds, so that a run stopped at any
         moment leaves a readable report of the claims it finished."""
         from . import report
-        from .runner import STORAGE_ERRNOS, environment, write_summary
+        from .run.provenance import environment
+        from .run.store import STORAGE_ERRNOS, write_summary
 
         if time.monotonic() - self._last_render < self.render_interval:
             return
@@ -426,7 +427,9 @@ class Verification:
         """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
         serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
         from .claims import NOT_RUN
-        from .runner import code_version, headline, run_claims, write_json
+        from .run import run_claims
+        from .run.provenance import code_version
+        from .run.store import headline, write_json
 
         runs: dict[str, list[dict]] = {}
         for n, (claim, defect, subjects, why_not) in enumerate(self.planted, 1):
@@ -454,7 +457,7 @@ class Verification:
         """Time the learners against d (:mod:`theorycheck.scaling`) and store it beside the summary."""
         import datetime
 
-        from .runner import write_json
+        from .run.store import write_json
         from .scaling import measure_scaling
 
         self._say("measuring time per example against d for the report (about 10 s; --no-scaling skips it)")
@@ -515,7 +518,7 @@ def _finding_lines(claim_id: str, finding: dict) -> list[str]:
 def _undecided_lines(records: list[dict]) -> list[str]:
     """For each claim that is not PASS, its findings that did not reproduce (and for an INCONCLUSIVE
     claim with none to show, its headline), within SUMMARY_FINDING_LINES lines."""
-    from .runner import headline
+    from .run.store import headline
 
     entries = []
     for r in records:
@@ -557,7 +560,7 @@ class Conformation:
                  force: bool = False, task_timeout: float | None = None, names: Mapping[str, str] | None = None,
                  **options: Any):
         from .conformance import ALGORITHMS, CHECKS, configured
-        from .runner import check_run_folder
+        from .run.store import check_run_folder
 
         def name(argument):
             return (names or {}).get(argument, argument)
@@ -597,7 +600,7 @@ class Conformation:
 
     def finish(self) -> int:
         """Write the result's files into ``out`` (when given), set ``line`` and return the ``exit_status``."""
-        from .runner import write_atomic, write_json
+        from .run.store import write_atomic, write_json
 
         result = self.result
         if self.out is not None:  # from here on the work is done: nothing below may end in a usage error

@@ -39,7 +39,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
     from pathlib import Path
 
     from ..protocols import check_subject
-    from ..runner import run_claims
+    from ..run import run_claims
 
     if not places and not skipped:
         return _not_run("claims", "no claim has this algorithm as a subject")
@@ -102,7 +102,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
 def _record_cause(record: dict) -> str:
     """The most specific reason a claim is not PASS: a hypothesis the run broke (e.g. "η used 0.00707107
     (given 0.005)"), else the findings not reproduced, else the first line of its decision."""
-    from ..runner import headline
+    from ..run.store import headline
 
     broken = [h for h in record.get("hypothesis_checks") or [] if not h.get("met")]
     if broken:
@@ -164,7 +164,8 @@ def _claims_seconds(spec: Spec, learner, places: dict[str, tuple[str, ...]], pro
     import time
 
     from ..protocols import check_subject
-    from ..runner import _mean_cost, task_seed
+    from ..run.plan import _mean_cost
+    from ..run.provenance import task_seed
 
     builtin = _load(spec.builtin)
     claims = discover()

@@ -32,8 +32,7 @@ from .. import stats
 from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
 from ..protocols import contract_text
-from ..runner import headline, write_atomic
-from ..stored import read_result, read_summary
+from ..run.store import headline, read_result, read_summary, write_atomic
 from ..validation import ParameterError
 
 _TABLE_ROWS = 200
@@ -146,7 +145,7 @@ def rerun_command(record: dict[str, Any], defaults: dict[str, str]) -> tuple[str
         spec = subject_spec(used)
         if spec is None:
             notes.append(f"subject {name} was {used}, which --subject cannot name; pass it from Python "
-                         f"(theorycheck.runner.run_claims(..., subjects={{{name!r}: ...}}))")
+                         f"(theorycheck.run.run_claims(..., subjects={{{name!r}: ...}}))")
             continue
         parts += ["--subject", f"{name}={spec}"]
     return " ".join(shlex.quote(p) for p in parts), notes
@@ -191,7 +190,7 @@ def lead(r: dict[str, Any]) -> list[str]:
     """The sentences under a page's verdict, before anything else: the headline numbers in words
     (a rate's observed value is a slope, a bound's is set against the bound) and, for a verdict
     other than PASS or where there are no such numbers, the line of the decision that gives its
-    reason (:func:`theorycheck.runner.headline`)."""
+    reason (:func:`theorycheck.run.store.headline`)."""
     observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
     within = f" (interval {_minus(interval[0])} to {_minus(interval[1])})" if interval else ""
     numbers = ""
