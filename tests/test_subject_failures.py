@@ -206,8 +206,7 @@ def test_a_coef_that_is_not_numbers_is_subject_error_naming_it(tmp_path):
     from theorycheck.claims import discover
     from theorycheck.run import run_claims
 
-    (record,) = run_claims([discover()[CLAIM]], subjects={"learner": TextCoefAERR}, out=tmp_path, progress=False,
-                           conformance=False)
+    (record,) = run_claims([discover()[CLAIM]], subjects={"learner": TextCoefAERR}, out=tmp_path, progress=False)
     first = record["decision"].splitlines()[0]
     assert record["verdict"] == "SUBJECT-ERROR", record["decision"]
     assert f"subject learner ({__name__}.TextCoefAERR) set coef_ to 'w' (str)" in first, first

@@ -14,8 +14,9 @@ A :class:`Verification` goes through four steps, one method each:
 2. :meth:`~Verification.plan`: the planted defects to run (``power``, ``power_idea``) and every claim's tasks,
    with the resource guard (:func:`theorycheck.run.plan.plan_claims`) refusing a plan past the machine's memory,
    disk or time unless ``force``;
-3. :meth:`~Verification.run`: the claims, each result stored and its page rendered as soon as it is decided,
-   then the planted defects;
+3. :meth:`~Verification.run`: each subject that replaces one of the papers' algorithms checked against that
+   algorithm (conformance, :func:`~theorycheck.conformance.verify.check_replaced`), then the claims, each result
+   stored and its page rendered as soon as it is decided, then the planted defects;
 4. :meth:`~Verification.finish`: the scaling measurement, the report, the summary lines and the exit status.
 
 :meth:`~Verification.execute` runs steps 2 to 4. A :class:`Conformation` is the session of one algorithm's
@@ -188,6 +189,38 @@ def _is_names(value) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) for k in value)
 
 
+def verify_claims(claims, *, conformance: bool = True, **keywords) -> list[dict]:
+    """:func:`theorycheck.run.run_claims` of ``claims`` with the same ``keywords``, each subject that replaces one
+    of the papers' algorithms first checked against that algorithm (``conformance``): what a verification runs,
+    without its pages, planted defects and summary lines. A claim whose subject fails conformance is FAIL and its
+    tasks are not run: no measurement can make a learner that is not the paper's algorithm pass the paper's theorem
+    about it. ``conformance=False`` runs the claims without it (``theorycheck conform`` runs the same checks
+    itself, and the tests of what a claim alone does with a subject)."""
+    import inspect
+
+    from .conformance.verify import check_replaced
+    from .run import run_claims
+    from .run.plan import plan_claims
+
+    if not conformance:
+        return run_claims(claims, **keywords)
+    call = inspect.signature(run_claims).bind(claims, **keywords)
+    call.apply_defaults()
+    given = call.arguments
+    check_jobs(given["jobs"])
+    timeout = given["task_timeout"]
+    if timeout is not None:
+        timeout = check_real("--task-timeout", timeout, low=0.1, high=1e7)
+    out = Path(given["out"])
+    if given["plans"] is None:
+        given["plans"] = plan_claims(claims, profile=given["profile"], seed=given["seed"],
+                                     overrides=given["overrides"] or {}, subjects=given["subjects"], out=out,
+                                     force=given["force"])
+    check_replaced(given["plans"], profile=given["profile"], seed=given["seed"], out=out, use_cache=given["use_cache"],
+                   progress=given["progress"], seconds=timeout)
+    return run_claims(*call.args, **call.kwargs)
+
+
 class Verification:
     """One run of claims, from the request to the exit status (see the module's docstring for the steps).
 
@@ -292,12 +325,17 @@ class Verification:
                                  subjects=self.subjects, out=self.out, force=self.force)
 
     def run(self) -> list[dict]:
-        """Run the claims (each result stored, and its page rendered, as soon as it is decided), then each
-        planted defect on the same profile and seed; return the records."""
+        """Check each subject that replaces one of the papers' algorithms against that algorithm (a claim whose
+        subject fails it is FAIL and its tasks are not run), run the claims (each result stored, and its page
+        rendered, as soon as it is decided), then each planted defect on the same profile and seed; return the
+        records."""
+        from .conformance.verify import check_replaced
         from .run import run_claims
 
         if self.plans is None:
             self.plan()
+        check_replaced(self.plans, profile=self.profile, seed=self.seed, out=self.out, use_cache=self.cache,
+                       progress=self.progress, seconds=self.task_timeout)
         self.records = run_claims(
             self.claims, profile=self.profile, seed=self.seed, overrides=self.params, subjects=self.subjects,
             jobs=self.jobs, out=self.out, use_cache=self.cache, progress=self.progress, scheduler=self.scheduler,
@@ -427,7 +465,6 @@ class Verification:
         """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
         serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
         from .claims import NOT_RUN
-        from .run import run_claims
         from .run.provenance import code_version
         from .run.store import headline, write_json
 
@@ -440,10 +477,10 @@ class Verification:
                 continue
             self._say(f"planted defect {n}/{len(self.planted)}: {claim.id} with {defect.name}")
             folder = self.out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
-            [record] = run_claims([claim], profile=self.profile, seed=self.seed,
-                                  overrides={**self.params, **defect.overrides}, subjects=subjects, jobs=self.jobs,
-                                  out=folder, use_cache=self.cache, progress=False, scheduler=self.scheduler,
-                                  force=self.force)
+            [record] = verify_claims([claim], profile=self.profile, seed=self.seed,
+                                     overrides={**self.params, **defect.overrides}, subjects=subjects,
+                                     jobs=self.jobs, out=folder, use_cache=self.cache, progress=False,
+                                     scheduler=self.scheduler, force=self.force)
             runs.setdefault(claim.id, []).append({**entry, "verdict": record["verdict"],
                                                   "headline": headline(record.get("decision"), record["verdict"])})
         for record in self.records:

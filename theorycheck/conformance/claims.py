@@ -69,7 +69,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
             try:
                 records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
-                                      progress=progress, conformance=False, task_timeout=task_timeout)
+                                      progress=progress, task_timeout=task_timeout)
             except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
                 if len(group) == 1:
                     refused[group[0].id] = str(err).splitlines()[0]
@@ -77,8 +77,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
                 for c in group:  # one at a time, so that the others still report (finished tasks are cached)
                     try:
                         records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
-                                              jobs=jobs, progress=progress, conformance=False,
-                                              task_timeout=task_timeout)
+                                              jobs=jobs, progress=progress, task_timeout=task_timeout)
                     except ParameterError as one:
                         refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL

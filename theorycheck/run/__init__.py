@@ -18,9 +18,6 @@ and a task that raised is never stored. An interrupted run resumes from the task
 
 from __future__ import annotations
 
-import hashlib
-import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,22 +25,18 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .. import stats
-from ..claims import Claim, subject_name
+from ..claims import Claim
 from ..validation import check_jobs, check_real
 from .execute import (
-    CONFORMANCE_SECONDS,
     TASK_SECONDS,
-    TaskError,
     TimeLeft,
     _dask_client,
     _extensions,
-    _isolated,
     _run_round,
     isolation_of,
 )
-from .plan import Plan, _read_timings, _write_timings, plan_claims
-from .provenance import _subject_fingerprint, code_version, environment
+from .plan import Plan, TaskError, _read_timings, _write_timings, plan_claims
+from .provenance import environment
 from .record import _finish
 from .store import (
     STORAGE_ERRNOS,
@@ -52,7 +45,6 @@ from .store import (
     _store_result,
     prune_cache,
     remove_orphans,
-    write_json,
     write_summary,
 )
 
@@ -71,7 +63,6 @@ def run_claims(
     scheduler: str | None = None,
     on_finish: Callable[[list[dict[str, Any]]], None] | None = None,
     force: bool = False,
-    conformance: bool = True,
     task_timeout: float | None = None,
     isolate: bool | None = None,
     plans: list[Plan] | None = None,
@@ -83,8 +74,7 @@ def run_claims(
 
     A claim with a user's subject runs its tasks in worker processes, even at ``jobs`` 1 (see the module's
     Isolation; ``isolate`` True: every claim's, False: none at ``jobs`` 1); ``task_timeout``: the seconds one
-    of its tasks may take before it is SUBJECT-ERROR (None: :data:`TASK_SECONDS` of the profile), and the
-    limit of its conformance checks (None: :data:`CONFORMANCE_SECONDS`).
+    of its tasks may take before it is SUBJECT-ERROR (None: :data:`TASK_SECONDS` of the profile).
 
     ``scheduler``: the address of a Dask distributed scheduler (``tcp://host:8786``) that runs the
     tasks instead of local processes (``jobs`` is then ignored). Each task's seed is derived as
@@ -97,9 +87,9 @@ def run_claims(
     ``force`` runs a plan that :func:`check_resources` refuses (more tasks, memory, disk or time than
     the machine holds).
 
-    ``conformance``: check every subject that replaces one of the papers' algorithms against that algorithm
-    first (:func:`_conform_replaced`); a claim whose subject fails it is FAIL and its tasks are not run.
-    ``theorycheck conform`` turns it off for the claims it runs, having run the same checks itself."""
+    A plan refused before the run (``Plan.refused``: a subject that is not the paper's algorithm it replaces, found
+    by :func:`theorycheck.session.verify_claims`, which checks them first) runs no task and gets its verdict from
+    the refusal."""
     jobs = check_jobs(jobs)  # a count of workers from here on (−1 is every core, −2 all but one)
     if task_timeout is not None:
         task_timeout = check_real("--task-timeout", task_timeout, low=0.1, high=1e7)
@@ -112,10 +102,7 @@ def run_claims(
         )
     stored: dict[tuple[int, int], dict] = {}
     client = None
-    errors: dict[int, TaskError] = {}
-    if conformance:
-        _conform_replaced(plans, profile, seed, out, use_cache, errors, progress,
-                          seconds=CONFORMANCE_SECONDS if task_timeout is None else task_timeout)
+    errors: dict[int, TaskError] = {i: plan.refused for i, plan in enumerate(plans) if plan.refused is not None}
     isolation = isolation_of(plans, TASK_SECONDS.get(profile, TASK_SECONDS["full"]) if task_timeout is None
                              else task_timeout, isolate)
     history = _read_timings(out)
@@ -199,65 +186,3 @@ def _not_written(err: OSError, out: Path, plans: list[Plan], finished: dict[int,
               else f"there is no report in {out} yet")
     return (f"cannot write {err.filename}: {err.strerror}; the run stopped: {stored}, {lost}; {report}, and the "
             "finished tasks are kept for the next run")
-
-
-def _conform_replaced(plans: list[Plan], profile: str, seed: int, out: Path, use_cache: bool,
-                      errors: dict[int, TaskError], progress: bool, seconds: float | None = None) -> None:
-    """Check each subject that runs in the place of one of the papers' algorithms against that algorithm
-    (:func:`theorycheck.conformance.in_verify`), once per (algorithm, subject) and cached under
-    ``out/.cache/conformance``; store the records in each plan and mark a plan whose subject failed with a
-    "conformance" error, so that its tasks are not run: no measurement can make a learner that is not the
-    paper's algorithm pass the paper's theorem about it."""
-    from ..conformance.verify import in_verify, replaced_algorithms, verify_text
-
-    checked: dict[str, dict[str, Any]] = {}
-    for i, plan in enumerate(plans):
-        for name, (algorithm, subject) in replaced_algorithms(plan.claim, plan.subjects).items():
-            text = json.dumps([algorithm, _subject_fingerprint(subject), profile, seed, code_version()])
-            key = hashlib.sha256(text.encode()).hexdigest()[:20]
-            if key not in checked:
-                path = out / ".cache" / "conformance" / f"{key}.json"
-                record = _read_conformance(path) if use_cache else None
-                if record is None:
-                    if progress:
-                        print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
-                              "before the claims that run it", file=sys.stderr)
-                    record = _isolated(in_verify, algorithm, subject, profile, seed,
-                                       seconds=CONFORMANCE_SECONDS if seconds is None else seconds)
-                    if isinstance(record, str):  # the subject ended the process that checked it: not cached
-                        record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
-                                          f"against {algorithm} (conformance)"}
-                    else:
-                        write_json(path, record)
-                checked[key] = record
-            if "died" in checked[key]:
-                errors[i] = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
-                break
-            plan.conformance.append({"place": name, **checked[key]})
-        failed = [c for c in plan.conformance if _failing(c)]
-        if failed and i not in errors:
-            first = _failing(failed[0])[0]
-            errors[i] = TaskError("conformance", f"subject {failed[0]['place']} ({failed[0]['subject']}) is not "
-                                  f"{failed[0]['algorithm']}: its {first['name']} check failed: "
-                                  f"{first['cause'] or first['decision']}",
-                                  "\n\n".join(verify_text(c) for c in failed))
-
-
-def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The checks of a conformance record that failed on the subject's behaviour; a check where the subject raised
-    (on conformance's own instance, which it may not support) judges nothing: the claim runs and says what the
-    subject does on the claim's instance."""
-    return [c for c in record["checks"] if c["ran"] and c["verdict"] == stats.FAIL and not c.get("raised")]
-
-
-def _read_conformance(path: Path) -> dict | None:
-    """A stored conformance record, or None when absent or not of the shape :func:`_conform_replaced` writes."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    shaped = (isinstance(record, dict) and isinstance(record.get("checks"), list)
-              and all(isinstance(c, dict) and {"name", "verdict", "ran", "decision", "cause"} <= set(c)
-                      for c in record["checks"])
-              and {"algorithm", "subject", "verdict", "delta", "profile"} <= set(record))
-    return record if shaped else None

@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
 from ..protocols import BadOutput
 from ..validation import ParameterError
-from .plan import Plan, _expected_seconds, _one_line
+from .plan import Plan, TaskError, _expected_seconds, _one_line
 from .provenance import _json_default, own_code, task_seed, user_modules
 from .store import write_json
 
@@ -165,18 +165,6 @@ def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
 def _not_finished(claim: Claim, what: str) -> str:
     where = inspect.getsourcefile(type(claim)) or type(claim).__module__
     return f"Not finished: fill in {what} (in {where}), then run the claim again."
-
-
-@dataclass(frozen=True)
-class TaskError:
-    """Why a task produced no measurement: ``kind`` is "failure" (the subject's output broke the
-    theorem's conclusion), "subject" (the subject raised), "conformance" (a subject in the place of one of
-    the papers' algorithms is not that algorithm, :func:`_conform_replaced`), "unfinished" (a hook is not
-    written yet, :func:`unwritten_hook`) or "harness" (the check itself raised)."""
-
-    kind: str
-    cause: str
-    trace: str
 
 
 def _owner(obj, subjects: dict[str, Any]) -> str | None:

@@ -30,8 +30,25 @@ class Plan:
     subjects: dict[str, Any]
     tasks: list[dict[str, Any]]
     cache_dir: Path
-    #: the conformance records of the subjects that replace one of the papers' algorithms (:func:`_conform_replaced`)
+    #: the conformance records of the subjects that replace one of the papers' algorithms, and their paragraph for
+    #: the claim's decision (:func:`theorycheck.conformance.verify.check_replaced`, which a session runs first)
     conformance: list[dict[str, Any]] = field(default_factory=list)
+    conformance_text: str = ""
+    #: why the plan's tasks are not run, found before the run (a subject that is not the paper's algorithm)
+    refused: TaskError | None = None
+
+
+@dataclass(frozen=True)
+class TaskError:
+    """Why a task produced no measurement: ``kind`` is "failure" (the subject's output broke the
+    theorem's conclusion), "subject" (the subject raised), "conformance" (a subject in the place of one of
+    the papers' algorithms is not that algorithm, :func:`~theorycheck.conformance.verify.check_replaced`),
+    "unfinished" (a hook is not written yet, :func:`~theorycheck.run.execute.unwritten_hook`) or "harness" (the
+    check itself raised)."""
+
+    kind: str
+    cause: str
+    trace: str
 
 
 def _one_line(err: BaseException) -> str:

@@ -114,9 +114,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
             f"says nothing about it. For the record, the test alone said: {decision}"
         )
     if plan.conformance:  # every check it ran passed (else the claim was not run): say which ran, and which could not
-        from ..conformance.verify import verify_text
-
-        decision += "\n\n" + "\n\n".join(verify_text(c) for c in plan.conformance)
+        decision += "\n\n" + plan.conformance_text
     record.update(
         verdict=verdict,
         decision=decision,
