@@ -260,7 +260,7 @@ def test_every_claim_has_a_shipped_cost_per_task_for_the_first_runs_progress_bar
 
 
 def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_method():
-    from theorycheck.run.store import headline
+    from theorycheck.verdicts import headline
 
     decision = ("The method: each finding is REPRODUCED, TIED, REVERSED or UNDECIDED (INCONCLUSIVE).\n"
                 "- budget 10: REPRODUCED. median 0.2 in [0.1, 0.3]\n"

@@ -22,12 +22,10 @@ A :class:`Verification` goes through four steps, one method each:
 :meth:`~Verification.execute` runs steps 2 to 4. A :class:`Conformation` is the session of one algorithm's
 conformance checks: validate (the constructor), :meth:`~Conformation.run`, :meth:`~Conformation.finish`.
 
-Exit status of a verification (:func:`run_exit_status`) and of a conformation (:func:`exit_status`): 0 when every
-verdict is PASS, or NOT REPRODUCED by a non-reproduction the registry records; 1 when any is FAIL, SUBJECT-ERROR
-(the implementation under test raised) or ERROR (the check itself raised), or a planted defect is not caught as
-its claim declares; 4 when none failed but an experiment did not reproduce in a way the registry does not record
-(a new finding about a paper); 3 when none of those but some are INCONCLUSIVE (undecided, not wrong); 2 for bad
-usage, raised as ParameterError before any work. Precedence 1 > 4 > 3 > 0.
+The exit status of a verification (:func:`theorycheck.verdicts.run_exit_status`, or
+:attr:`~theorycheck.verdicts.ExitCode.FAILED` when a planted defect is not caught as its claim declares) and of a
+conformation (:func:`theorycheck.verdicts.exit_status`) is an :class:`~theorycheck.verdicts.ExitCode`; bad usage
+raises ParameterError before any work (:attr:`~theorycheck.verdicts.ExitCode.USAGE`).
 """
 
 from __future__ import annotations
@@ -45,8 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .validation import ParameterError, check_jobs, check_real
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2, 3, 4
+from .verdicts import FAILING, NOT_RUN, ExitCode, Verdict, exit_status, headline, run_exit_status, unrecorded
 
 #: how the command line spells the sessions' arguments, for its messages (Python callers see the keywords)
 COMMAND_LINE = {"params": "--set", "subjects": "--subject", "seed": "--seed", "jobs": "--jobs",
@@ -59,42 +56,6 @@ SUMMARY_FINDING_LINES = 15
 SUMMARY_ERRATA_LINES = 8
 #: the address schemes of a Dask scheduler (distributed's comm backends)
 SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-
-
-def unrecorded(record: dict) -> list[dict]:
-    """The deciding findings of a NOT REPRODUCED result that go against the paper without a
-    non-reproduction of the claim's registry to record them (empty when every one is recorded)."""
-    if record.get("verdict") != "NOT REPRODUCED":
-        return []
-    against = [f for f in record.get("findings") or [] if f.get("against")]
-    return [f for f in against if not f.get("recorded")] or ([] if against else [{"finding": "?"}])
-
-
-def run_exit_status(records) -> int:
-    """The exit status of a verification with these result records: EXIT_FAILED when any verdict is FAIL,
-    SUBJECT-ERROR or ERROR; EXIT_NOT_REPRODUCED when a NOT REPRODUCED result has a finding the registry does
-    not record; EXIT_UNDECIDED when something is INCONCLUSIVE; EXIT_OK otherwise (every verdict PASS, or NOT
-    REPRODUCED exactly as recorded)."""
-    records = list(records)
-    verdicts = [r["verdict"] for r in records]
-    if any(v not in ("PASS", "INCONCLUSIVE", "NOT REPRODUCED") for v in verdicts):
-        return EXIT_FAILED
-    if any(unrecorded(r) for r in records):
-        return EXIT_NOT_REPRODUCED
-    if "INCONCLUSIVE" in verdicts:
-        return EXIT_UNDECIDED
-    return EXIT_OK
-
-
-def exit_status(verdicts) -> int:
-    """The exit status of a run with these verdicts: EXIT_OK when all are PASS, EXIT_FAILED when
-    any is neither PASS nor INCONCLUSIVE (FAIL, SUBJECT-ERROR, ERROR), EXIT_UNDECIDED otherwise."""
-    verdicts = list(verdicts)
-    if all(v == "PASS" for v in verdicts):
-        return EXIT_OK
-    if any(v not in ("PASS", "INCONCLUSIVE") for v in verdicts):
-        return EXIT_FAILED
-    return EXIT_UNDECIDED
 
 
 def vacuous_why(record: dict) -> str:
@@ -349,8 +310,7 @@ class Verification:
         """Measure the scaling (if asked), render the report (with ``out``), read the summary, and set the
         summary ``lines``, the ``messages`` and the ``exit_status``, which it returns."""
         from . import report
-        from .claims import NOT_RUN
-        from .run.store import STORAGE_ERRNOS, NotWritten, headline
+        from .run.store import STORAGE_ERRNOS, NotWritten
 
         records, out, name = self.records, self._shown, self._name
         if self.scaling:
@@ -382,7 +342,7 @@ class Verification:
         unfit = [f"{r['id']} [{p['name']}]" for r in records for p in r.get("power_runs") or []
                  if p["verdict"] == NOT_RUN]
         self.power_unlike = unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
-                                      if (p["verdict"] == "FAIL") != p["declared_caught"]]
+                                      if (p["verdict"] == Verdict.FAIL) != p["declared_caught"]]
         if runs:
             lines.append(f"planted defects run ({name('power')}): {len(runs)}, {len(runs) - len(unlike)} as declared"
                          + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
@@ -391,24 +351,25 @@ class Verification:
                          f"claims' pages): {'; '.join(unfit)}")
         self.lines, self.messages = lines, []
         for r in records:  # why each claim failed, in one line
-            if r["verdict"] == "NOT REPRODUCED":
+            if r["verdict"] == Verdict.NOT_REPRODUCED:
                 new = unrecorded(r)
                 keys = sorted({f.get("known") for f in r.get("findings") or [] if f.get("against") and f.get("known")})
                 said = (f"new, not in the registry: {'; '.join(f.get('finding', '?') for f in new)}" if new else
                         f"recorded non-reproduction{'s' * (len(keys) != 1)} {', '.join(keys)} recurred")
-                self.messages.append(f"theorycheck: {r['id']}: NOT REPRODUCED ({said}; profile {r.get('profile')}, "
-                                     f"seed {r.get('seed')}; see {out}/{r['id']}.html)")
-            if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
+                self.messages.append(f"theorycheck: {r['id']}: {Verdict.NOT_REPRODUCED} ({said}; profile "
+                                     f"{r.get('profile')}, seed {r.get('seed')}; see {out}/{r['id']}.html)")
+            if r["verdict"] in FAILING:
                 decision = r.get("decision") or ""
                 if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the line says what
                     self.messages.append(f"theorycheck: {r['id']}: {decision}")
                     continue
-                what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
+                what = {Verdict.FAIL: Verdict.FAIL, Verdict.SUBJECT_ERROR: "the subject failed",
+                        Verdict.ERROR: "the check itself raised"}
                 self.messages.append(f"theorycheck: {r['id']}: {what[r['verdict']]}: "
                                      f"{headline(decision, r['verdict'])} (see {out}/{r['id']}.html)")
         if unlike:  # a planted defect that does not do what its claim declares: the power table is wrong
             self.messages.append(f"theorycheck: planted defects not as declared (exit status 1): {'; '.join(unlike)}")
-        self.exit_status = EXIT_FAILED if unlike else run_exit_status(records)
+        self.exit_status = ExitCode.FAILED if unlike else run_exit_status(records)
         return self.exit_status
 
     def execute(self) -> int:
@@ -464,9 +425,8 @@ class Verification:
     def _run_defects(self) -> None:
         """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
         serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
-        from .claims import NOT_RUN
         from .run.provenance import code_version
-        from .run.store import headline, write_json
+        from .run.store import write_json
 
         runs: dict[str, list[dict]] = {}
         for n, (claim, defect, subjects, why_not) in enumerate(self.planted, 1):
@@ -504,15 +464,12 @@ class Verification:
         write_json(self.out / "scaling.json", data)
 
 
-_VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
-
-
 def verify_summary(records: list[dict], out: Path | str) -> list[str]:
     """The summary lines of a verification after the per-claim lines: the count of each verdict, the errata
     and non-reproductions this run found evidence for, and what is left undecided with what would
     decide it. Errata come from :func:`theorycheck.errata.gather` on these records, so earlier
     results stored in ``out`` do not count."""
-    order = [*_VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(_VERDICT_ORDER))]
+    order = [*Verdict, *sorted({r["verdict"] for r in records} - set(Verdict))]
     counts = [(v, sum(r["verdict"] == v for r in records)) for v in order]
     lines = ["", f"summary of {len(records)} claim{'s' * (len(records) != 1)}: "
              + ", ".join(f"{n} {v}" for v, n in counts if n)]
@@ -555,16 +512,16 @@ def _finding_lines(claim_id: str, finding: dict) -> list[str]:
 def _undecided_lines(records: list[dict]) -> list[str]:
     """For each claim that is not PASS, its findings that did not reproduce (and for an INCONCLUSIVE
     claim with none to show, its headline), within SUMMARY_FINDING_LINES lines."""
-    from .run.store import headline
 
     entries = []
     for r in records:
-        if r["verdict"] == "PASS":
+        if r["verdict"] == Verdict.PASS:
             continue
         shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
         entries += [_finding_lines(r["id"], f) for f in shown]
-        if not shown and r["verdict"] == "INCONCLUSIVE":
-            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'), 'INCONCLUSIVE')}"])
+        if not shown and r["verdict"] == Verdict.INCONCLUSIVE:
+            why = headline(r.get("decision"), Verdict.INCONCLUSIVE)
+            entries.append([f"  {r['id']}: {Verdict.INCONCLUSIVE}: {why}"])
     if not entries:
         return []
     body: list[str] = []

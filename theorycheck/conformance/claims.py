@@ -101,7 +101,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
 def _record_cause(record: dict) -> str:
     """The most specific reason a claim is not PASS: a hypothesis the run broke (e.g. "η used 0.00707107
     (given 0.005)"), else the findings not reproduced, else the first line of its decision."""
-    from ..run.store import headline
+    from ..verdicts import headline
 
     broken = [h for h in record.get("hypothesis_checks") or [] if not h.get("met")]
     if broken:

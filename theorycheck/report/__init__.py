@@ -29,11 +29,12 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .. import stats
-from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
+from ..claims import PAPERS, Claim, discover, natural_key
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
 from ..protocols import contract_text
-from ..run.store import headline, read_result, read_summary, write_atomic
+from ..run.store import read_result, read_summary, write_atomic
 from ..validation import ParameterError
+from ..verdicts import NOT_RUN, Verdict, headline
 
 _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
@@ -190,7 +191,7 @@ def lead(r: dict[str, Any]) -> list[str]:
     """The sentences under a page's verdict, before anything else: the headline numbers in words
     (a rate's observed value is a slope, a bound's is set against the bound) and, for a verdict
     other than PASS or where there are no such numbers, the line of the decision that gives its
-    reason (:func:`theorycheck.run.store.headline`)."""
+    reason (:func:`theorycheck.verdicts.headline`)."""
     observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
     within = f" (interval {_minus(interval[0])} to {_minus(interval[1])})" if interval else ""
     numbers = ""
@@ -271,7 +272,7 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
         if row.get("ratio") is None:
             continue
         interval = _ratio_interval((records or {}).get(row["id"]) or row)
-        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
+        rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
                      "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
                      "earlier": is_earlier, "low": interval[0] if interval else None,
@@ -304,7 +305,7 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})
         ran = [d for d in defects if d["status"] != "not run"]
-        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"),
+        rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR),
                      "ideas": [d for d in defects if d["idea"]], "declared": len(defects), "run": len(ran),
                      "caught": sum(d["status"] == "caught" for d in ran),
                      "unlike": sum((d["status"] == "caught") != d["declared"] for d in ran)})

@@ -1,5 +1,5 @@
 """A claim's result record, assembled from its tasks' measurements (or the error that stopped them) and
-decided by the claim.
+decided by the claim, by the rules of :mod:`theorycheck.verdicts`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import stats
 from ..claims import Evidence, Hypothesis, subject_name
+from ..verdicts import Verdict, judged, stopped
 from .execute import _not_finished, unwritten_hook
-from .plan import Plan
+from .plan import Plan, TaskError
 from .provenance import code_version
-from .store import ERROR, SUBJECT_ERROR
 
 
 def _merge_hypotheses(payloads) -> list[Hypothesis]:
@@ -58,29 +57,11 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
         "n_tasks": len(plan.tasks),
         "conformance": plan.conformance,
     }
-    if error is not None and error.kind == "conformance":
-        decision = ("A subject in the place of one of the papers' algorithms is first checked against that "
-                    "algorithm (conformance); a learner that is not the paper's algorithm cannot pass the paper's "
-                    f"theorem about it, so the claim's tasks were not run.\nConformance FAIL: the {error.cause}"
-                    f"\n\n{error.trace}")
-        record.update(verdict=stats.FAIL, decision=decision, seconds=0.0)
-        return record
-    if error is not None and error.kind == "failure":
-        decision = (f"The subject's output breaks the theorem's conclusion: {error.cause}\n"
-                    "The claim's other tasks were not run: no measurement can undo this.")
-        record.update(verdict=stats.FAIL, decision=decision, seconds=0.0)
-        return record
-    if error is not None and error.kind == "unfinished":
-        record.update(verdict=ERROR, decision=_not_finished(claim, error.cause), seconds=0.0)
-        return record
-    if error is not None and error.kind == "subject":
-        decision = (f"The {error.cause}\nThe implementation under test failed, not the harness; the "
-                    f"claim's other tasks were not run.\n\n{error.trace}")
-        record.update(verdict=SUBJECT_ERROR, decision=decision, seconds=0.0)
-        return record
-    if error is not None or any(p is None for p in payloads):
-        message = "The check itself raised an exception:\n" + (error.trace if error else "missing task")
-        record.update(verdict=ERROR, decision=message, seconds=0.0)
+    if error is not None or any(p is None for p in payloads):  # the tasks stopped: the error decides
+        error = error or TaskError("harness", "", "missing task")
+        cause = _not_finished(claim, error.cause) if error.kind == "unfinished" else error.cause
+        verdict, decision = stopped(error.kind, cause, error.trace)
+        record.update(verdict=verdict, decision=decision, seconds=0.0)
         return record
     start = time.thread_time()
     rows = [row for p in payloads for row in p["rows"]]
@@ -93,26 +74,14 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
     except Exception as err:
         missing = unwritten_hook(err, claim)
         if missing is not None:
-            record.update(verdict=ERROR, decision=_not_finished(claim, missing), seconds=0.0)
+            record.update(verdict=Verdict.ERROR, decision=_not_finished(claim, missing), seconds=0.0)
             return record
         message = "Deciding raised an exception:\n" + traceback.format_exc(limit=8)
-        record.update(verdict=ERROR, decision=message, seconds=0.0)
+        record.update(verdict=Verdict.ERROR, decision=message, seconds=0.0)
         return record
-    verdict, decision = evidence.verdict, evidence.decision
-    if evidence.vacuous and verdict == stats.PASS:
-        verdict = stats.INCONCLUSIVE
-        reason = evidence.vacuous_reason or ("the trivial learner (which returns its starting point) also meets "
-                                             "the bound, so the check could not have failed here")
-        decision = (f"No verdict: the instance is vacuous, because {reason}. "
-                    f"For the record, the test alone said: {decision}")
-    broken = [h for h in hyps if not h.met]
-    if broken:
-        verdict = stats.INCONCLUSIVE
-        names = "; ".join(f"{h.statement} ({h.detail})" if h.detail else h.statement for h in broken)
-        decision = (
-            f"No verdict: the instance built breaks the hypotheses {names}, so the theorem "
-            f"says nothing about it. For the record, the test alone said: {decision}"
-        )
+    broken = [f"{h.statement} ({h.detail})" if h.detail else h.statement for h in hyps if not h.met]
+    verdict, decision = judged(evidence.verdict, evidence.decision, vacuous=evidence.vacuous,
+                               vacuous_reason=evidence.vacuous_reason, broken=broken)
     if plan.conformance:  # every check it ran passed (else the claim was not run): say which ran, and which could not
         decision += "\n\n" + plan.conformance_text
     record.update(

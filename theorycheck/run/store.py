@@ -24,15 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..verdicts import Verdict, headline
 from .provenance import _json_default, code_version
-
-ERROR = "ERROR"
-
-
-#: the verdict of a claim whose subject raised (or lacked an attribute the claim needs): the
-#: implementation under test failed, not the harness
-SUBJECT_ERROR = "SUBJECT-ERROR"
-
 
 #: the errors of a write that the disk refuses: full, over quota, read-only, file too large
 STORAGE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
@@ -214,44 +207,12 @@ def write_summary(out: Path, records, *, profile: str, seed: int, env,
             "that any true claim is marked FAIL is at most the sum of their δ; each claim's share (delta_share) is its "
             "δ over that sum"
         ),
-        "counts": {v: sum(r["verdict"] == v for r in records) for v in (*_verdicts(), SUBJECT_ERROR, ERROR)},
+        "counts": {v: sum(r["verdict"] == v for r in records) for v in Verdict},
         "code_version": code_version(),
         "environment": env,
     }
     write_json(out / "summary.json", summary)
     return summary
-
-
-#: the words that say why a verdict is not PASS, as the decisions write them
-_REASONS = {stats.FAIL: ("FAIL", "TIED", "REVERSED", "DIFFERENT"),
-            stats.NOT_REPRODUCED: ("NOT REPRODUCED", "TIED", "REVERSED", "DIFFERENT"),
-            stats.INCONCLUSIVE: ("No verdict", "INCONCLUSIVE", "UNDECIDED")}
-
-
-def headline(decision, verdict: str | None = None) -> str:
-    """One line of a decision, without list markers, at most 240 characters: the first line, or for
-    a FAIL or INCONCLUSIVE verdict the first later line that gives the reason (the first line of a
-    decision usually states the method), cut around the word that says it."""
-    if not isinstance(decision, str):
-        return ""
-    lines = [line.strip().lstrip("-• ").strip() for line in decision.splitlines() if line.strip()]
-    first = lines[0] if lines else ""
-    if first.startswith("No verdict"):
-        verdict = None
-    later = lines[1:] if verdict in _REASONS else []
-    # a finding that decides before one that is only reported
-    for line in [*(x for x in later if "reported" not in x), *(x for x in later if "reported" in x)]:
-        found = [line.find(word) for word in _REASONS[verdict] if word in line]
-        if found:
-            start = max(0, min(found) - 120)
-            label = line.split(":", 1)[0] + ": … " if start and ":" in line[:min(40, start)] else "…" if start else ""
-            text = label + line[start:]
-            return text if len(text) <= 240 else text[:239] + "…"
-    return first if len(first) <= 240 else first[:239] + "…"
-
-
-def _verdicts():
-    return (stats.PASS, stats.FAIL, stats.NOT_REPRODUCED, stats.INCONCLUSIVE)
 
 
 def load_result(out: Path | str, claim_id: str) -> dict[str, Any] | None:
