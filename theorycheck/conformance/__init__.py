@@ -82,7 +82,7 @@ from .claims import (  # noqa: F401
     _skipped_text,
     claims_for,
 )
-from .core import CHECKS, PROFILES, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
+from .core import BUDGETS, CHECKS, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
 from .estimator import _estimator_check  # noqa: F401
 from .parameters import _parameters_check  # noqa: F401
 from .registry import ALGORITHMS
@@ -131,7 +131,7 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
         algorithm, learner, profile=profile, seed=seed, jobs=jobs, delta=delta, optional=optional, require=require,
         claims=claims, task_timeout=task_timeout, k=k, B=B, eta=eta)
     jobs = check_jobs(jobs)  # a count of workers from here on (−1 is every core)
-    budget = PROFILES[profile]
+    budget = BUDGETS[profile]
     subject = learner if own is None else type(learner)
     places, skipped = claims_for(algorithm, budget["claims"]) if claims else ({}, [])
     from ..run.execute import CONFORMANCE_SECONDS, _isolated

@@ -58,7 +58,7 @@ class Spec:
         return "k" if self.extra_reads == 0 else f"k + {self.extra_reads}"
 
 
-PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
+BUDGETS = {  # by profile: runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
     "quick": {"runs": 3000, "seeds": 150, "claims": "quick", "instances": 40},
     "full": {"runs": 20000, "seeds": 600, "claims": "full", "instances": 200},
 }
