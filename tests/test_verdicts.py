@@ -46,6 +46,7 @@ def test_the_verdicts_are_the_words_stored_and_in_the_reports_order():
     assert list(Verdict) == ["PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR"]
     assert json.dumps({Verdict.SUBJECT_ERROR: [Verdict.NOT_REPRODUCED]}) == '{"SUBJECT-ERROR": ["NOT REPRODUCED"]}'
     assert f"{Verdict.FAIL:<6}|{Verdict.PASS}" == "FAIL  |PASS" and str(Verdict.ERROR) == "ERROR"
+    assert f"{ {Verdict.PASS: 13} } {[Verdict.INCONCLUSIVE]}" == "{'PASS': 13} ['INCONCLUSIVE']"  # as decisions print
     assert [v for v in Verdict if v.failed] == [Verdict.FAIL, Verdict.SUBJECT_ERROR, Verdict.ERROR]
     assert all(v.meaning and re.fullmatch(r"#[0-9a-f]{6}", v.colour) and v.marker for v in Verdict)
 

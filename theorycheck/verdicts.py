@@ -17,8 +17,9 @@ from enum import IntEnum, StrEnum
 
 
 class Verdict(StrEnum):
-    """A claim's verdict, in the order reports list them; each is its word (``Verdict.PASS == "PASS"``), so the
-    stored results and the pages spell it as before. ``meaning`` says what it means, ``colour`` and ``marker``
+    """A claim's verdict, in the order reports list them; each is its word (``Verdict.PASS == "PASS"``, and its
+    str, format and repr are the word's), so the stored results, the pages and the decisions' texts spell it as
+    before. ``meaning`` says what it means, ``colour`` and ``marker``
     how the report shows it, ``failed`` whether it fails a run (exit status :attr:`ExitCode.FAILED`)."""
 
     PASS = "PASS"
@@ -31,6 +32,11 @@ class Verdict(StrEnum):
     #: implementation under test failed, not the harness
     SUBJECT_ERROR = "SUBJECT-ERROR"
     ERROR = "ERROR"
+
+    def __repr__(self) -> str:
+        """The word's own repr, so that a text that shows verdicts in a container (``verdicts {'PASS': 13}``)
+        reads as it did when verdicts were plain strings."""
+        return repr(self.value)
 
     @property
     def meaning(self) -> str:
