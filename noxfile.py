@@ -51,6 +51,15 @@ def verify(session: nox.Session) -> None:
     session.run("theorycheck", "verify", *preset, *session.posargs, success_codes=[0, 3])
 
 
+@nox.session
+def search(session: nox.Session) -> None:
+    """Search every claim that declares a space at the default budget (quick profile; `-- --budget 600s` or
+    `-- --seed 1` change it); the pages go to reports/search/. A confirmed counterexample fails the session."""
+    session.install("-e", ".[data]")
+    session.install("--no-deps", *NO_DEPS_DATA)
+    session.run("theorycheck", "search", "--all", *session.posargs)
+
+
 def _given(args: list[str], option: str) -> bool:
     """Whether ``option`` is among the arguments after ``--`` (as ``--option VALUE`` or ``--option=VALUE``), so
     the preset leaves it out instead of echoing both."""

@@ -14,8 +14,10 @@ from theorycheck.validation import Budget, Integer, Number, ParameterError
 
 _DEFECTS = "tests.defects_bounds:"
 _BASE = {"delta": 1e-3, "resolution": 0.02}
-_PEEKER = Defect("reads k + 1 attributes", {"predictors": _DEFECTS + "PEEKER"}, caught=False,
-                 why="it breaks the hypothesis that the predictor is k-active, so the claim gives no verdict")
+# a predictor over its budget broke the contract the bound speaks about: FAIL, with the over-budget count
+_PEEKER = Defect("reads k + 1 attributes", {"predictors": _DEFECTS + "PEEKER"})
+_OCCASIONAL_PEEKER = Defect("reads k + 1 attributes on 1% of the examples",
+                            {"predictors": _DEFECTS + "OCCASIONAL_PEEKER"})
 
 
 def thm2_instance(params):
@@ -53,10 +55,12 @@ class Theorem2(LowerBound):
         Defect("dependent (copied) attributes", {"instance": _DEFECTS + "copied_attributes_instance",
                                                  "predictors": _DEFECTS + "SCALED_FIRST"}),
         _PEEKER,
+        _OCCASIONAL_PEEKER,
     )
     power = ("Catches any predictor or construction whose risk falls below 1 − k/d by more than the resolution "
-             "(2% of the bound): a weight concentrated on one attribute, dependent attributes. A predictor that "
-             "reads more than k attributes gets no verdict, since the theorem says nothing about it.")
+             "(2% of the bound): a weight concentrated on one attribute, dependent attributes; and a predictor that "
+             "reads more than k attributes on any example, even 1% of them (it is not k-active: FAIL, with the count "
+             "of examples over budget).")
 
     def bound(self, p):
         return thm2_k_active_risk(p["d"], p["k"])
@@ -89,9 +93,11 @@ class Theorem3(LowerBound):
         Defect("dependent (copied) attributes", {"instance": _DEFECTS + "copied_sparse_instance",
                                                  "predictors": _DEFECTS + "SCALED_FIRST"}),
         _PEEKER,
+        _OCCASIONAL_PEEKER,
     )
     power = ("Catches any predictor or construction whose risk falls below (1 − 1/c)/(ck) by more than 2% of it: "
-             "unequal weights, dependent attributes. A predictor that reads more than k attributes gets no verdict.")
+             "unequal weights, dependent attributes; and a predictor that reads more than k attributes on any example, "
+             "even 1% of them (not k-active: FAIL with the count of examples over budget).")
 
     def check_params(self, p):
         support = p["c"] * p["k"]

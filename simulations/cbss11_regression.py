@@ -38,6 +38,7 @@ from theorycheck.kinds.learners import (
 from theorycheck.kinds.rate import Rate
 from theorycheck.observe import counted_call
 from theorycheck.protocols import BudgetedLearner, Contract, Function
+from theorycheck.search import Choice, Int, Real, Space, at_most, even
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _RULES = {"d": Integer(2), "k": Budget(low=2, even=True), "B": Positive(), "s": Budget(),  # 1 ≤ s ≤ d
@@ -100,6 +101,15 @@ class Lemma8(_EstimatesLemma):
                 "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150},
                 "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
     ylabel = "max_rs |Ā − X|"
+    # Lemma 8 holds for every training set with ‖x_t‖∞ ≤ 1 (the lasso designs, their correlation and noise),
+    # every d, even k with 2 ≤ k ≤ d, every m and δ. Ranges bounded by a quick trial's cost (80 repetitions,
+    # well under 10 CPU s at d = 64, m = 20000); the erratum's counterexample (d = 2, k = 2) is inside.
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(2, 64, log=True), "m": Int(100, 20000, log=True),
+              "delta_lemma": Real(0.01, 0.5, log=True), "designs": Choice(design_names("lasso")),
+              "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), even("k")),
+        why="the lemma's ∀ training sets (the lasso designs), d, even k ≤ d, m and δ, bounded by a quick trial's cost")
     errata = (Erratum(
         "figure1-constants", "Figure 1 (the estimate A_t) and the proof of Lemma 8",
         "A_t adds 2(d/k)² x_i x_j to A_ij and A_ji for (i, j) ∈ I×J and nothing to the diagonal, and the "
@@ -166,6 +176,16 @@ class Lemma9(_EstimatesLemma):
                 "full": {"d": 50, "k": 10, "m": 200_000, "repetitions": 150},
                 "paper": {"d": 50, "k": 10, "m": 200_000, "repetitions": 300}}
     ylabel = "‖v̄ − x̄‖∞"
+    # Lemma 9 holds for every training set with ‖x_t‖∞ ≤ 1 and |y_t| ≤ B (the lasso designs, their correlation and
+    # noise), every d, even k with 2 ≤ k ≤ d, every m, B and δ. Ranges bounded by a quick trial's cost (80
+    # repetitions, a few CPU s at d = 64, m = 20000).
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(2, 64, log=True), "m": Int(100, 20000, log=True),
+              "B": Real(0.25, 4.0, log=True), "delta_lemma": Real(0.01, 0.5, log=True),
+              "designs": Choice(design_names("lasso")), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), even("k")),
+        why="the lemma's ∀ training sets (the lasso designs), d, even k ≤ d, m, B and δ, bounded by a quick trial's "
+            "cost")
     defects = (
         Defect("v_t built from a single attribute of C, scaled by d (unbiased, but k times the variance)",
                {"estimates": _D + "estimates_single_attribute_v"}),

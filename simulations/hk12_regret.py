@@ -25,6 +25,7 @@ from theorycheck.bounds.hk12_regret import (
 from theorycheck.claims import Defect, register
 from theorycheck.generators.registry import design_names, lasso_design, ridge_design
 from theorycheck.kinds.pathwise import ExpectedInequality, Pathwise
+from theorycheck.search import Choice, Int, Real, Space, at_most
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive
 
 _DEFECTS = "tests.defects_regret:"
@@ -71,6 +72,16 @@ class Lemma32(Pathwise):
             "eta_factors": (1.0, 10.0), "rounding": 1e-9}
     profiles = {"quick": {"d": 10, "m": 2000, "repetitions": 50},
                 "full": {"d": 100, "k": 10, "m": 20000, "repetitions": 100}}
+    # Eq. (4) is algebra on the updates of projected OGD: it holds on every run, for every d, 1 ≤ k ≤ d, m, B > 0,
+    # every data set (the ridge designs) and every constant step η > 0, here Theorem 3.1's η times a factor over
+    # four decades. Ranges bounded by a quick trial's cost (50 runs of one design: about 3 CPU s at d = 64,
+    # m = 20000).
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "m": Int(100, 20000, log=True),
+              "B": Real(0.25, 4.0, log=True), "eta_factors": Real(0.01, 100.0, log=True),
+              "designs": Choice(design_names("ridge")), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"),),
+        why="the lemma's ∀ runs, d, k ≤ d, m, B, data and η, bounded by a quick trial's cost")
     defects = (
         Defect("no projection (line 12 dropped)", {"learner": _DEFECTS + "AERRNoProjection"}),
         Defect("gradient ascent (step along +g̃)", {"learner": _DEFECTS + "AERRAscent"}),

@@ -198,5 +198,23 @@ class Peeker:
         return pred
 
 
+class OccasionalPeeker:
+    """The partial sum over the first k attributes, plus attribute k + 1 on about 1% of the examples (every
+    hundredth, from a fresh NumPy stream's offset): over budget on a few examples only."""
+
+    name = "occasional peeker"
+
+    def predict(self, oracle, k, w_star, random_state):
+        pred = np.zeros(oracle.n)
+        for j in range(min(k, oracle.d)):
+            pred += w_star[j] * oracle.reveal_column(j)
+        if k < oracle.d:
+            start = int(np.random.default_rng(oracle.n).integers(100))
+            rows = np.arange(start, oracle.n, 100)
+            pred[rows] += w_star[k] * oracle.reveal(rows, np.full(len(rows), k))
+        return pred
+
+
 PEEKER = (Peeker(),)
+OCCASIONAL_PEEKER = (OccasionalPeeker(),)
 SCALED_FIRST = (ScaledFirst(),)

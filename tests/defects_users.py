@@ -294,16 +294,38 @@ class TenfoldStepAERR(UsersOnline):
         return 10.0 * super().step_size(m, d, k)
 
 
+class UnrecordedTenfoldStepAERR(UsersOnline):
+    """AERR that steps with the η it is given while it records its path, and with 10 η when it does not (the claims
+    never ask it to record)."""
+
+    def step_size(self, m, d, k):
+        return super().step_size(m, d, k) * (1.0 if self.record_trajectory else 10.0)
+
+
 class TenfoldStepAELR(TenfoldStepAERR, UsersAELR):
     """AELR that takes the η it is given and steps with 10 η."""
 
 
 class UsersDDAERR(UsersOnline):
-    """ks15's DDAERR in NumPy: q_i ∝ √E[x_i²] from the second moments it is given."""
+    """ks15's DDAERR in NumPy: q_i ∝ √E[x_i²] from the second moments it is given, and, when no η is given,
+    Theorem 3.3's η = 1/√(m(‖s‖_{1/2}/k + 1)) with ‖s‖_{1/2} = (Σ √s_i)²."""
 
     def sampling(self, d):
         q = np.sqrt(np.asarray(self.second_moments, dtype=float))
         return q / q.sum(), q / q.sum()
+
+    def step_size(self, m, d, k):
+        if self.eta is not None:
+            return float(self.eta)
+        half_norm = float(np.sum(np.sqrt(np.asarray(self.second_moments, dtype=float)))) ** 2
+        return 1.0 / math.sqrt(m * (half_norm / k + 1.0))
+
+
+class HazanKorenStepDDAERR(UsersDDAERR):
+    """DDAERR whose default η is hk12's Theorem 3.1 rule √(k/(2dm)) for uniform sampling, not Theorem 3.3's."""
+
+    def step_size(self, m, d, k):
+        return UsersOnline.step_size(self, m, d, k)
 
 
 class UnweightedDDAERR(UsersDDAERR):

@@ -343,8 +343,8 @@ def test_every_subcommand_has_help_a_description_and_examples_that_parse(capsys)
 
     parser, choices = _subcommands()
     listed = {a.dest: a.help for a in choices._choices_actions}
-    assert set(listed) == set(choices.choices) == {"list", "verify", "clean", "report", "show", "conform", "errata",
-                                                             "new"}
+    assert set(listed) == set(choices.choices) == {"list", "verify", "search", "clean", "report", "show", "conform",
+                                                             "errata", "new"}
     for name, sub in choices.choices.items():
         assert listed[name], name
         assert sub.description and len(sub.description.split()) >= 8, name
@@ -489,7 +489,8 @@ def test_conform_exits_3_when_a_check_it_could_not_run_is_not_optional(capsys, t
     assert "NOT RUN: estimator, step" in err and "estimator NOT RUN: the learner cannot be built" in err
     status, out, err = run(capsys, *args, "--optional", "estimator,step")
     assert status == 0 and out.startswith("PASS on 3 of 5 checks"), out
-    assert "NOT RUN, optional: estimator, step" in err and len(err.splitlines()) == 1  # no cause: nothing to fix
+    # no cause: nothing to fix
+    assert "NOT RUN, optional: estimator, step" in err and len(err.splitlines()) == 1
 
 
 def test_power_idea_runs_only_the_defect_that_removes_the_papers_idea(capsys, tmp_path):

@@ -33,9 +33,11 @@ def _seed(i):
 def test_correct_implementations_conform(algorithm, learner):
     result = conform(algorithm, learner, claims=False)
     assert result.verdict == "PASS", result.text()
-    assert [c.name for c in result.checks] == ["parameters", "estimator", "step", "behaviour", "attributes"]
+    assert [c.name for c in result.checks] == ["parameters", "estimator", "step", "recording", "behaviour",
+                                               "attributes"]
     assert all("false-FAIL rate" in c.decision for c in result.checks if c.ran)
     assert all(c.ran for c in result.checks if c.name not in ("parameters", "step"))
+    assert next(c for c in result.checks if c.name == "recording").verdict == "PASS"
     assert next(c for c in result.checks if c.name == "parameters").ran == (algorithm in ("AERR", "AELR"))
     # AER steps by its λ rule and Baseline solves a batch problem: no gradient step of a given η to check
     assert next(c for c in result.checks if c.name == "step").ran == (algorithm in ("AERR", "AELR"))
@@ -50,6 +52,12 @@ def test_the_ks15_learners_conform_with_a_non_uniform_q(algorithm):
     assert verdicts["estimator"] == verdicts["behaviour"] == "PASS", result.text()
     assert "q" in result.assumed or "second_moments" in result.assumed or "m1" in result.assumed
     assert verdicts["attributes"] == "PASS", result.text()  # the two-phase paths' ``read`` covers phase 1
+    # Theorems 3.3 and 4.4 state η from the known moments (issue 55 item 5): the built-ins' defaults meet them;
+    # Theorems 3.1 and 4.1 hold for any η and the two-phase η is the phase-1 estimate's: not applicable, and said why
+    declared = algorithm in ("DDAERR", "DDAELR")
+    parameters = next(c for c in result.checks if c.name == "parameters")
+    assert parameters.ran == declared and (verdicts["parameters"] == "PASS" or not declared), result.text()
+    assert declared or "for any step size" in parameters.decision or "phase-1 estimate" in parameters.decision
 
 
 @pytest.mark.parametrize(("algorithm", "learner"), [("AER", AER), ("Baseline", Baseline)])
@@ -234,9 +242,9 @@ def test_the_cli_writes_the_result_and_exits_1_on_failure(tmp_path, capsys, monk
                        "--out", str(tmp_path / "out")])
     assert status == 1
     captured = capsys.readouterr()
-    assert captured.out.startswith("FAIL on 5 of 5 checks") and "userlearners.NoFactorD against AERR" in captured.out
+    assert captured.out.startswith("FAIL on 6 of 6 checks") and "userlearners.NoFactorD against AERR" in captured.out
     [line] = captured.err.splitlines()  # one line: the verdict, then the most specific check's cause
-    assert line.startswith("theorycheck: conform AERR: FAIL on 5 of 5 checks") and "estimator FAIL" in line
+    assert line.startswith("theorycheck: conform AERR: FAIL on 6 of 6 checks") and "estimator FAIL" in line
     assert "; estimator FAIL: " in line  # before the behaviour's FAIL
     stored = json.loads((tmp_path / "out" / "conform-AERR.json").read_text())
     assert stored["verdict"] == "FAIL" and stored["learner"] == "userlearners.NoFactorD"
@@ -313,10 +321,10 @@ def test_a_plain_learner_passes_what_could_be_checked_and_names_the_rest():
     verdicts = {c.name: (c.verdict, c.ran) for c in result.checks}
     assert result.verdict == "INCONCLUSIVE", result.text()  # two checks of AERR not run: not a PASS
     assert result.summary() == ("INCONCLUSIVE on 3 of 5 checks (parameters, behaviour, attributes); NOT RUN: "
-                                "estimator, step; skipped: claims")
+                                "estimator, step; skipped: claims; not applicable to AERR: recording")
     assert verdicts == {"parameters": ("PASS", True), "estimator": ("INCONCLUSIVE", False),
-                        "step": ("INCONCLUSIVE", False), "behaviour": ("PASS", True),
-                        "attributes": ("PASS", True)}, result.text()
+                        "step": ("INCONCLUSIVE", False), "recording": ("INCONCLUSIVE", False),
+                        "behaviour": ("PASS", True), "attributes": ("PASS", True)}, result.text()
     assert "observed through a watched view" in next(c for c in result.checks if c.name == "attributes").decision
     assert "read from two fits at d = k = 1" in next(c for c in result.checks if c.name == "parameters").decision
     with pytest.raises(ParameterError, match="unknown check 'estimater' named optional"):
@@ -697,6 +705,8 @@ def test_an_aelr_that_steps_otherwise_than_line_13_fails_the_step_check(learner,
     ("TwoPhaseDDAELR", users.UnsmoothedDrawsTwoPhaseDDAELR, "estimator"),
     ("TwoPhaseDDAERR", users.LassoDrawsTwoPhaseDDAERR, "estimator"),
     ("AERR", users.CompiledExactInnerAERR, "attributes"), ("DDAERR", users.NumpyUniformDDAERR, "behaviour"),
+    ("DDAERR", users.HazanKorenStepDDAERR, "parameters"),  # issue 55 item 5: Theorem 3.3's η is declared
+    ("AERR", users.UnrecordedTenfoldStepAERR, "recording"),  # issue 55 item 2: recording must not change the fit
 ])
 def test_the_defects_verify_could_not_see_fail_conformance(algorithm, learner, check):
     """The defects issue 43 lists as passing the claims: each fails the conformance check named (verify runs these

@@ -10,7 +10,7 @@ import pytest
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "stability.md"
 
 NAMES = {
-    "theorycheck": "verify conform declare_paper CLAIMS_ENTRY_POINTS",
+    "theorycheck": "verify conform search declare_paper CLAIMS_ENTRY_POINTS",
     "theorycheck.api": "verify Result Results",
     "theorycheck.claims": "Claim Evidence Measurement Hypothesis Plot Defect Erratum NonReproduction SubjectFailure "
                           "Unfinished register declare_paper load_claims ERRATUM_BASES PROFILES",
@@ -39,6 +39,7 @@ NAMES = {
     "theorycheck.testing": "assert_conforms assert_verifies",
     "theorycheck.verdicts": "Verdict ExitCode NOT_RUN",
     "theorycheck.errors": "TheorycheckError ParameterError",
+    "theorycheck.search": "search SearchResult Space Int Real Choice Constraint at_most even",
 }
 
 HOOKS = {

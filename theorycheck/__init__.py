@@ -8,6 +8,10 @@ def __getattr__(name):  # verify and conform load the library only when used (`t
         from . import api
 
         return getattr(api, name)
+    if name == "search":  # the package, which called is theorycheck.search.search
+        import importlib
+
+        return importlib.import_module(".search", __name__)
     if name == "CLAIMS_ENTRY_POINTS":  # the entry-point group of installed claims modules
         from . import entry_points
 

@@ -293,6 +293,9 @@ class Claim:
     #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
     #: an implication), so the tightness atlas draws it on the "≥" side of the line
     ratio_at_least: ClassVar[bool] = False
+    #: the space its statement quantifies over (a theorycheck.search.Space), which `theorycheck search` explores;
+    #: None: not declared yet
+    space: ClassVar[Any] = None
 
     # ------------------------------------------------------------------ declared API
     @property
@@ -366,6 +369,7 @@ class Claim:
             "defects": [{"name": d.name, "caught": d.caught, "why": d.why, "idea": d.idea} for d in self.defects],
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
+            "space": None if self.space is None else self.space.lines(),
         }
 
 
@@ -424,6 +428,10 @@ def register(cls: type[Claim]) -> type[Claim]:
         raise TypeError(f"{cls.id}: errata must be Erratum declarations")
     if not all(isinstance(n, NonReproduction) for n in cls.non_reproductions):
         raise TypeError(f"{cls.id}: non_reproductions must be NonReproduction declarations")
+    if cls.space is not None:
+        from .search.space import space_of
+
+        space_of(cls).check(quick, cls.id, cls.errata)
     if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:
         raise TypeError(f"claim id {cls.id} registered twice")
     _REGISTRY[cls.id] = cls()

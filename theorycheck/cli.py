@@ -1,4 +1,4 @@
-"""Command line: ``theorycheck list | verify | report | show | conform | errata | clean | new``.
+"""Command line: ``theorycheck list | verify | search | report | show | conform | errata | clean | new``.
 
 ``verify`` and ``conform`` parse their arguments, drive the sessions of :mod:`theorycheck.session` (which the
 Python API and the pytest plugin drive too) and print what they return; their exit statuses are the sessions'
@@ -38,6 +38,12 @@ def exit_codes(command: str) -> str:
 
 
 EXIT_CODES, CONFORM_EXIT_CODES = exit_codes("verify"), exit_codes("conform")
+
+SEARCH_EXIT_CODES = """exit status:
+  0  no confirmed counterexample in any claim searched, or only counterexamples of errata the claims record
+  1  a new counterexample confirmed on a fresh stream (or no trial of a search could run)
+  2  bad usage (an unknown claim, a claim without a declared space, a malformed option), before any work"""
+
 
 NEW_DESCRIPTION = (
     "Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a subject, a planted "
@@ -90,6 +96,10 @@ EXAMPLES = {
                ("theorycheck verify hk12.thm3.1 --power", "also run each planted defect the claim declares"),
                ("theorycheck verify 'ks15.*' --profile full --power-idea",
                 "is each claim's idea-removing defect caught on the full profile?")),
+    "search": (("theorycheck search hk12.thm3.1", "where the theorem is tightest or breaks: 24 trials on quick"),
+               ("theorycheck search hk12.thm3.1 --subject learner=mymodule:MyAERR --budget 600s --jobs 2",
+                "where your learner breaks the theorem, 10 CPU minutes on two cores"),
+               ("theorycheck search --all --seed 1", "every claim that declares a space, as `nox -s search`")),
     "clean": (("theorycheck clean", "delete reports/.cache and reports/.power; the report stays"),
               ("theorycheck clean --out /tmp/run", "the same for another folder")),
     "report": (("theorycheck report", "rewrite reports/index.html, errata.html and the claim pages"),
@@ -186,6 +196,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--power-idea", action="store_true",
                    help="as --power, but only each claim's defect that removes its paper's idea (the power atlas's "
                         "column on the index), e.g. to see it caught on the full profile at twice a run's cost")
+    claims_option(p)
+
+    p = command("search", "search a claim's space for a counterexample and its worst case",
+                "Search the space a claim's statement quantifies over (`theorycheck show ID` prints it) with optuna's "
+                "TPE, one run of the claim per trial on a stream of the search's own, maximising its margin "
+                "(observed/bound for a bound); then run the 3 best points again on a fresh stream with the claim's own "
+                "decision. Only a confirmed FAIL is a counterexample (false-FAIL rate at most 3δ); it is printed with "
+                "the verify command that reproduces it. The study is stored in <out>/search/<id>.db and a stopped "
+                "search resumes from it; the page is <out>/search/<id>.html.", SEARCH_EXIT_CODES)
+    p.add_argument("ids", nargs="*", metavar="ID", help="claim ids (each must declare a space)")
+    p.add_argument("--all", action="store_true", help="every claim that declares a space")
+    p.add_argument("--budget", default=None, metavar="N|SECONDSs",
+                   help="trials that run (default 24; infeasible points are not counted) or CPU seconds, e.g. 600s")
+    p.add_argument("--profile", default="quick", choices=("quick", "full", "paper"),
+                   help="the profile each trial and confirmation runs (default quick)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (default 0); the search's streams derive from it")
+    p.add_argument("--set", dest="sets", action="extend", nargs="+", default=[], metavar="NAME=VALUE",
+                   help="a parameter fixed at every point (not one the space searches)")
+    p.add_argument("--subject", dest="subjects", action="extend", nargs="+", default=[], metavar="NAME=MODULE:ATTR",
+                   help="search where your implementation breaks the theorem: replace subject NAME by MODULE:ATTR")
+    p.add_argument("--jobs", type=int, default=1, help="trials in parallel (default 1; -1: every core)")
+    p.add_argument("--out", default="reports", help="folder of the study and its page (default: reports)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     claims_option(p)
 
     p = command("clean", "delete the cached tasks under --out (the report and results stay)",
@@ -369,6 +402,33 @@ def _cmd_verify(args) -> int:
     return status
 
 
+def _cmd_search(args) -> int:
+    from .claims import discover, select
+    from .search import DEFAULT_TRIALS, search, space_of
+
+    if args.all == bool(args.ids):
+        raise ParameterError("name the claims to search, or --all (not both)")
+    subjects = _parse_assignments(args.subjects, "--subject")
+    if args.all:  # with --subject: the claims that have every subject named
+        claims = [c for c in discover().values() if space_of(c) is not None and set(subjects) <= set(c.subjects)]
+        if not claims:
+            raise ParameterError(f"no claim with a search space has the subjects {', '.join(sorted(subjects))}")
+    else:
+        claims = select(args.ids)
+        bare = [c.id for c in claims if space_of(c) is None]
+        if bare:
+            raise ParameterError(f"{', '.join(bare)} declares no search space (see `theorycheck show {bare[0]}`)")
+    params = _parse_assignments(args.sets, "--set")
+    status = ExitCode.OK
+    for claim in claims:
+        result = search(claim.id, profile=args.profile, seed=args.seed, budget=args.budget or DEFAULT_TRIALS,
+                        params=params, subjects=subjects, jobs=args.jobs, out=args.out, progress=not args.quiet,
+                        claims=args.claims)
+        print("\n".join(result.lines()), flush=True)
+        status = max(status, result.exit_status)
+    return status
+
+
 def _cmd_clean(args) -> int:
     """Delete ``<out>/.cache`` (tasks, timings) and ``<out>/.power`` (planted-defect runs); say how much."""
     import shutil
@@ -453,6 +513,14 @@ def _cmd_show(args) -> int:
     if d["power"]:
         print("Power:")
         print(_wrap(d["power"]))
+    if d["space"] is None:
+        print("Search space: none declared (`theorycheck search` cannot run it)")
+    else:
+        print("Search space (what the statement quantifies over; `theorycheck search` explores it):")
+        for line in d["space"]:
+            print(_wrap(line, "      ", "  - "))
+        if claim.space.why:
+            print(_wrap(claim.space.why, "    "))
     last = load_result(args.out, claim.id)
     if last is None:
         print(f"Last verdict: none stored in {args.out}/")
@@ -638,7 +706,8 @@ def _main(argv: list[str] | None) -> int:
             from .claims import load_claims
 
             load_claims(args.claims)
-        commands = {"list": _cmd_list, "verify": _cmd_verify, "report": _cmd_report, "show": _cmd_show,
+        commands = {"list": _cmd_list, "verify": _cmd_verify, "search": _cmd_search, "report": _cmd_report,
+                    "show": _cmd_show,
                     "clean": _cmd_clean,
                     "errata": _cmd_errata, "conform": _cmd_conform, "new": _cmd_new}
         return commands[args.command](args)

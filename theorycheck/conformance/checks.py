@@ -17,6 +17,7 @@ from .behaviour import _behaviour_check
 from .core import BUDGETS, Check, Conformance, Spec, _defaults, _keywords, _load, _shown, configured
 from .estimator import _EXAMPLE_X, _EXAMPLE_Y, _STEP_ETA, _estimator_check, _step_check
 from .parameters import _parameters_check
+from .recording import _recording_check
 from .registry import ALGORITHMS
 
 
@@ -41,7 +42,7 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
         eta = own.get(spec.step) if eta is None and spec.step else eta
     builtin = _load(spec.builtin)
     rng = np.random.SeedSequence(seed)
-    s_est, s_beh, s_aud, s_par, s_step = rng.spawn(5)
+    s_est, s_beh, s_aud, s_par, s_step, s_rec = rng.spawn(6)
     X, y = np.vstack([_EXAMPLE_X] * (spec.lead + 2)), np.full(spec.lead + 2, _EXAMPLE_Y)
     with warnings.catch_warnings():  # a k, B or eta the algorithm refuses: ParameterError before any work
         warnings.simplefilter("ignore")
@@ -52,6 +53,7 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
         "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
         "estimator": lambda: _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
         "step": lambda: _step_check(spec, make, k, B, s_step),
+        "recording": lambda: _recording_check(spec, make, B, s_rec),
         "behaviour": lambda: _behaviour_check(spec, make, builtin, k, B, budget["seeds"], delta, s_beh, eta=eta,
                                               as_configured=own is not None),
         "attributes": lambda: _audit_check(make, k, B, eta, s_aud, spec),
@@ -134,7 +136,9 @@ def _result(algorithm: str, spec: Spec, name: str, own: dict | None, assumed: di
     inapplicable = {"claims": not places and not skipped}
     if spec.checks is None:
         inapplicable.update(parameters=spec.theorem_step is None or spec.step is None, estimator=spec.law is None,
-                            step=spec.step is None or spec.draws != "gradient")
+                            step=spec.step is None or spec.draws != "gradient",
+                            # a learner that cannot record has no recorded fit to differ from its plain one
+                            recording=any(c.name == "recording" and c.details.get("cannot_record") for c in checks))
     return Conformance(algorithm, name, assumed, checks, delta, notes, tuple(optional),
                        tuple(c.name for c in checks if not c.ran and inapplicable.get(c.name)),
                        _step_sizes(spec, own, assumed) if spec.checks is None else "",

@@ -35,7 +35,7 @@ class Spec:
     #: an algorithm that is not a regressor fit(X, y) -> coef_ brings its own checks: (make, own parameters or
     #: None, profile's budget, δ, SeedSequence) -> (assumed, [Check]); then ``names`` lists them (after claims)
     checks: Callable[..., tuple[dict, list]] | None = None
-    names: tuple[str, ...] = ("parameters", "estimator", "step", "behaviour", "attributes")
+    names: tuple[str, ...] = ("parameters", "estimator", "step", "recording", "behaviour", "attributes")
     function: bool = False  # the subject is a function (GenEst), not a class or an instance
     draws: str = "gradient"  # what the estimator check reads: "gradient" (w_t, g̃_t) or "estimates" (A_t, v_t)
     step: str | None = "eta"  # the step-size keyword the estimator and audit runs pass (None: the default)
@@ -46,8 +46,11 @@ class Spec:
     shared: tuple[str, ...] = ("eta", "lam")  # fitted values of the built-in passed to yours (eta_ → eta=)
     lead: int = 0  # rows of the example shown before the two recorded steps (a phase 1)
     k: int = 2  # the default budget of conform
-    #: the theorem's step size (d, k, m, B) -> η and its name, for the parameters check; None: not declared here
-    theorem_step: tuple[Callable[[int, int, int, float], float], str] | None = None
+    #: the theorem's step size (d, k, m, B, options) -> η and its name, for the parameters check (``options``: the
+    #: keywords of :attr:`options` at d, e.g. the second moments a distribution-dependent rule reads); None: the
+    #: paper states no rule for this algorithm, and ``no_step`` says why
+    theorem_step: tuple[Callable[[int, int, int, float, dict], float], str] | None = None
+    no_step: str = "no step-size rule of the paper is declared here for this algorithm"
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
 
@@ -65,11 +68,12 @@ BUDGETS = {  # by profile: runs of the estimator check, seeds of the behaviour c
 
 
 #: the checks, in the order they are reported; ``optional`` names from these
-CHECKS = ("claims", "parameters", "estimator", "step", "behaviour", "attributes", "objective", "training", "sampling")
+CHECKS = ("claims", "parameters", "estimator", "step", "recording", "behaviour", "attributes", "objective", "training",
+          "sampling")
 #: the checks from the most specific to the least: the cause printed first is that of the first check here that is
 #: not PASS (an exact law or audit points at the bug; behaviour compares outcomes; a claim is a theorem's verdict)
-SPECIFICITY = ("attributes", "estimator", "step", "parameters", "objective", "training", "sampling", "behaviour",
-               "claims")
+SPECIFICITY = ("attributes", "estimator", "step", "recording", "parameters", "objective", "training", "sampling",
+               "behaviour", "claims")
 
 
 @dataclass

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import estimators
+from ..bounds import ks15 as bounds_ks15
 from .core import Spec
 
 
@@ -54,6 +55,18 @@ _TWO_PHASE_LEAD = 30  # phase-1 showings; P(some attribute never drawn) ≤ d(1 
 _SMOOTHING = 6.0 / (13.0 * 16.0)
 
 
+#: Theorems 3.3 and 4.4 state η from the known second moments s = E[x²] the learner is given
+_THM33_STEP = (lambda d, k, m, B, o: bounds_ks15.thm33_eta(o["second_moments"], k, m),
+               "Theorem 3.3's η = 1/√(m(‖s‖_{1/2}/k + 1))")
+_THM44_STEP = (lambda d, k, m, B, o: bounds_ks15.thm44_eta(o["second_moments"], k, m, B),
+               "Theorem 4.4's η = (1/(2B))√(log(2d)/(5m(‖s‖₁/k + 1)))")
+#: why GAERR, GAELR and the two-phase learners have no rule to compare with
+_ANY_STEP = ("Theorems 3.1 and 4.1 of Kukliansky & Shamir hold for any step size (4.1: any η ≤ 1/(2G)), so no "
+             "step-size rule of the paper exists for the generic learners")
+_PHASE_STEP = ("Theorems 3.4 and 4.5 set η from the phase-1 estimate A the learner computes, which this check "
+               "cannot see (ks15.thm3.4 and thm4.5 recompute A from the recorded draws)")
+
+
 def _two_phase_options(d: int) -> dict:
     return {"m1": _TWO_PHASE_LEAD, "smoothing": _SMOOTHING}
 
@@ -64,18 +77,19 @@ def _smoothed(x: np.ndarray, options: dict) -> np.ndarray:
 
 SPECS: dict[str, Spec] = {
     "GAERR": Spec("theorycheck.algorithms:GAERR", _ks15_law(2, lambda x, o: o["q"]), "ridge", "ks15.thm3.3", "l2",
-                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, **_KS15),
+                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, no_step=_ANY_STEP, **_KS15),
     "DDAERR": Spec("theorycheck.algorithms:DDAERR", _ks15_law(2, lambda x, o: np.sqrt(o["second_moments"])), "ridge",
                    "ks15.thm3.3", "l2", options=lambda d: {"second_moments": _moments(d)},
-                   design_options=_design_moments, **_KS15),
+                   design_options=_design_moments, theorem_step=_THM33_STEP, **_KS15),
     "TwoPhaseDDAERR": Spec("theorycheck.algorithms:TwoPhaseDDAERR", _ks15_law(2, lambda x, o: np.sqrt(_smoothed(x, o))),
                            "ridge", "ks15.thm3.3", "l2", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD,
-                           **_KS15),
+                           no_step=_PHASE_STEP, **_KS15),
     "GAELR": Spec("theorycheck.algorithms:GAELR", _ks15_law(1, lambda x, o: o["q"]), "lasso", "ks15.thm4.4", "l1",
-                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, **_KS15),
+                  options=lambda d: {"q": _rising(d)}, design_options=_design_q, no_step=_ANY_STEP, **_KS15),
     "DDAELR": Spec("theorycheck.algorithms:DDAELR", _ks15_law(1, lambda x, o: o["second_moments"]), "lasso",
                    "ks15.thm4.4", "l1", options=lambda d: {"second_moments": _moments(d)},
-                   design_options=_design_moments, **_KS15),
+                   design_options=_design_moments, theorem_step=_THM44_STEP, **_KS15),
     "TwoPhaseDDAELR": Spec("theorycheck.algorithms:TwoPhaseDDAELR", _ks15_law(1, _smoothed), "lasso", "ks15.thm4.4",
-                           "l1", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD, **_KS15),
+                           "l1", options=_two_phase_options, shared=(), lead=_TWO_PHASE_LEAD, no_step=_PHASE_STEP,
+                           **_KS15),
 }

@@ -18,13 +18,19 @@ def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
     fixes η, from the η the fitted learner reports (``eta_``, or ``trajectory_['eta']``), or, for AERR, from
     two one-dimensional runs, where Algorithm 1 is deterministic. Exact (rounding: 10⁻⁹ relative)."""
     if spec.theorem_step is None or spec.step is None:
-        return _not_run("parameters", "no step-size rule of the paper is declared here for this algorithm, so the "
-                        "learner's defaults were not compared with the paper's")
-    rule, rule_name = spec.theorem_step
-    base = {key: value for key, value in (("k", 2), ("B", 1.0)) if key not in own}
+        return _not_run("parameters", f"{spec.no_step}, so the learner's defaults were not compared with the paper's")
+    theorem_rule, rule_name = spec.theorem_step
+    m, d = 300, 12
+    mine = {name: value for name, value in own.items() if value is not None}  # None: the learner has none of its own
+    options = {name: value for name, value in spec.options(d).items() if name not in mine}
+
+    def rule(d_, k_, m_, B_):  # at the options the learner ran with: its own where it has them, else the runs'
+        defaults = spec.options(d_)
+        return theorem_rule(d_, k_, m_, B_, {**defaults, **{n: v for n, v in mine.items() if n in defaults}})
+
+    base = {**{key: value for key, value in (("k", 2), ("B", 1.0)) if key not in own}, **options}
     k, B = int(own.get("k", base.get("k"))), float(own.get("B", base.get("B")))
     given = own.get(spec.step)
-    m, d = 300, 12
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(m, d)) / math.sqrt(d)
     y = np.clip(X @ rng.normal(size=d) + 0.1 * rng.normal(size=m), -B, B)

@@ -11,10 +11,10 @@ from .core import Spec
 SPECS: dict[str, Spec] = {
     "AERR": Spec("theorycheck.algorithms:AERR", lambda w, x, y, k, o: estimators.aerr_gradient_estimate_distribution(
         w, x, y, k), "ridge", "hk12.thm3.1", "l2", start_in_ball=True,
-        theorem_step=(lambda d, k, m, B: bounds_hk12.thm31_eta(d, k, m), "Theorem 3.1's η = √(k/(2dm))")),
+        theorem_step=(lambda d, k, m, B, o: bounds_hk12.thm31_eta(d, k, m), "Theorem 3.1's η = √(k/(2dm))")),
     "AELR": Spec("theorycheck.algorithms:AELR", lambda w, x, y, k, o: estimators.aelr_gradient_estimate_distribution(
         w, x, y, k), "lasso", "hk12.thm3.4", "l1",
-        theorem_step=(lambda d, k, m, B: bounds_hk12.thm34_eta(d, k, m, B, "theorem"),
+        theorem_step=(lambda d, k, m, B, o: bounds_hk12.thm34_eta(d, k, m, B, "theorem"),
                       "Theorem 3.4's η = (1/(4B²))√(2k log(2d)/(5md))")),
     "AER": Spec("theorycheck.algorithms:AER", lambda w, x, y, k, o: estimators.aer_gradient_estimate_distribution(
         w, x, y, k), "lasso", "hk12.thm3.4", "l1", extra_reads=0, step=None, k=4,

@@ -77,6 +77,7 @@ class LowerBound(Claim):
         y_max = float(inst.y_bound)
         parts = {pr.name: [] for pr in predictors}
         most = dict.fromkeys(parts, 0)
+        over = dict.fromkeys(parts, 0)  # examples on which the predictor read more than k attributes
         residual, remaining = 0.0, p["examples"]
         while remaining > 0:
             n = min(self.chunk, remaining)
@@ -91,7 +92,15 @@ class LowerBound(Claim):
                                          f"finite={bool(np.isfinite(pred).all())}; expected {y.shape}, finite")
                 loss = (pred - y) ** 2
                 parts[pr.name].append((n, float(loss.mean()), float(loss.var(ddof=1))))
-                most[pr.name] = max(most[pr.name], int(oracle.counts().max()))
+                reads = oracle.counts()
+                most[pr.name] = max(most[pr.name], int(reads.max()))
+                over[pr.name] += int((reads > k).sum())
+        broke = [name for name, count in over.items() if count]
+        if broke:  # the predictor broke the contract the bound is about: its failure, not the instance's
+            raise SubjectFailure("; ".join(
+                f"predictor {name!r} read more than k = {k} attributes on {over[name]} of {p['examples']} examples "
+                f"(up to {most[name]} on one): it is not k-active, the budget the lower bound speaks about"
+                for name in broke))
         rows = []
         for name, chunks in parts.items():
             count, mean, var = stats.pool_moments(*zip(*chunks, strict=True))
