@@ -471,7 +471,7 @@ MC_CLAIM = "ks15.thm3.1"  # a bound claim: 24 independent tasks on the quick pro
 def monte_carlo(jobs: int, out: str | None = None, claim_id: str = MC_CLAIM) -> float:
     """Wall seconds of ``run_claims`` on ``claim_id`` (quick profile, no cache) with ``jobs`` processes."""
     from theorycheck.claims import discover
-    from theorycheck.runner import run_claims
+    from theorycheck.run import run_claims
 
     claim = discover()[claim_id]
     with tempfile.TemporaryDirectory(dir=out) as folder:

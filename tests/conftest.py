@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from theorycheck.claims import discover
-from theorycheck.runner import run_claims
+from theorycheck.session import verify_claims
 
 
 @pytest.fixture(scope="session")
@@ -33,14 +33,14 @@ def run_one(claim_id: str, out, *, subjects=None, profile: str = "quick", seed: 
             conformance: bool = True, **overrides) -> dict:
     """Run one claim into ``out`` and return its record. ``subjects`` values may be objects or
     ``module:attr`` specs (as on the command line); ``overrides`` are ``--set`` values; ``isolate`` and
-    ``conformance`` as :func:`~theorycheck.runner.run_claims` takes them (``isolate=False``: a user's subject runs
+    ``conformance`` as :func:`~theorycheck.session.verify_claims` takes them (``isolate=False``: a user's subject runs
     in this process; ``conformance=False``: no conformance first, to test what the claim itself does with it)."""
     loaded = {name: load_subject(obj) if isinstance(obj, str) else obj for name, obj in (subjects or {}).items()}
-    (record,) = run_claims([discover()[claim_id]], profile=profile, seed=seed,
-                           overrides={k: str(v) if not isinstance(v, tuple) else ",".join(map(str, v))
-                                      for k, v in overrides.items()},
-                           subjects=loaded or None, out=out, progress=False, isolate=isolate,
-                           conformance=conformance)
+    (record,) = verify_claims([discover()[claim_id]], profile=profile, seed=seed,
+                              overrides={k: str(v) if not isinstance(v, tuple) else ",".join(map(str, v))
+                                         for k, v in overrides.items()},
+                              subjects=loaded or None, out=out, progress=False, isolate=isolate,
+                              conformance=conformance)
     return record
 
 

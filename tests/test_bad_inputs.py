@@ -404,7 +404,7 @@ def test_a_terminal_that_cannot_encode_the_output_gets_ascii_spellings(tmp_path)
 
 # ------------------------------------------------------------------ resource guards
 def test_the_resource_guards_name_the_estimate_and_the_limit(tmp_path):
-    from theorycheck.runner import MAX_RUN_SECONDS, check_resources
+    from theorycheck.run.plan import MAX_RUN_SECONDS, check_resources
     from theorycheck.validation import ParameterError
 
     with pytest.raises(ParameterError, match=r"need about .* of memory and this machine has .* available"):
@@ -417,9 +417,9 @@ def test_the_resource_guards_name_the_estimate_and_the_limit(tmp_path):
 
 
 def test_force_runs_a_plan_the_guards_refuse(tmp_path, capsys, monkeypatch):
-    import theorycheck.runner as runner
+    import theorycheck.run.plan as plan
 
-    monkeypatch.setattr(runner, "MAX_RUN_SECONDS", 1e-9)
+    monkeypatch.setattr(plan, "MAX_RUN_SECONDS", 1e-9)
     argv = ["verify", "cbss11.lemma7", "--quiet", "--out", str(tmp_path)]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -462,7 +462,7 @@ def test_an_empty_selection_is_refused_not_every_claim():
 def test_an_unreachable_scheduler_is_one_line_within_the_connect_timeout(tmp_path, capsys):
     import time
 
-    from theorycheck.runner import SCHEDULER_TIMEOUT
+    from theorycheck.run.execute import SCHEDULER_TIMEOUT
 
     pytest.importorskip("distributed")
     start = time.monotonic()

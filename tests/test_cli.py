@@ -291,9 +291,9 @@ def test_list_is_served_from_the_cache_without_importing_the_claims(tmp_path):
     (["INCONCLUSIVE", "ERROR"], 1),
 ])
 def test_exit_status_tells_failed_from_undecided(verdicts, status):
-    from theorycheck.session import EXIT_UNDECIDED, exit_status
+    from theorycheck.verdicts import ExitCode, exit_status
 
-    assert EXIT_UNDECIDED == 3
+    assert ExitCode.UNDECIDED == 3
     assert exit_status(verdicts) == status
 
 

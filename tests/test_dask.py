@@ -9,7 +9,7 @@ import pytest
 
 from theorycheck import cli
 from theorycheck.claims import discover
-from theorycheck.runner import run_claims
+from theorycheck.run import run_claims
 from theorycheck.validation import ParameterError
 
 distributed = pytest.importorskip("distributed")

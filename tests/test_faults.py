@@ -25,11 +25,11 @@ DRIVER = '''
 import fnmatch, os, signal, sys, tempfile
 from pathlib import Path
 import theorycheck.report as report
-import theorycheck.runner as runner
+import theorycheck.run.store as store
 from theorycheck.cli import main
 
 pattern, argv = sys.argv[1], sys.argv[2:]
-real = runner.write_atomic
+real = store.write_atomic
 
 def dying(path, data):
     path = Path(path)
@@ -41,7 +41,7 @@ def dying(path, data):
         os.kill(os.getpid(), signal.SIGKILL)
     real(path, data)
 
-runner.write_atomic = dying
+store.write_atomic = dying
 report.write_atomic = dying
 sys.exit(main(argv))
 '''
@@ -156,7 +156,7 @@ def test_a_disk_that_fills_during_a_run_leaves_the_last_report_and_says_what_was
     import os
 
     from theorycheck.cli import main
-    from theorycheck.stored import read_result, read_summary
+    from theorycheck.run.store import read_result, read_summary
 
     out = tmp_path / "out"
     argv = ["verify", "cbss11.lemma7", "cbss11.lemma8", "--quiet", "--out", str(out)]

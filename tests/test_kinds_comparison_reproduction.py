@@ -8,7 +8,7 @@ import numpy as np
 from theorycheck.kinds.comparison import PairedComparison
 from theorycheck.kinds.reproduction import Reproduction
 from theorycheck.rng import as_generator
-from theorycheck.runner import run_claims
+from theorycheck.run import run_claims
 
 
 def mean_of_first(sample, n_used, random_state):

@@ -37,7 +37,7 @@ from theorycheck.kinds.comparison import (
 )
 from theorycheck.population import risk
 from theorycheck.rng import kernel_state
-from theorycheck.runner import run_claims
+from theorycheck.run import run_claims
 from theorycheck.validation import Integer, ParameterError
 
 IDS = ("ks15.fig1", "ks15.fig2", "ks15.fewer-attributes")

@@ -37,6 +37,8 @@ NAMES = {
                          "median_interval",
     "theorycheck.rng": "as_generator as_kernel_state kernel_state seed_sequence",
     "theorycheck.testing": "assert_conforms assert_verifies",
+    "theorycheck.verdicts": "Verdict ExitCode NOT_RUN",
+    "theorycheck.errors": "TheorycheckError ParameterError",
     "theorycheck.search": "search SearchResult Space Int Real Choice Constraint at_most even",
 }
 

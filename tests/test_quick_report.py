@@ -19,7 +19,7 @@ import pytest
 
 from theorycheck.claims import discover
 from theorycheck.report import render
-from theorycheck.runner import run_claims
+from theorycheck.run import run_claims
 
 CLAIMS = ("hk12.claim4.3", "cbss11.lemma7", "hk12.lemma4.1", "hk12.thm2.1", "reyzin11.exp", "ks15.fig1")
 UNDECIDED_ON_QUICK = "ks15.fig1"
@@ -233,7 +233,7 @@ def test_no_sentence_is_cut_inside_a_word(quick_report):
     """The one-line reasons (index, console) and the leads of every page cut a long line at a word boundary."""
     import json
 
-    from theorycheck.runner import headline
+    from theorycheck.verdicts import headline
 
     summary = json.loads((quick_report / "summary.json").read_text(encoding="utf-8"))
     checked = 0

@@ -21,7 +21,7 @@ from theorycheck.cli import main
 from theorycheck.protocols import Contract, Function, plain_text
 from theorycheck.report import render, subject_spec, used_params
 from theorycheck.report.figures import render_atlas, render_svg
-from theorycheck.runner import run_claims
+from theorycheck.run import run_claims
 from theorycheck.stats import INCONCLUSIVE, PASS
 from theorycheck.validation import Flag, Options
 

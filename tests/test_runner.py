@@ -10,7 +10,8 @@ import pytest
 
 from theorycheck import stats
 from theorycheck.claims import Claim, Evidence, Measurement
-from theorycheck.runner import cache_key, run_claims, task_seed
+from theorycheck.run import run_claims
+from theorycheck.run.provenance import cache_key, task_seed
 
 CALLS: list[int] = []
 INTERRUPT_AT = [-1]
@@ -200,7 +201,7 @@ def test_a_damaged_cache_entry_is_recomputed_with_a_warning(tmp_path, capsys, da
 
 def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
     from theorycheck import report
-    from theorycheck.runner import load_result
+    from theorycheck.run.store import load_result
 
     run_claims([Counting()], out=tmp_path, progress=False)
     run_claims([Vacuous()], out=tmp_path, progress=False)
@@ -218,7 +219,7 @@ def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
 def test_the_cache_keeps_the_run_just_used_and_the_three_most_recent_others(tmp_path):
     import os
 
-    from theorycheck.runner import CACHE_KEPT_PER_CLAIM, prune_cache
+    from theorycheck.run.store import CACHE_KEPT_PER_CLAIM, prune_cache
 
     claim = tmp_path / ".cache" / "cbss11.lemma7"
     runs = [claim / f"{i:020d}" for i in range(7)]
@@ -248,7 +249,7 @@ def test_every_claim_has_a_shipped_cost_per_task_for_the_first_runs_progress_bar
     """theorycheck/costs.json weights the progress bar of a run with no history of its own (so its
     ETA means something from the first minute); benchmarks/costs.py refreshes it from a run."""
     from theorycheck.claims import built_in, discover
-    from theorycheck.runner import COSTS_FILE
+    from theorycheck.run.plan import COSTS_FILE
 
     costs = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
     claims = {cid for cid, claim in discover().items() if built_in(claim)}
@@ -259,7 +260,7 @@ def test_every_claim_has_a_shipped_cost_per_task_for_the_first_runs_progress_bar
 
 
 def test_the_headline_of_a_verdict_that_is_not_pass_gives_its_reason_not_the_method():
-    from theorycheck.runner import headline
+    from theorycheck.verdicts import headline
 
     decision = ("The method: each finding is REPRODUCED, TIED, REVERSED or UNDECIDED (INCONCLUSIVE).\n"
                 "- budget 10: REPRODUCED. median 0.2 in [0.1, 0.3]\n"
@@ -277,7 +278,7 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
     from numba import njit
     from numba.core import event
 
-    from theorycheck.runner import CompileTime
+    from theorycheck.run.execute import CompileTime
 
     @njit
     def twice(x):
@@ -294,7 +295,7 @@ def test_compile_time_counts_numba_compilation_and_not_cached_calls():
 def test_time_left_is_a_range_from_the_work_left_the_cpu_per_expected_second_and_the_measured_share():
     from types import SimpleNamespace
 
-    from theorycheck.runner import TimeLeft
+    from theorycheck.run.execute import TimeLeft
 
     eta = TimeLeft(share=0.5)  # half a core, say two workers on two cores beside six busy processes
     bar = SimpleNamespace(n=0.0, total=1000.0, format_dict={"elapsed": 10.0})
@@ -319,7 +320,7 @@ def test_time_left_is_a_range_from_the_work_left_the_cpu_per_expected_second_and
 def test_time_left_holds_the_actual_time_beside_a_load_and_narrows_as_compilation_is_paid():
     """A synthetic run: 600 expected seconds of one-second tasks at 1.5 CPU seconds each, the first 20 also
     compiling for 2 s, on a machine that gives the run 1.2 CPU seconds a second (two workers beside a hog)."""
-    from theorycheck.runner import TimeLeft
+    from theorycheck.run.execute import TimeLeft
 
     eta, cpu, elapsed, widths = TimeLeft(share=2.0), 0.0, 0.0, []
     eta.sample(0.0, 0.0)
@@ -337,7 +338,7 @@ def test_time_left_holds_the_actual_time_beside_a_load_and_narrows_as_compilatio
 
 
 def test_time_left_formats_a_range_rounded_outwards_or_one_number():
-    from theorycheck.runner import span
+    from theorycheck.run.execute import span
 
     assert span(100, 400) == "about 1–7 min left"
     assert span(200, 240) == "about 4 min left"
@@ -351,7 +352,7 @@ def test_time_left_formats_a_range_rounded_outwards_or_one_number():
 def test_the_runs_cpu_counts_its_live_workers():
     import subprocess
 
-    from theorycheck.runner import process_tree_cpu
+    from theorycheck.run.execute import process_tree_cpu
 
     before = process_tree_cpu()
     burn = "import time\nwhile time.process_time() < 0.3: pass\nprint(flush=True)\ntime.sleep(30)"
@@ -417,7 +418,7 @@ def test_a_run_of_every_claim_states_a_family_wise_error_a_user_can_trust(profil
 
 
 def test_summary_gives_each_claims_share_of_the_family_wise_error(tmp_path):
-    from theorycheck.runner import write_summary
+    from theorycheck.run.store import write_summary
 
     records = [{"id": "a", "verdict": "PASS", "delta": 0.003}, {"id": "b", "verdict": "PASS", "delta": 0.001},
                {"id": "c", "verdict": "PASS", "delta": None}, {"id": "d", "verdict": "PASS", "delta": 0.0}]

@@ -139,11 +139,12 @@ def test_search_finds_and_confirms_a_learner_wrong_only_above_d_16(tmp_path):
     the search of 16 trials (20 repetitions a trial, and a confirmation) finds a point where it fails and a fresh
     stream confirms it."""
     from tests.search_planted import estimates_weighted_twice_above_16
-    from theorycheck.runner import run_claims
+    from theorycheck.session import verify_claims
 
     claim = discover()["cbss11.lemma8"]
-    [default] = run_claims([claim], profile="quick", seed=0, out=tmp_path / "v",
-                           subjects={"estimates": estimates_weighted_twice_above_16}, progress=False, isolate=False)
+    [default] = verify_claims([claim], profile="quick", seed=0, out=tmp_path / "v",
+                              subjects={"estimates": estimates_weighted_twice_above_16}, progress=False,
+                              isolate=False)
     assert default["verdict"] == "PASS"
     result = theorycheck.search("cbss11.lemma8", subjects={"estimates": PLANTED.split("=", 1)[1]}, budget=16,
                                 params={"repetitions": 20}, out=tmp_path)

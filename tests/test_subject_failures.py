@@ -204,10 +204,9 @@ class TextCoefAERR(AERR):
 
 def test_a_coef_that_is_not_numbers_is_subject_error_naming_it(tmp_path):
     from theorycheck.claims import discover
-    from theorycheck.runner import run_claims
+    from theorycheck.run import run_claims
 
-    (record,) = run_claims([discover()[CLAIM]], subjects={"learner": TextCoefAERR}, out=tmp_path, progress=False,
-                           conformance=False)
+    (record,) = run_claims([discover()[CLAIM]], subjects={"learner": TextCoefAERR}, out=tmp_path, progress=False)
     first = record["decision"].splitlines()[0]
     assert record["verdict"] == "SUBJECT-ERROR", record["decision"]
     assert f"subject learner ({__name__}.TextCoefAERR) set coef_ to 'w' (str)" in first, first
@@ -239,7 +238,7 @@ def test_editing_a_helper_the_subject_calls_turns_the_next_verdict(tmp_path, cap
 def test_the_cache_key_covers_the_loaded_modules_of_the_subjects_package():
     from tests import dying_subjects
     from theorycheck import estimators
-    from theorycheck.runner import user_modules
+    from theorycheck.run.provenance import user_modules
 
     files = user_modules(dying_subjects.average_exit0)
     assert any(path.endswith("tests/dying_subjects.py") for path in files)

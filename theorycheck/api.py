@@ -18,6 +18,7 @@ import pandas as pd
 
 from .conformance import Conformance
 from .session import Conformation, Verification
+from .verdicts import ExitCode, Verdict
 
 __all__ = ["Result", "Results", "conform", "verify"]
 
@@ -36,7 +37,7 @@ class Result:
     record: dict[str, Any]
 
     def __bool__(self) -> bool:
-        return self.verdict == "PASS"
+        return self.verdict == Verdict.PASS
 
     def figure(self) -> str | None:
         """The claim's figure as SVG text (empirical and theoretical curves), or None."""
@@ -59,13 +60,13 @@ class Result:
 
 class Results(list):
     """The :class:`Result` of each claim, in the order of the selection (a list), and what the command line
-    would show of the run: ``exit_status`` (0, 1, 3 or 4, as ``theorycheck verify`` exits; see
-    :func:`theorycheck.session.run_exit_status`), ``summary`` (the lines it prints), ``messages`` (its one
+    would show of the run: ``exit_status`` (a :class:`~theorycheck.verdicts.ExitCode`, 0, 1, 3 or 4, as
+    ``theorycheck verify`` exits), ``summary`` (the lines it prints), ``messages`` (its one
     line per claim that failed or did not reproduce, and for planted defects not caught as declared),
     ``power_unlike`` (those defects, ``"<id> [<defect>]: <verdict>"``) and ``report`` (the index.html written,
     None without ``out``)."""
 
-    def __init__(self, results=(), *, exit_status: int = 0, summary: str = "", messages=(), power_unlike=(),
+    def __init__(self, results=(), *, exit_status: int = ExitCode.OK, summary: str = "", messages=(), power_unlike=(),
                  report: Path | None = None):
         super().__init__(results)
         self.exit_status, self.summary, self.report = exit_status, summary, report

@@ -22,9 +22,10 @@ from scipy.stats import binom
 
 from .claims import select
 from .cli import _Parser as Parser
-from .runner import run_claims
+from .run import run_claims
 from .stats import union_delta
 from .validation import ParameterError, check_jobs, check_output_folder
+from .verdicts import Verdict
 
 
 def sweep(ids, seeds: range, *, jobs: int, out: Path) -> tuple[list[dict], float]:
@@ -35,7 +36,7 @@ def sweep(ids, seeds: range, *, jobs: int, out: Path) -> tuple[list[dict], float
         start = time.perf_counter()
         records = run_claims(claims, profile="quick", seed=seed, jobs=jobs, out=out / f"seed-{seed}", progress=False)
         fw = max(fw, union_delta([r["delta"] for r in records if r.get("delta") is not None]))
-        bad = [r for r in records if r["verdict"] != "PASS"]
+        bad = [r for r in records if r["verdict"] != Verdict.PASS]
         rows += [{"seed": seed, "id": r["id"], "verdict": r["verdict"],
                   "headline": (r.get("decision") or "").strip().splitlines()[0][:160]} for r in bad]
         print(f"seed {seed} ({n}/{len(seeds)}): {len(records) - len(bad)} PASS, "
@@ -61,12 +62,12 @@ def main(argv=None) -> int:
     except ParameterError as err:
         print(f"theorycheck calibrate: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return 2
-    fails = sorted({r["seed"] for r in rows if r["verdict"] in ("FAIL", "ERROR")})
+    fails = sorted({r["seed"] for r in rows if r["verdict"] in (Verdict.FAIL, Verdict.ERROR)})
     n = args.seeds
     tail = float(binom.sf(len(fails) - 1, n, fw)) if fails else 1.0
     print(f"\n{n} seeds, family-wise δ per run ≤ {fw:.3g}: runs with a FAIL or ERROR: {len(fails)} "
           f"(expected ≤ {n * fw:.3g}; P[Binomial({n}, {fw:.3g}) ≥ {len(fails)}] = {tail:.3g})")
-    for verdict in ("FAIL", "ERROR", "INCONCLUSIVE"):
+    for verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.INCONCLUSIVE):
         for r in (r for r in rows if r["verdict"] == verdict):
             print(f"  {verdict:<12} seed {r['seed']:<4} {r['id']:<24} {r['headline']}")
     return 0 if not fails else 1

@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 
 from .entry_points import CLAIMS_ENTRY_POINTS
-from .stats import FAIL, INCONCLUSIVE, NOT_REPRODUCED, PASS
 from .validation import ParameterError, Rule, validate
+from .verdicts import DECIDED
 
-VERDICTS = (PASS, FAIL, NOT_REPRODUCED, INCONCLUSIVE)
 KINDS = ("exact", "bound", "frequency", "pathwise", "rate", "lower-bound", "comparison", "reproduction")
 #: run profiles: quick (CI), full (the default evidence), paper (paper-scale sweeps; falls back to full)
 PROFILES = ("quick", "full", "paper")
@@ -165,11 +164,6 @@ class Defect:
     idea: bool = False
 
 
-#: the verdict stored for a planted defect that ``verify --power`` did not run because its ``overrides``
-#: do not fit the run's profile (a size chosen for quick that contradicts full's other parameters)
-NOT_RUN = "NOT RUN"
-
-
 @dataclass
 class Measurement:
     """What one task produced: tidy rows and the hypotheses it checked."""
@@ -240,7 +234,7 @@ class Evidence:
     findings: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
+        if self.verdict not in DECIDED:
             raise ValueError(f"unknown verdict {self.verdict!r}")
 
 

@@ -2,7 +2,7 @@
 
 ``verify`` and ``conform`` parse their arguments, drive the sessions of :mod:`theorycheck.session` (which the
 Python API and the pytest plugin drive too) and print what they return; their exit statuses are the sessions'
-(:func:`~theorycheck.session.run_exit_status`, :func:`~theorycheck.session.exit_status`), and 2 for bad usage,
+(:class:`~theorycheck.verdicts.ExitCode`, :func:`~theorycheck.verdicts.run_exit_status`), and 2 for bad usage,
 always with a one-line message on stderr. The other commands exit 0, or 2 on bad usage.
 """
 
@@ -19,39 +19,31 @@ import textwrap
 import unicodedata
 from pathlib import Path
 
-from .session import COMMAND_LINE, EXIT_OK, EXIT_USAGE, vacuous_why
+from .session import COMMAND_LINE, vacuous_why
 from .validation import ParameterError
+from .verdicts import ExitCode
 
-#: the status of a run whose standard output was closed (``| head``), as a shell reports SIGPIPE
-EXIT_PIPE = 128 + 13
 
-EXIT_CODES = """exit status:
-  0  every verdict is PASS, or NOT REPRODUCED exactly as the registry records
-  1  some verdict is FAIL, SUBJECT-ERROR or ERROR: an implementation or a check is wrong; with --power, a planted
-     defect not caught as its claim declares
-  2  bad usage (an unknown claim or algorithm, a malformed option, a rejected parameter, an --out that cannot be
-     written, a plan past the machine's memory, disk or time without --force), before any work; or a disk that
-     filled during the run (the message names what was not written)
-  3  nothing failed or newly not reproduced, but some verdict is INCONCLUSIVE: undecided, not wrong
-  4  nothing failed, but an experiment run with the paper's reference implementations is NOT REPRODUCED in a
-     way the registry does not record: a new finding about a paper (confirm it on a fresh seed and record it,
-     or find the bug); a recorded non-reproduction that recurs counts as 0
-  precedence: 1 > 4 > 3 > 0
-  141  standard output was closed (| head), as a shell reports SIGPIPE"""
+def exit_codes(command: str) -> str:
+    """The exit statuses of ``command`` ("verify" or "conform"), for its help, from
+    :class:`~theorycheck.verdicts.ExitCode`."""
+    lines = ["exit status:"]
+    for code in ExitCode:
+        text = getattr(code, command)
+        if text:
+            lines += textwrap.wrap(text, 113, initial_indent=f"  {int(code)}  ", subsequent_indent="     ")
+        if code == ExitCode.NOT_REPRODUCED and command == "verify":
+            lines.append("  precedence: 1 > 4 > 3 > 0")
+    return "\n".join(lines)
+
+
+EXIT_CODES, CONFORM_EXIT_CODES = exit_codes("verify"), exit_codes("conform")
 
 SEARCH_EXIT_CODES = """exit status:
   0  no confirmed counterexample in any claim searched, or only counterexamples of errata the claims record
   1  a new counterexample confirmed on a fresh stream (or no trial of a search could run)
   2  bad usage (an unknown claim, a claim without a declared space, a malformed option), before any work"""
 
-CONFORM_EXIT_CODES = """exit status:
-  0  every check of the algorithm ran and is PASS (those --optional names may be NOT RUN; a check with nothing
-     to check for the algorithm is NOT APPLICABLE and not counted)
-  1  some check is FAIL (a claim that is SUBJECT-ERROR or ERROR counts as FAIL): the learner does not conform
-  2  bad usage (an unknown algorithm, a subject that cannot be loaded), or claims estimated to take longer than
-     10 min with this learner without --force, before any work
-  3  nothing failed, but some check is INCONCLUSIVE or NOT RUN (your learner could not take it and --optional
-     does not name it), or none ran: conformance is not shown, nor refuted"""
 
 NEW_DESCRIPTION = (
     "Write the skeleton of a claim of your own: DIR/<paper>_<item>.py (the paper's declaration, a subject, a planted "
@@ -332,7 +324,7 @@ def _cmd_list(args) -> int:
         if not claims:
             print(f"{args.paper} has no claims yet (papers with claims: "
                   + ", ".join(sorted({c["paper"] for c in listing["claims"]})) + ")")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def claim_listing(claims_modules=()) -> dict:
@@ -427,7 +419,7 @@ def _cmd_search(args) -> int:
         if bare:
             raise ParameterError(f"{', '.join(bare)} declares no search space (see `theorycheck show {bare[0]}`)")
     params = _parse_assignments(args.sets, "--set")
-    status = EXIT_OK
+    status = ExitCode.OK
     for claim in claims:
         result = search(claim.id, profile=args.profile, seed=args.seed, budget=args.budget or DEFAULT_TRIALS,
                         params=params, subjects=subjects, jobs=args.jobs, out=args.out, progress=not args.quiet,
@@ -450,7 +442,7 @@ def _cmd_clean(args) -> int:
             freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
             shutil.rmtree(folder)
     print(f"removed {freed / 1e6:.1f} MB of cached tasks from {out} (the next verify recomputes them)")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_report(args) -> int:
@@ -459,13 +451,13 @@ def _cmd_report(args) -> int:
 
     check_output_folder(args.out, files=("summary.json", "index.html", "errata.html"), folders=("results", ".cache"))
     print(report.render(args.out))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_show(args) -> int:
     from .claims import select
     from .protocols import contract_text
-    from .runner import load_result
+    from .run.store import load_result
 
     if any(ch in args.id for ch in "*?["):
         raise ParameterError("show takes one claim id, not a glob")
@@ -539,7 +531,7 @@ def _cmd_show(args) -> int:
         for name, used in (last.get("replaced") or {}).items():
             print(f"  of a replaced subject: {name} = {used} (not the paper's algorithm)")
         print(_wrap(last["decision"]))
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_conform(args) -> int:
@@ -584,10 +576,10 @@ def _cmd_errata(args) -> int:
     this_run = [i for i in not_reproduced(stored_results(args.out)) if args.paper in (None, i["paper"])]
     if args.json:
         print(json.dumps(items + [{"type": "not reproduced", **i} for i in this_run], indent=2, ensure_ascii=False))
-        return EXIT_OK
+        return ExitCode.OK
     if not items:
         print("No claim declares an erratum or a non-reproduction" + (f" for {args.paper}." if args.paper else "."))
-        return EXIT_OK
+        return ExitCode.OK
     pad = " " * 14
     errata = [item for item in items if item["type"] == "erratum"]
     missed = [item for item in items if item["type"] == "non-reproduction"]
@@ -637,7 +629,7 @@ def _cmd_errata(args) -> int:
     claims = len({item["claim"] for item in items})
     print(f"\n{len(errata)} errata and {len(missed)} non-reproductions in {claims} claims; {with_evidence} with "
           f"evidence from {args.out}/results.")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _cmd_new(args) -> int:
@@ -648,7 +640,7 @@ def _cmd_new(args) -> int:
     print(f"wrote {path} and {test}\nnext: theorycheck verify {args.id} --claims {module}   "
           f"(names the next place to fill in)\nthen: python -m {test_module}   (its test; needs no pytest, which "
           "nox -s verify's environment lacks; pytest runs it too)")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 #: ASCII for the characters the output uses most, on a terminal whose encoding lacks them
@@ -723,12 +715,12 @@ def _main(argv: list[str] | None) -> int:
         return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly, as a process that SIGPIPE ends
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PIPE
+        return ExitCode.PIPE
     except OSError as err:  # the disk (or what stdout goes to) is full or read-only: say where, in one line
-        from .runner import STORAGE_ERRNOS, NotWritten
+        from .run.store import STORAGE_ERRNOS, NotWritten
 
         if err.errno not in STORAGE_ERRNOS:
             raise
@@ -741,7 +733,7 @@ def _main(argv: list[str] | None) -> int:
             message = (f"cannot write {err.filename}: {err.strerror}; the files written before it are complete "
                        "(each is replaced atomically), the rest were not written")
         print(f"theorycheck: error: {message}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except KeyboardInterrupt as err:
         how = f"ended by {err}" if isinstance(err, Terminated) else "interrupted"
         print(f"theorycheck: {how}; finished tasks are stored and the next run resumes", file=sys.stderr)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .claims import PAPERS, Claim, discover, natural_key, subject_name
-from .stored import read_result
+from .run.store import read_result
+from .verdicts import Verdict
 
 
 def stored_results(out: Path | str | None) -> dict[str, dict[str, Any]]:
@@ -128,7 +129,7 @@ def not_reproduced(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     items = []
     for cid in sorted(records, key=natural_key):
         record = records[cid]
-        if record.get("verdict") != "NOT REPRODUCED":
+        if record.get("verdict") != Verdict.NOT_REPRODUCED:
             continue
         for f in record.get("findings") or []:
             if not f.get("against"):

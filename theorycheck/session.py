@@ -12,21 +12,20 @@ A :class:`Verification` goes through four steps, one method each:
    the jobs or the Dask scheduler, the output folder and the power options; anything wrong raises
    :class:`~theorycheck.validation.ParameterError`, in one line, before any work;
 2. :meth:`~Verification.plan`: the planted defects to run (``power``, ``power_idea``) and every claim's tasks,
-   with the resource guard (:func:`theorycheck.runner.plan_claims`) refusing a plan past the machine's memory,
+   with the resource guard (:func:`theorycheck.run.plan.plan_claims`) refusing a plan past the machine's memory,
    disk or time unless ``force``;
-3. :meth:`~Verification.run`: the claims, each result stored and its page rendered as soon as it is decided,
-   then the planted defects;
+3. :meth:`~Verification.run`: each subject that replaces one of the papers' algorithms checked against that
+   algorithm (conformance, :func:`~theorycheck.conformance.verify.check_replaced`), then the claims, each result
+   stored and its page rendered as soon as it is decided, then the planted defects;
 4. :meth:`~Verification.finish`: the scaling measurement, the report, the summary lines and the exit status.
 
 :meth:`~Verification.execute` runs steps 2 to 4. A :class:`Conformation` is the session of one algorithm's
 conformance checks: validate (the constructor), :meth:`~Conformation.run`, :meth:`~Conformation.finish`.
 
-Exit status of a verification (:func:`run_exit_status`) and of a conformation (:func:`exit_status`): 0 when every
-verdict is PASS, or NOT REPRODUCED by a non-reproduction the registry records; 1 when any is FAIL, SUBJECT-ERROR
-(the implementation under test raised) or ERROR (the check itself raised), or a planted defect is not caught as
-its claim declares; 4 when none failed but an experiment did not reproduce in a way the registry does not record
-(a new finding about a paper); 3 when none of those but some are INCONCLUSIVE (undecided, not wrong); 2 for bad
-usage, raised as ParameterError before any work. Precedence 1 > 4 > 3 > 0.
+The exit status of a verification (:func:`theorycheck.verdicts.run_exit_status`, or
+:attr:`~theorycheck.verdicts.ExitCode.FAILED` when a planted defect is not caught as its claim declares) and of a
+conformation (:func:`theorycheck.verdicts.exit_status`) is an :class:`~theorycheck.verdicts.ExitCode`; bad usage
+raises ParameterError before any work (:attr:`~theorycheck.verdicts.ExitCode.USAGE`).
 """
 
 from __future__ import annotations
@@ -44,8 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .validation import ParameterError, check_jobs, check_real
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_REPRODUCED = 0, 1, 2, 3, 4
+from .verdicts import FAILING, NOT_RUN, ExitCode, Verdict, exit_status, headline, run_exit_status, unrecorded
 
 #: how the command line spells the sessions' arguments, for its messages (Python callers see the keywords)
 COMMAND_LINE = {"params": "--set", "subjects": "--subject", "seed": "--seed", "jobs": "--jobs",
@@ -58,42 +56,6 @@ SUMMARY_FINDING_LINES = 15
 SUMMARY_ERRATA_LINES = 8
 #: the address schemes of a Dask scheduler (distributed's comm backends)
 SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-
-
-def unrecorded(record: dict) -> list[dict]:
-    """The deciding findings of a NOT REPRODUCED result that go against the paper without a
-    non-reproduction of the claim's registry to record them (empty when every one is recorded)."""
-    if record.get("verdict") != "NOT REPRODUCED":
-        return []
-    against = [f for f in record.get("findings") or [] if f.get("against")]
-    return [f for f in against if not f.get("recorded")] or ([] if against else [{"finding": "?"}])
-
-
-def run_exit_status(records) -> int:
-    """The exit status of a verification with these result records: EXIT_FAILED when any verdict is FAIL,
-    SUBJECT-ERROR or ERROR; EXIT_NOT_REPRODUCED when a NOT REPRODUCED result has a finding the registry does
-    not record; EXIT_UNDECIDED when something is INCONCLUSIVE; EXIT_OK otherwise (every verdict PASS, or NOT
-    REPRODUCED exactly as recorded)."""
-    records = list(records)
-    verdicts = [r["verdict"] for r in records]
-    if any(v not in ("PASS", "INCONCLUSIVE", "NOT REPRODUCED") for v in verdicts):
-        return EXIT_FAILED
-    if any(unrecorded(r) for r in records):
-        return EXIT_NOT_REPRODUCED
-    if "INCONCLUSIVE" in verdicts:
-        return EXIT_UNDECIDED
-    return EXIT_OK
-
-
-def exit_status(verdicts) -> int:
-    """The exit status of a run with these verdicts: EXIT_OK when all are PASS, EXIT_FAILED when
-    any is neither PASS nor INCONCLUSIVE (FAIL, SUBJECT-ERROR, ERROR), EXIT_UNDECIDED otherwise."""
-    verdicts = list(verdicts)
-    if all(v == "PASS" for v in verdicts):
-        return EXIT_OK
-    if any(v not in ("PASS", "INCONCLUSIVE") for v in verdicts):
-        return EXIT_FAILED
-    return EXIT_UNDECIDED
 
 
 def vacuous_why(record: dict) -> str:
@@ -116,7 +78,7 @@ def load_subject(spec: str):
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     if module_name not in sys.modules and module_name.split(".", 1)[0] != "theorycheck":
-        from .runner import import_in_worker
+        from .run.execute import import_in_worker
 
         ended = import_in_worker(module_name)
         if ended is not None:
@@ -136,7 +98,7 @@ def load_subject(spec: str):
 
 def check_scheduler(address: str, option: str = "--scheduler") -> None:
     """A Dask scheduler's address before any work: Dask installed, SCHEME://HOST:PORT (or HOST:PORT), and
-    something listening there (:func:`theorycheck.runner.reach_scheduler`); ``option`` names it in messages."""
+    something listening there (:func:`theorycheck.run.execute.reach_scheduler`); ``option`` names it in messages."""
     from importlib.util import find_spec
 
     if not isinstance(address, str):
@@ -152,7 +114,7 @@ def check_scheduler(address: str, option: str = "--scheduler") -> None:
                              "(e.g. tcp://10.0.0.5:8786)")
     if find_spec("distributed") is None:
         raise ParameterError(f"{option} needs Dask: pip install 'theorycheck[dask]'")
-    from .runner import reach_scheduler
+    from .run.execute import reach_scheduler
 
     reach_scheduler(address)
 
@@ -188,6 +150,38 @@ def _is_names(value) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) for k in value)
 
 
+def verify_claims(claims, *, conformance: bool = True, **keywords) -> list[dict]:
+    """:func:`theorycheck.run.run_claims` of ``claims`` with the same ``keywords``, each subject that replaces one
+    of the papers' algorithms first checked against that algorithm (``conformance``): what a verification runs,
+    without its pages, planted defects and summary lines. A claim whose subject fails conformance is FAIL and its
+    tasks are not run: no measurement can make a learner that is not the paper's algorithm pass the paper's theorem
+    about it. ``conformance=False`` runs the claims without it (``theorycheck conform`` runs the same checks
+    itself, and the tests of what a claim alone does with a subject)."""
+    import inspect
+
+    from .conformance.verify import check_replaced
+    from .run import run_claims
+    from .run.plan import plan_claims
+
+    if not conformance:
+        return run_claims(claims, **keywords)
+    call = inspect.signature(run_claims).bind(claims, **keywords)
+    call.apply_defaults()
+    given = call.arguments
+    check_jobs(given["jobs"])
+    timeout = given["task_timeout"]
+    if timeout is not None:
+        timeout = check_real("--task-timeout", timeout, low=0.1, high=1e7)
+    out = Path(given["out"])
+    if given["plans"] is None:
+        given["plans"] = plan_claims(claims, profile=given["profile"], seed=given["seed"],
+                                     overrides=given["overrides"] or {}, subjects=given["subjects"], out=out,
+                                     force=given["force"])
+    check_replaced(given["plans"], profile=given["profile"], seed=given["seed"], out=out, use_cache=given["use_cache"],
+                   progress=given["progress"], seconds=timeout)
+    return run_claims(*call.args, **call.kwargs)
+
+
 class Verification:
     """One run of claims, from the request to the exit status (see the module's docstring for the steps).
 
@@ -220,7 +214,7 @@ class Verification:
         #: runner's clock starts at the first task: a run served from the cache spends most of its time outside it)
         self._started = time.perf_counter()
         from .claims import PROFILES, select
-        from .runner import check_run_folder
+        from .run.store import check_run_folder
 
         def name(argument):
             return (names or {}).get(argument, argument)
@@ -286,7 +280,7 @@ class Verification:
         """Load the planted defects to run and plan every claim's tasks; the resource guard refuses a plan past
         the machine's memory, disk or time (unless ``force``), and a defect that cannot be loaded is a usage
         error, both before any work."""
-        from .runner import plan_claims
+        from .run.plan import plan_claims
 
         if self.power or self.power_idea:
             self.planted = planted_defects(self.claims, self.profile, self.params, idea_only=not self.power,
@@ -297,7 +291,7 @@ class Verification:
     def _session_wall(self) -> float | None:
         """Store the session's wall time so far (imports, planning, the run, power runs, scaling) as the run's
         ``wall_seconds`` in summary.json, which the index shows; return the runner's (the tasks' alone)."""
-        from .runner import write_json
+        from .run.store import write_json
 
         path = self.out / "summary.json"
         try:
@@ -309,12 +303,17 @@ class Verification:
         return tasks if isinstance(tasks, int | float) else None
 
     def run(self) -> list[dict]:
-        """Run the claims (each result stored, and its page rendered, as soon as it is decided), then each
-        planted defect on the same profile and seed; return the records."""
-        from .runner import run_claims
+        """Check each subject that replaces one of the papers' algorithms against that algorithm (a claim whose
+        subject fails it is FAIL and its tasks are not run), run the claims (each result stored, and its page
+        rendered, as soon as it is decided), then each planted defect on the same profile and seed; return the
+        records."""
+        from .conformance.verify import check_replaced
+        from .run import run_claims
 
         if self.plans is None:
             self.plan()
+        check_replaced(self.plans, profile=self.profile, seed=self.seed, out=self.out, use_cache=self.cache,
+                       progress=self.progress, seconds=self.task_timeout)
         self.records = run_claims(
             self.claims, profile=self.profile, seed=self.seed, overrides=self.params, subjects=self.subjects,
             jobs=self.jobs, out=self.out, use_cache=self.cache, progress=self.progress, scheduler=self.scheduler,
@@ -328,8 +327,7 @@ class Verification:
         """Measure the scaling (if asked), render the report (with ``out``), read the summary, and set the
         summary ``lines``, the ``messages`` and the ``exit_status``, which it returns."""
         from . import report
-        from .claims import NOT_RUN
-        from .runner import STORAGE_ERRNOS, NotWritten, headline
+        from .run.store import STORAGE_ERRNOS, NotWritten
 
         records, out, name = self.records, self._shown, self._name
         if self.scaling:
@@ -364,7 +362,7 @@ class Verification:
         unfit = [f"{r['id']} [{p['name']}]" for r in records for p in r.get("power_runs") or []
                  if p["verdict"] == NOT_RUN]
         self.power_unlike = unlike = [f"{cid} [{p['name']}]: {p['verdict']}" for cid, p in runs
-                                      if (p["verdict"] == "FAIL") != p["declared_caught"]]
+                                      if (p["verdict"] == Verdict.FAIL) != p["declared_caught"]]
         if runs:
             lines.append(f"planted defects run ({name('power')}): {len(runs)}, {len(runs) - len(unlike)} as declared"
                          + (f"; not as declared: {'; '.join(unlike)}" if unlike else ""))
@@ -373,24 +371,25 @@ class Verification:
                          f"claims' pages): {'; '.join(unfit)}")
         self.lines, self.messages = lines, []
         for r in records:  # why each claim failed, in one line
-            if r["verdict"] == "NOT REPRODUCED":
+            if r["verdict"] == Verdict.NOT_REPRODUCED:
                 new = unrecorded(r)
                 keys = sorted({f.get("known") for f in r.get("findings") or [] if f.get("against") and f.get("known")})
                 said = (f"new, not in the registry: {'; '.join(f.get('finding', '?') for f in new)}" if new else
                         f"recorded non-reproduction{'s' * (len(keys) != 1)} {', '.join(keys)} recurred")
-                self.messages.append(f"theorycheck: {r['id']}: NOT REPRODUCED ({said}; profile {r.get('profile')}, "
-                                     f"seed {r.get('seed')}; see {out}/{r['id']}.html)")
-            if r["verdict"] in ("FAIL", "SUBJECT-ERROR", "ERROR"):
+                self.messages.append(f"theorycheck: {r['id']}: {Verdict.NOT_REPRODUCED} ({said}; profile "
+                                     f"{r.get('profile')}, seed {r.get('seed')}; see {out}/{r['id']}.html)")
+            if r["verdict"] in FAILING:
                 decision = r.get("decision") or ""
                 if decision.startswith("Not finished: "):  # a skeleton of `theorycheck new`: the line says what
                     self.messages.append(f"theorycheck: {r['id']}: {decision}")
                     continue
-                what = {"FAIL": "FAIL", "SUBJECT-ERROR": "the subject failed", "ERROR": "the check itself raised"}
+                what = {Verdict.FAIL: Verdict.FAIL, Verdict.SUBJECT_ERROR: "the subject failed",
+                        Verdict.ERROR: "the check itself raised"}
                 self.messages.append(f"theorycheck: {r['id']}: {what[r['verdict']]}: "
                                      f"{headline(decision, r['verdict'])} (see {out}/{r['id']}.html)")
         if unlike:  # a planted defect that does not do what its claim declares: the power table is wrong
             self.messages.append(f"theorycheck: planted defects not as declared (exit status 1): {'; '.join(unlike)}")
-        self.exit_status = EXIT_FAILED if unlike else run_exit_status(records)
+        self.exit_status = ExitCode.FAILED if unlike else run_exit_status(records)
         return self.exit_status
 
     def execute(self) -> int:
@@ -422,7 +421,8 @@ class Verification:
         partial summary.json) at most every :attr:`render_interval` seconds, so that a run stopped at any
         moment leaves a readable report of the claims it finished."""
         from . import report
-        from .runner import STORAGE_ERRNOS, environment, write_summary
+        from .run.provenance import environment
+        from .run.store import STORAGE_ERRNOS, write_summary
 
         if time.monotonic() - self._last_render < self.render_interval:
             return
@@ -445,8 +445,8 @@ class Verification:
     def _run_defects(self) -> None:
         """Run each planted defect on the profile and seed of the run (in ``<out>/.power``, so the cache
         serves a re-run) and store its verdict in its claim's result as ``power_runs``."""
-        from .claims import NOT_RUN
-        from .runner import code_version, headline, run_claims, write_json
+        from .run.provenance import code_version
+        from .run.store import write_json
 
         runs: dict[str, list[dict]] = {}
         for n, (claim, defect, subjects, why_not) in enumerate(self.planted, 1):
@@ -457,10 +457,10 @@ class Verification:
                 continue
             self._say(f"planted defect {n}/{len(self.planted)}: {claim.id} with {defect.name}")
             folder = self.out / ".power" / claim.id / re.sub(r"[^A-Za-z0-9._-]", "_", defect.name)
-            [record] = run_claims([claim], profile=self.profile, seed=self.seed,
-                                  overrides={**self.params, **defect.overrides}, subjects=subjects, jobs=self.jobs,
-                                  out=folder, use_cache=self.cache, progress=False, scheduler=self.scheduler,
-                                  force=self.force)
+            [record] = verify_claims([claim], profile=self.profile, seed=self.seed,
+                                     overrides={**self.params, **defect.overrides}, subjects=subjects,
+                                     jobs=self.jobs, out=folder, use_cache=self.cache, progress=False,
+                                     scheduler=self.scheduler, force=self.force)
             runs.setdefault(claim.id, []).append({**entry, "verdict": record["verdict"],
                                                   "headline": headline(record.get("decision"), record["verdict"])})
         for record in self.records:
@@ -474,7 +474,7 @@ class Verification:
         """Time the learners against d (:mod:`theorycheck.scaling`) and store it beside the summary."""
         import datetime
 
-        from .runner import write_json
+        from .run.store import write_json
         from .scaling import measure_scaling
 
         self._say("measuring time per example against d for the report (about 10 s; --no-scaling skips it)")
@@ -484,16 +484,12 @@ class Verification:
         write_json(self.out / "scaling.json", data)
 
 
-#: the order verdicts are counted in, by the console summary and the report's index
-VERDICT_ORDER = ("PASS", "FAIL", "NOT REPRODUCED", "INCONCLUSIVE", "SUBJECT-ERROR", "ERROR")
-
-
 def verify_summary(records: list[dict], out: Path | str) -> list[str]:
     """The summary lines of a verification after the per-claim lines: the count of each verdict, the errata
     and non-reproductions this run found evidence for, and what is left undecided with what would
     decide it. Errata come from :func:`theorycheck.errata.gather` on these records, so earlier
     results stored in ``out`` do not count."""
-    order = [*VERDICT_ORDER, *sorted({r["verdict"] for r in records} - set(VERDICT_ORDER))]
+    order = [*Verdict, *sorted({r["verdict"] for r in records} - set(Verdict))]
     counts = [(v, sum(r["verdict"] == v for r in records)) for v in order]
     lines = ["", f"summary of {len(records)} claim{'s' * (len(records) != 1)}: "
              + ", ".join(f"{n} {v}" for v, n in counts if n)]
@@ -557,17 +553,17 @@ def _undecided_lines(records: list[dict]) -> list[str]:
     """For each claim that is not PASS, its findings whose outcome is not REPRODUCED, deciding ones first, each
     with what it makes of the claim (and for an INCONCLUSIVE claim with none to show, its headline), within
     SUMMARY_FINDING_LINES lines."""
-    from .runner import headline
 
     entries = []
     for r in records:
-        if r["verdict"] == "PASS":
+        if r["verdict"] == Verdict.PASS:
             continue
         shown = [f for f in r.get("findings") or [] if f.get("outcome") != "REPRODUCED"]
         shown.sort(key=lambda f: not f.get("decides", True))
         entries += [_finding_lines(r["id"], f) for f in shown]
-        if not shown and r["verdict"] == "INCONCLUSIVE":
-            entries.append([f"  {r['id']}: INCONCLUSIVE: {headline(r.get('decision'), 'INCONCLUSIVE')}"])
+        if not shown and r["verdict"] == Verdict.INCONCLUSIVE:
+            why = headline(r.get("decision"), Verdict.INCONCLUSIVE)
+            entries.append([f"  {r['id']}: {Verdict.INCONCLUSIVE}: {why}"])
     if not entries:
         return []
     body: list[str] = []
@@ -600,7 +596,7 @@ class Conformation:
                  force: bool = False, task_timeout: float | None = None, names: Mapping[str, str] | None = None,
                  **options: Any):
         from .conformance import ALGORITHMS, CHECKS, configured
-        from .runner import check_run_folder
+        from .run.store import check_run_folder
 
         def name(argument):
             return (names or {}).get(argument, argument)
@@ -640,7 +636,7 @@ class Conformation:
 
     def finish(self) -> int:
         """Write the result's files into ``out`` (when given), set ``line`` and return the ``exit_status``."""
-        from .runner import write_atomic, write_json
+        from .run.store import write_atomic, write_json
 
         result = self.result
         if self.out is not None:  # from here on the work is done: nothing below may end in a usage error
@@ -666,7 +662,7 @@ class Conformation:
         if first is not None:
             check, state = first
             self.line += f"; {check.name} {state}: " + (check.cause or check.decision).splitlines()[0]
-            if state == "NOT RUN" and check.details.get("unrecorded"):
+            if state == NOT_RUN and check.details.get("unrecorded"):
                 from .conformance.core import recording_hint
 
                 self.line += ". " + recording_hint(result.not_run)

@@ -74,13 +74,10 @@ import numpy as np
 from scipy import stats as _sps
 
 from .validation import ParameterError, check_delta
+from .verdicts import Verdict
 
-PASS = "PASS"
-FAIL = "FAIL"
-INCONCLUSIVE = "INCONCLUSIVE"
-#: an experiment run with the paper's reference implementations whose deciding findings include a
-#: result against the paper: a finding about the paper, not a fault of an implementation
-NOT_REPRODUCED = "NOT REPRODUCED"
+# the verdicts a decision gives, by the names the decision rules and the kinds use (defined in theorycheck.verdicts)
+PASS, FAIL, INCONCLUSIVE, NOT_REPRODUCED = Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE, Verdict.NOT_REPRODUCED
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import api
+from .verdicts import Verdict
 
 __all__ = ["assert_conforms", "assert_verifies"]
 
@@ -30,7 +31,7 @@ def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: in
     ``optional=("estimator", ...)`` names it."""
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
     result = api.conform(algorithm, learner, profile=profile, seed=seed, claims=claims, **options)
-    if result.verdict != "PASS":
+    if result.verdict != Verdict.PASS:
         raise AssertionError(result.text())
 
 
@@ -43,7 +44,7 @@ def assert_verifies(ids, *, profile: str = "quick", seed: int = 0, params: dict 
     __tracebackhide__ = True
     results = api.verify(ids, profile=profile, seed=seed, params=params, subjects=subjects or None, power=power,
                          power_idea=power_idea, out=out, jobs=jobs, scheduler=scheduler)
-    failed = [f"{r.verdict} {r.id}:\n{r.decision}" for r in results if r.verdict != "PASS"]
+    failed = [f"{r.verdict} {r.id}:\n{r.decision}" for r in results if r.verdict != Verdict.PASS]
     if results.power_unlike:
         failed.append("planted defects not caught as their claims declare: " + "; ".join(results.power_unlike))
     if failed:

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-class ParameterError(ValueError):
-    """A parameter or an input that the paper's hypotheses (or plain sense) rule out."""
+from .errors import ParameterError as ParameterError  # defined in theorycheck.errors, importable from here as ever
 
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:

@@ -82,7 +82,7 @@ from .claims import (  # noqa: F401
     _skipped_text,
     claims_for,
 )
-from .core import CHECKS, PROFILES, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
+from .core import BUDGETS, CHECKS, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
 from .estimator import _estimator_check  # noqa: F401
 from .parameters import _parameters_check  # noqa: F401
 from .registry import ALGORITHMS
@@ -124,17 +124,18 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, d
 
     ``isolate`` (None: unless the learner is one of theorycheck's own): run the checks in a worker process,
     so a learner that exits, aborts, segfaults or runs past ``task_timeout`` seconds (None:
-    :data:`~theorycheck.runner.CONFORMANCE_SECONDS`) is a FAIL of the check named "process", and the claims
+    :data:`~theorycheck.run.execute.CONFORMANCE_SECONDS`) is a FAIL of the check named "process", and the claims
     are not run; the claims run their tasks in workers too, each within ``task_timeout`` (None: the profile's
-    :data:`~theorycheck.runner.TASK_SECONDS`)."""
+    :data:`~theorycheck.run.execute.TASK_SECONDS`)."""
     spec, delta, task_timeout, own, name = _validated(
         algorithm, learner, profile=profile, seed=seed, jobs=jobs, delta=delta, optional=optional, require=require,
         claims=claims, task_timeout=task_timeout, k=k, B=B, eta=eta)
     jobs = check_jobs(jobs)  # a count of workers from here on (−1 is every core)
-    budget = PROFILES[profile]
+    budget = BUDGETS[profile]
     subject = learner if own is None else type(learner)
     places, skipped = claims_for(algorithm, budget["claims"]) if claims else ({}, [])
-    from ..runner import CONFORMANCE_SECONDS, _isolated, own_code
+    from ..run.execute import CONFORMANCE_SECONDS, _isolated
+    from ..run.provenance import own_code
 
     isolated = isolate if isolate is not None else not own_code(learner)
     if places and not force and subject is not _load(spec.builtin):

@@ -14,7 +14,7 @@ import numpy as np
 from ..validation import ParameterError, check_jobs, check_real
 from .audit import _audit_check
 from .behaviour import _behaviour_check
-from .core import PROFILES, Check, Conformance, Spec, _defaults, _keywords, _load, _shown, configured
+from .core import BUDGETS, Check, Conformance, Spec, _defaults, _keywords, _load, _shown, configured
 from .estimator import _EXAMPLE_X, _EXAMPLE_Y, _STEP_ETA, _estimator_check, _step_check
 from .parameters import _parameters_check
 from .recording import _recording_check
@@ -26,8 +26,8 @@ def _checks(algorithm: str, learner, k, B, eta, profile: str, delta: float, seed
     spec = ALGORITHMS[algorithm]
     make, own, _ = configured(learner, spec.function)
     if spec.checks is not None:
-        return spec.checks(make, own, PROFILES[profile], delta, np.random.SeedSequence(seed))
-    return _regression_checks(spec, make, own, k, B, eta, PROFILES[profile], delta, seed)
+        return spec.checks(make, own, BUDGETS[profile], delta, np.random.SeedSequence(seed))
+    return _regression_checks(spec, make, own, k, B, eta, BUDGETS[profile], delta, seed)
 
 
 def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
@@ -91,7 +91,7 @@ def _validated(algorithm: str, learner, *, profile: str, seed: int, jobs: int, d
     :func:`~theorycheck.conformance.conform`, checked before any work; raises :class:`ParameterError`."""
     if algorithm not in ALGORITHMS:
         raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
-    if profile not in PROFILES:
+    if profile not in BUDGETS:
         raise ParameterError(f"unknown profile {profile!r}; use quick or full")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed must be a non-negative int; got {seed!r}")

@@ -39,7 +39,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
     from pathlib import Path
 
     from ..protocols import check_subject
-    from ..runner import run_claims
+    from ..run import run_claims
 
     if not places and not skipped:
         return _not_run("claims", "no claim has this algorithm as a subject")
@@ -69,7 +69,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
             folder = root if len(groups) == 1 else root / f"claims-{i + 1}"
             try:
                 records += run_claims(group, profile=profile, seed=seed, subjects=mapping, out=folder, jobs=jobs,
-                                      progress=progress, conformance=False, task_timeout=task_timeout)
+                                      progress=progress, task_timeout=task_timeout)
             except ParameterError as err:  # the learner stopped a claim before any verdict (no path, ...)
                 if len(group) == 1:
                     refused[group[0].id] = str(err).splitlines()[0]
@@ -77,8 +77,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
                 for c in group:  # one at a time, so that the others still report (finished tasks are cached)
                     try:
                         records += run_claims([c], profile=profile, seed=seed, subjects=mapping, out=folder,
-                                              jobs=jobs, progress=progress, conformance=False,
-                                              task_timeout=task_timeout)
+                                              jobs=jobs, progress=progress, task_timeout=task_timeout)
                     except ParameterError as one:
                         refused[c.id] = str(one).splitlines()[0]
     verdicts = [r["verdict"] if r["verdict"] in (stats.PASS, stats.FAIL, stats.INCONCLUSIVE) else stats.FAIL
@@ -102,7 +101,7 @@ def _claims_check(spec: Spec, learner, places: dict[str, tuple[str, ...]], skipp
 def _record_cause(record: dict) -> str:
     """The most specific reason a claim is not PASS: a hypothesis the run broke (e.g. "η used 0.00707107
     (given 0.005)"), else the findings not reproduced, else the first line of its decision."""
-    from ..runner import headline
+    from ..verdicts import headline
 
     broken = [h for h in record.get("hypothesis_checks") or [] if not h.get("met")]
     if broken:
@@ -164,7 +163,8 @@ def _claims_seconds(spec: Spec, learner, places: dict[str, tuple[str, ...]], pro
     import time
 
     from ..protocols import check_subject
-    from ..runner import _mean_cost, task_seed
+    from ..run.plan import _mean_cost
+    from ..run.provenance import task_seed
 
     builtin = _load(spec.builtin)
     claims = discover()

@@ -15,6 +15,7 @@ import numpy as np
 from .. import stats
 from ..claims import subject_name
 from ..validation import ParameterError
+from ..verdicts import NOT_RUN
 
 
 def _no_options(d: int) -> dict:
@@ -60,7 +61,7 @@ class Spec:
         return "k" if self.extra_reads == 0 else f"k + {self.extra_reads}"
 
 
-PROFILES = {  # runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
+BUDGETS = {  # by profile: runs of the estimator check, seeds of the behaviour check, claims' profile, exact instances
     "quick": {"runs": 3000, "seeds": 150, "claims": "quick", "instances": 40},
     "full": {"runs": 20000, "seeds": 600, "claims": "full", "instances": 200},
 }
@@ -153,7 +154,7 @@ class Conformance:
             return c.verdict
         if c.name in self.inapplicable:
             return "NOT APPLICABLE"
-        return "NOT RUN (optional)" if c.name in self.optional else "NOT RUN"
+        return f"{NOT_RUN} (optional)" if c.name in self.optional else NOT_RUN
 
     def summary(self) -> str:
         """The verdict and which checks it rests on, in one line: "PASS on 3 of 6 checks (parameters, behaviour,
@@ -182,7 +183,7 @@ class Conformance:
         missing = {c.name for c in self.not_run if c.name not in self.optional}
         failed = [(c, c.verdict) for c in ordered if c.ran and c.verdict not in (stats.PASS, stats.INCONCLUSIVE)]
         undecided = [(c, c.verdict) for c in ordered if c.ran and c.verdict == stats.INCONCLUSIVE]
-        return next(iter(failed + undecided + [(c, "NOT RUN") for c in ordered if c.name in missing]), None)
+        return next(iter(failed + undecided + [(c, NOT_RUN) for c in ordered if c.name in missing]), None)
 
     def _settings(self) -> str:
         shown = ", ".join(f"{key} = {value}" for key, value in self.assumed.items() if not self.steps or key != "eta")

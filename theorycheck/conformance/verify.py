@@ -1,12 +1,22 @@
 """Conformance inside ``verify``: which subjects of a claim are the papers' algorithms, the checks of a subject
-that replaces one (every check but the claims, which verify runs) as a record, and its paragraph on the page."""
+that replaces one (every check but the claims, which verify runs) as a record, and its paragraph on the page;
+:func:`check_replaced` runs them on a run's plans before any task, so the engine (:mod:`theorycheck.run`) never
+calls conformance."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from .. import stats
 from ..claims import subject_name
+from ..run.execute import CONFORMANCE_SECONDS, _isolated
+from ..run.plan import Plan, TaskError
+from ..run.provenance import _subject_fingerprint, code_version
+from ..run.store import write_json
 from ..validation import ParameterError
 from .checks import conform_checks
 from .core import _load, recording_hint
@@ -77,3 +87,66 @@ def verify_text(record: dict[str, Any]) -> str:
                                              "runs on its own)" if c.get("raised") else c["decision"]) for c in not_run]
     hint = recording_hint([c for c in not_run if not c.get("raised")])
     return "\n".join([*parts, *([f"To run them: {hint}"] if hint else [])])
+
+
+def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use_cache: bool = True,
+                   progress: bool = False, seconds: float | None = None) -> None:
+    """Check each subject that runs in the place of one of the papers' algorithms against that algorithm
+    (:func:`in_verify`, in a worker process of its own for at most ``seconds``, :data:`CONFORMANCE_SECONDS` by
+    default), once per (algorithm, subject) and cached under ``out/.cache/conformance``; store the records in each
+    plan (``Plan.conformance``, with their paragraph in ``Plan.conformance_text``) and refuse a plan whose subject
+    failed (``Plan.refused``), so that its tasks are not run: no measurement can make a learner that is not the
+    paper's algorithm pass the paper's theorem about it."""
+    checked: dict[str, dict[str, Any]] = {}
+    for plan in plans:
+        plan.conformance = []
+        for name, (algorithm, subject) in replaced_algorithms(plan.claim, plan.subjects).items():
+            text = json.dumps([algorithm, _subject_fingerprint(subject), profile, seed, code_version()])
+            key = hashlib.sha256(text.encode()).hexdigest()[:20]
+            if key not in checked:
+                path = Path(out) / ".cache" / "conformance" / f"{key}.json"
+                record = _read_conformance(path) if use_cache else None
+                if record is None:
+                    if progress:
+                        print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
+                              "before the claims that run it", file=sys.stderr)
+                    record = _isolated(in_verify, algorithm, subject, profile, seed,
+                                       seconds=CONFORMANCE_SECONDS if seconds is None else seconds)
+                    if isinstance(record, str):  # the subject ended the process that checked it: not cached
+                        record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
+                                          f"against {algorithm} (conformance)"}
+                    else:
+                        write_json(path, record)
+                checked[key] = record
+            if "died" in checked[key]:
+                plan.refused = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
+                break
+            plan.conformance.append({"place": name, **checked[key]})
+        plan.conformance_text = "\n\n".join(verify_text(c) for c in plan.conformance)
+        failed = [c for c in plan.conformance if _failing(c)]
+        if failed and plan.refused is None:
+            first = _failing(failed[0])[0]
+            plan.refused = TaskError("conformance", f"subject {failed[0]['place']} ({failed[0]['subject']}) is not "
+                                     f"{failed[0]['algorithm']}: its {first['name']} check failed: "
+                                     f"{first['cause'] or first['decision']}",
+                                     "\n\n".join(verify_text(c) for c in failed))
+
+
+def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The checks of a conformance record that failed on the subject's behaviour; a check where the subject raised
+    (on conformance's own instance, which it may not support) judges nothing: the claim runs and says what the
+    subject does on the claim's instance."""
+    return [c for c in record["checks"] if c["ran"] and c["verdict"] == stats.FAIL and not c.get("raised")]
+
+
+def _read_conformance(path: Path) -> dict | None:
+    """A stored conformance record, or None when absent or not of the shape :func:`check_replaced` writes."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    shaped = (isinstance(record, dict) and isinstance(record.get("checks"), list)
+              and all(isinstance(c, dict) and {"name", "verdict", "ran", "decision", "cause"} <= set(c)
+                      for c in record["checks"])
+              and {"algorithm", "subject", "verdict", "delta", "profile"} <= set(record))
+    return record if shaped else None

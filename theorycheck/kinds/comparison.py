@@ -64,6 +64,7 @@ from ..observe import counted_fit
 from ..protocols import coef_vector
 from ..rng import kernel_state
 from ..validation import Grid, Integer, Number, ParameterError, Positive, Probability, Resolution
+from ..verdicts import Verdict
 
 __all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", "PairedComparison",
            "attributes_to_target"]
@@ -323,7 +324,7 @@ class PairedComparison(Claim):
                 f"{p['delta']:g}, union bound). Rules: {'; '.join(rules)}. With the reference implementations a "
                 f"deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim "
                 + ("INCONCLUSIVE: the instances are this project's design, so it is a simulation finding, not a "
-                   "non-reproduction of the paper" if self.designed else "NOT REPRODUCED") + "; with a "
+                   "non-reproduction of the paper" if self.designed else str(Verdict.NOT_REPRODUCED)) + "; with a "
                 "replaced contender the paper's settings are reported and each side is judged against its reference "
                 "implementation on the same sample and seeds (non-inferiority with the setting's ε: FAIL when the "
                 "subject is worse by more than ε).\n" + "\n".join(lines))

@@ -32,12 +32,12 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .. import stats
-from ..claims import NOT_RUN, PAPERS, Claim, discover, natural_key
+from ..claims import PAPERS, Claim, discover, natural_key
 from ..errata import default_subjects, gather, not_reproduced, replaced_subjects
 from ..protocols import contract_text
-from ..runner import headline, write_atomic
-from ..stored import read_result, read_summary
+from ..run.store import read_result, read_summary, write_atomic
 from ..validation import ParameterError
+from ..verdicts import NOT_RUN, Verdict, headline
 
 _TABLE_ROWS = 200
 #: keys a result record has since the errata/power fields; older records get these defaults
@@ -108,14 +108,14 @@ def verdict_anchor(verdict: str) -> str:
 
 def by_verdict(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """The rows that are not PASS, grouped by verdict in the order the console counts them
-    (:data:`theorycheck.session.VERDICT_ORDER`), a verdict not in it last."""
-    from ..session import VERDICT_ORDER
+    (:class:`theorycheck.verdicts.Verdict`'s order), a verdict not in it last."""
+    from ..verdicts import Verdict
 
-    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    rank = {v: i for i, v in enumerate(Verdict)}
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in sorted((r for r in rows if r.get("verdict") != stats.PASS),
                       key=lambda r: rank.get(r.get("verdict"), len(rank))):
-        groups.setdefault(row.get("verdict") or "ERROR", []).append(row)
+        groups.setdefault(row.get("verdict") or Verdict.ERROR, []).append(row)
     return list(groups.items())
 
 
@@ -168,7 +168,7 @@ def rerun_command(record: dict[str, Any], defaults: dict[str, str]) -> tuple[str
         spec = subject_spec(used)
         if spec is None:
             notes.append(f"subject {name} was {used}, which --subject cannot name; pass it from Python "
-                         f"(theorycheck.runner.run_claims(..., subjects={{{name!r}: ...}}))")
+                         f"(theorycheck.run.run_claims(..., subjects={{{name!r}: ...}}))")
             continue
         parts += ["--subject", f"{name}={spec}"]
     return " ".join(shlex.quote(p) for p in parts), notes
@@ -214,7 +214,7 @@ def lead(r: dict[str, Any]) -> list[str]:
     (a rate's observed value is a slope, a bound's is set against the bound, named by the claim's
     ``observed_label`` where it declares one) and, for a verdict
     other than PASS or where there are no such numbers, the line of the decision that gives its
-    reason (:func:`theorycheck.runner.headline`)."""
+    reason (:func:`theorycheck.verdicts.headline`)."""
     observed, theory, interval = r.get("observed"), r.get("theory"), _interval(r)
     within = f" (interval {_minus(interval[0])} to {_minus(interval[1])})" if interval else ""
     numbers = ""
@@ -332,7 +332,7 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
         if row.get("ratio") is None:
             continue
         interval = _ratio_interval((records or {}).get(row["id"]) or row)
-        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"), "ratio": row["ratio"],
+        rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
                      "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
                      "earlier": is_earlier, "low": interval[0] if interval else None,
@@ -365,7 +365,7 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})
         ran = [d for d in defects if d["status"] != "not run"]
-        rows.append({"id": row["id"], "verdict": row.get("verdict", "ERROR"),
+        rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR),
                      "ideas": [d for d in defects if d["idea"]], "declared": len(defects), "run": len(ran),
                      "caught": sum(d["status"] == "caught" for d in ran),
                      "unlike": sum((d["status"] == "caught") != d["declared"] for d in ran)})

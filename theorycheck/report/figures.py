@@ -41,6 +41,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
+from ..verdicts import Verdict
+
 _PALETTE = sns.color_palette("colorblind")
 #: colours for figures with more series than the colour-blind palette has (evenly spaced hues)
 _MANY = 20
@@ -51,14 +53,7 @@ _DASHES = ((0, (6, 2)), (0, (7, 2, 1.5, 2)), (0, (12, 3)), (0, (3.5, 1.8)), (0, 
            (0, (8, 2, 4, 2)), (3, (5, 3.5)), (0, (16, 4)))
 _GREY = "#8c8c8c"
 _HIGHLIGHT = "#d62728"
-_VERDICT_STYLE = {  # marker, colour (the page's verdict colours)
-    "PASS": ("o", "#1b7f3b"),
-    "FAIL": ("X", "#b3261e"),
-    "INCONCLUSIVE": ("D", "#8a6d00"),
-    "NOT REPRODUCED": ("s", "#3d5a80"),
-    "SUBJECT-ERROR": ("P", "#a34a00"),
-    "ERROR": ("s", "#5b2a86"),
-}
+_VERDICT_STYLE = {v: (v.marker, v.colour) for v in Verdict}  # marker, colour (the page's verdict colours)
 _AXES = (7.2, 3.9)  # inches of the plotting area; legends add to it
 
 
@@ -587,7 +582,7 @@ def render_atlas(rows: list[dict]) -> str | None:
                     zorder=3)
         vacuous = bool(r.get("vacuous"))
         any_vacuous |= vacuous
-        beyond = r["verdict"] == "PASS" and (ratio < 1 if r.get("lower") else ratio > 1)
+        beyond = r["verdict"] == Verdict.PASS and (ratio < 1 if r.get("lower") else ratio > 1)
         any_beyond |= beyond
         ax.plot([x], [i], marker=marker if ratio > 0 else "<", markersize=9, linestyle="none", zorder=4,
                 markerfacecolor="white" if vacuous or beyond else color, markeredgecolor=color, markeredgewidth=1.8)
@@ -616,7 +611,7 @@ def render_atlas(rows: list[dict]) -> str | None:
                               label="interval that decides, over the bound"))
     if any_beyond:
         handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",
-                              markeredgecolor=_VERDICT_STYLE["PASS"][1],
+                              markeredgecolor=Verdict.PASS.colour,
                               label="hollow PASS past the line: no violation (the decision says PASS)"))
     if any_vacuous:
         handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",

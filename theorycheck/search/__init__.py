@@ -188,7 +188,7 @@ def _default_ratio(out: Path, claim, profile: str) -> float | None:
     parameters with the built-in subjects (None otherwise)."""
     import json
 
-    from ..runner import load_result
+    from ..run.store import load_result
 
     record = load_result(out, claim.id)
     defaults = json.loads(json.dumps(claim.profile(profile), default=list))

@@ -43,7 +43,7 @@ KEPT = ("verdict", "ratio", "observed", "theory", "interval", "vacuous", "delta"
 
 def stream_seed(base_seed: int, tag: str, index: int) -> int:
     """The base seed (a 32-bit integer, as ``verify --seed`` takes it) of stream ``tag``'s run ``index``."""
-    from ..runner import claim_hash
+    from ..run.provenance import claim_hash
 
     sequence = np.random.SeedSequence(base_seed, spawn_key=(claim_hash(f"search:{tag}"), index))
     return int(sequence.generate_state(1, dtype=np.uint32)[0])
@@ -110,11 +110,11 @@ def _sampler(seed: int, number: int):
 
 
 def run_point(job: dict[str, Any]) -> dict[str, Any]:
-    """Run one point (in this process or a pool's worker): the claim through ``run_claims`` at the point's
+    """Run one point (in this process or a pool's worker): the claim through ``verify_claims`` at the point's
     overrides and seed, in its own folder (removed afterwards); returns the kept fields of its record."""
     from ..claims import load_claims, select
-    from ..runner import headline, run_claims
-    from ..session import load_subject
+    from ..session import load_subject, verify_claims
+    from ..verdicts import headline
 
     load_claims(job["claims_modules"])
     [claim] = select([job["claim"]])
@@ -122,9 +122,9 @@ def run_point(job: dict[str, Any]) -> dict[str, Any]:
     folder = Path(job["out"])
     start = time.process_time()
     try:
-        [record] = run_claims([claim], profile=job["profile"], seed=job["seed"], overrides=job["overrides"],
-                              subjects=subjects, jobs=job["jobs"], out=folder, progress=False,
-                              conformance=job["conformance"], isolate=job["isolate"], force=job["force"])
+        [record] = verify_claims([claim], profile=job["profile"], seed=job["seed"], overrides=job["overrides"],
+                                 subjects=subjects, jobs=job["jobs"], out=folder, progress=False,
+                                 conformance=job["conformance"], isolate=job["isolate"], force=job["force"])
     except ParameterError as err:  # the resource guard (or a rule only the plan checks) refuses the point
         shutil.rmtree(folder, ignore_errors=True)
         return {"infeasible": str(err).splitlines()[0]}

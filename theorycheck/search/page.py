@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..runner import write_atomic, write_json
+from ..run.store import write_atomic, write_json
 from .confirm import TOP
 
 

@@ -1,0 +1,711 @@
+"""Running the tasks: in this process, in worker processes or on a Dask cluster, in rounds (a sequential claim
+asks for more tasks after seeing some), with the progress bar and its time left.
+
+Isolation. A claim with a user's subject (one not defined in theorycheck, proofs or simulations) runs
+its tasks in a worker process even at ``--jobs 1`` (loky's, started once and reused), so a subject
+that exits, aborts, segfaults or runs past its time limit (:data:`TASK_SECONDS`) is SUBJECT-ERROR
+naming it and the task, and the run goes on; the built-in subjects run in this process.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from numba.core import event as numba_event
+from threadpoolctl import threadpool_limits
+
+from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
+from ..protocols import BadOutput
+from ..validation import ParameterError
+from .plan import Plan, TaskError, _expected_seconds, _one_line
+from .provenance import _json_default, own_code, task_seed, user_modules
+from .store import write_json
+
+#: seconds one task of a user's subject may run in its worker before it counts as hanging (SUBJECT-ERROR), by
+#: profile: about a hundred times the costliest built-in task of the profile (theorycheck/costs.json), so a slow
+#: pure-Python learner still finishes; ``--task-timeout SECONDS`` (``task_timeout=``) sets another limit
+TASK_SECONDS = {"quick": 600.0, "full": 3600.0, "paper": 4 * 3600.0}
+
+
+#: seconds past a task's limit before this process ends a worker that did not end itself (a hang in C code)
+_GRACE = 30.0
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The plans (by index) whose tasks run in worker processes even at ``--jobs 1`` (those with a user's
+    subject), their tasks' time limit in seconds, and the source hashes of the user's modules the workers
+    import (:func:`user_modules`; an edit since the workers started restarts them)."""
+
+    plans: frozenset[int] = frozenset()
+    seconds: float = TASK_SECONDS["quick"]
+    code: tuple[tuple[str, str], ...] = ()
+
+
+class CompileTime(numba_event.Listener):
+    """The CPU time of this thread spent compiling numba kernels (outermost compilations only; a kernel
+    compiled while another compiles is inside it). A first run on a fresh machine compiles, later runs
+    load the kernels from numba's cache: the progress bar leaves this time out of the machine's rate."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._depth = 0
+
+    def on_start(self, event):
+        if self._depth == 0:
+            self._start = time.thread_time()
+        self._depth += 1
+
+    def on_end(self, event):
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.thread_time() - self._start
+
+
+def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
+    """Run one task; never raises (a worker's exception would abort the whole pool).
+
+    The task runs with one BLAS thread, in a worker as in this process: a matrix product split over
+    another number of threads may round differently, and results must not depend on ``--jobs``.
+    A task's ``seconds`` is the CPU time of the thread that ran it (BLAS is held to that thread), so a
+    loaded machine or a worker running other tasks beside it does not inflate it."""
+    start = time.thread_time()
+    compiling = CompileTime()
+    try:
+        with threadpool_limits(limits=1), numba_event.install_listener("numba:compile", compiling):
+            result = claim.measure(params, task, _watched(claim, subjects), task_seed(seed, claim.id, repetition))
+        if not isinstance(result, Measurement):
+            raise TypeError(f"{claim.id}.measure must return a Measurement")
+        payload = {
+            "rows": result.rows,
+            "hypotheses": [asdict(h) for h in result.hypotheses],
+            "seconds": time.thread_time() - start,
+            "compile_seconds": compiling.seconds,
+        }
+        # Round-trip through JSON now, so a cached and a fresh run see identical values.
+        return repetition, json.loads(json.dumps(payload, default=_json_default)), None
+    except ParameterError as err:  # a value the claim rejects, found on the instance: usage, not a crash
+        return repetition, None, ParameterError(f"{claim.id}: {err}")
+    except SubjectFailure as err:
+        return repetition, None, TaskError("failure", str(err), "")
+    except BadOutput as err:  # a value the subject's contract excludes: the subject failed, not the check
+        name = err.subject if err.subject in subjects else _owner(err.source, subjects)
+        who = f"subject {name} ({subject_name(subjects[name])})" if name is not None else "a subject"
+        return repetition, None, TaskError("subject", f"{who} {err}", traceback.format_exc(limit=8))
+    except (Exception, SystemExit) as err:  # sys.exit() in a subject ends its task, not the run
+        trace = traceback.format_exc(limit=8)
+        missing = unwritten_hook(err, claim)
+        if missing is not None:
+            return repetition, None, TaskError("unfinished", missing, "")
+        if isinstance(err, SystemExit):
+            culprit = _culprit(err, subjects, f"called sys.exit({err.code!r}) in task {repetition}")
+            if culprit is not None:
+                return repetition, None, TaskError("subject", culprit.rstrip(":"), trace)
+        culprit = _culprit(err, subjects)
+        if culprit is None:
+            return repetition, None, TaskError("harness", f"{type(err).__name__}: {err}", trace)
+        return repetition, None, TaskError("subject", f"{culprit} {_one_line(err)}", trace)
+
+
+def _watched(claim: Claim, subjects: dict[str, Any]) -> dict[str, Any]:
+    """``subjects``, with each replaced function whose contract says what it returns (``Contract.returns``)
+    wrapped so that every value it returns is checked before the claim uses it (:class:`BadOutput`)."""
+    watched = dict(subjects)
+    for name, subject in subjects.items():
+        returns = getattr(claim.protocols.get(name), "returns", None)
+        if (returns is not None and subject is not claim.subjects.get(name) and callable(subject)
+                and not inspect.isclass(subject)):
+            watched[name] = _checking(subject, returns, name)
+    return watched
+
+
+def _checking(subject: Callable, returns, name: str) -> Callable:
+    @functools.wraps(subject)
+    def call(*args, **kwargs):
+        return returns.check(subject(*args, **kwargs), name)
+
+    return call
+
+
+def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
+    """What a claim has still to write, when ``err`` says so: an :class:`~theorycheck.claims.Unfinished`
+    raised anywhere (its message), or the bare NotImplementedError of a kind's required hook that the
+    claim does not override ("bound(p), a hook of ViolationFrequency"); None for any other exception."""
+    if isinstance(err, Unfinished):
+        return str(err)
+    if type(err) is not NotImplementedError or err.__traceback__ is None:
+        return None
+    tb = err.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    for cls in type(claim).__mro__:
+        if getattr(cls.__dict__.get(code.co_name), "__code__", None) is code:
+            args = inspect.signature(cls.__dict__[code.co_name]).parameters
+            shown = ", ".join(name for name in list(args)[1:])
+            return f"{code.co_name}({shown}), a hook {cls.__name__} requires"
+    return None
+
+
+def _not_finished(claim: Claim, what: str) -> str:
+    where = inspect.getsourcefile(type(claim)) or type(claim).__module__
+    return f"Not finished: fill in {what} (in {where}), then run the claim again."
+
+
+def _owner(obj, subjects: dict[str, Any]) -> str | None:
+    """The name of the subject that ``obj`` is, or is an instance of (None when none is)."""
+    for name, subject in subjects.items():
+        for one in subject if isinstance(subject, tuple | list) else (subject,):
+            if (inspect.isclass(one) and isinstance(obj, one)) or obj is one:
+                return name
+    return None
+
+
+def _culprit(err: BaseException, subjects: dict[str, Any], did: str = "raised") -> str | None:
+    """Which subject an exception came from, as "subject NAME (module.qualname) raised at WHERE:" (``did`` in
+    place of "raised") or "subject NAME (...) has no attribute X:", or None when no subject is on its path
+    (the harness raised).
+
+    An exception is the subject's when it passed through a method of an instance of a subject class,
+    through a subject function, or (AttributeError) names a subject instance as the object it looked
+    in: a ``coef_`` the learner never set."""
+    if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
+        name = _owner(err.obj, subjects)
+        if name is not None:
+            return f"subject {name} ({subject_name(subjects[name])}) has no attribute {err.name!r}:"
+    found, tb, last = None, err.__traceback__, None
+    while tb is not None:
+        frame = tb.tb_frame
+        if found is None and "self" in frame.f_code.co_varnames:
+            found = _owner(frame.f_locals.get("self"), subjects)
+        if found is None:
+            found = next((n for n, s in subjects.items() if getattr(s, "__code__", None) is frame.f_code), None)
+        tb, last = tb.tb_next, tb
+    if found is None:
+        return None
+    where = f"{Path(last.tb_frame.f_code.co_filename).name}:{last.tb_lineno} in {last.tb_frame.f_code.co_name}"
+    return f"subject {found} ({subject_name(subjects[found])}) {did} at {where}:"
+
+
+#: seconds a subject's conformance may take in its worker before it counts as hanging
+CONFORMANCE_SECONDS = 1800.0
+
+
+def _isolated(function, *args, seconds: float = CONFORMANCE_SECONDS):
+    """``function(*args)`` in a worker process of its own (loky's, started once and reused), so that a subject
+    that exits, aborts, segfaults or hangs cannot end the run: its result, or a few words saying how the worker
+    ended (an exit status, a signal, sys.exit, or not finished within ``seconds``, counted in the worker)."""
+    from concurrent.futures import TimeoutError as Timeout
+
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    executor = _workers(1)
+    late = f"did not finish within {seconds:g} s"
+    with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+        stack = Path(watch) / "stack"
+        try:
+            outcome = executor.submit(_exits_reported, str(stack), seconds, function, *args).result(
+                timeout=seconds + _GRACE)
+        except TerminatedWorkerError as err:
+            if stack.exists() and stack.read_text(encoding="utf-8", errors="replace").startswith("Timeout ("):
+                return late
+            found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+            return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
+                    f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
+        except Timeout:
+            executor.shutdown(wait=False, kill_workers=True)
+            return late
+    return outcome.text if isinstance(outcome, _Exited) else outcome
+
+
+@dataclass(frozen=True)
+class _Exited:
+    text: str
+
+
+def _exits_reported(stack: str, seconds: float, function, *args):
+    """``function(*args)`` in a worker, or an :class:`_Exited` when it raised SystemExit (which loky would re-raise
+    in the parent). A fatal signal's report goes to the file ``stack``, not to the terminal the run shares, and so
+    does the stack after ``seconds``, when faulthandler ends the worker."""
+    import faulthandler
+
+    enabled = faulthandler.is_enabled()
+    with open(stack, "w", encoding="utf-8") as fh:
+        faulthandler.enable(file=fh)
+        faulthandler.dump_traceback_later(seconds, exit=True, file=fh)
+        try:
+            return function(*args)
+        except SystemExit as err:
+            return _Exited(f"called sys.exit({err.code!r})")
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            faulthandler.enable() if enabled else faulthandler.disable()
+
+
+def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, client, bar, eta, finish,
+               isolation: Isolation = Isolation()) -> None:
+    """Run the ``pending`` tasks, store each as it finishes, advance the progress bar and call
+    ``finish(i)`` after each task of claim i."""
+    cost = {key: _expected_seconds(history, plans[key[0]], key[1], profile) for key in pending}
+    # cheapest claims first, so that the first minutes finish many claims and the report fills up
+    # from the start; the costliest claim comes last, its tasks sharing the workers
+    total: dict[int, float] = {}
+    for (i, _), seconds in cost.items():
+        total[i] = total.get(i, 0.0) + seconds
+    pending = sorted(pending, key=lambda key: (total[key[0]], key))
+    bar.total = round((bar.total or 0) + sum(cost.values()), 1)
+    bar.refresh()
+    if pending:
+        bar.set_postfix_str(plans[pending[0][0]].claim.id, refresh=False)
+    calls = [(i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
+             for i, r in pending]
+    done: set[tuple[int, int]] = set()
+    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
+        if isinstance(error, ParameterError):
+            raise error
+        finished = {(i, r)}
+        if error is not None and i not in errors:
+            errors[i] = error
+            if error.kind != "harness":  # the subject failed: its other tasks cannot change that
+                finished |= {key for key in pending if key[0] == i}
+        new = finished - done
+        done |= new
+        if payload is not None:
+            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)])
+        # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
+        bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
+        running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
+        bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
+        if error is not None:
+            continue
+        stored[(i, r)] = payload
+        write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+        finish(i)
+
+
+class TimeLeft:
+    """The time left: the expected work left, times the CPU this machine needs per expected second,
+    divided by the CPU this run gets per second of wall time (its share of the machine). Shown as a range
+    when the two ends differ by more than ``spread`` ("about 3–6 min left").
+
+    The work left is in expected seconds (shipped costs or this folder's history). The CPU per expected
+    second is measured on the tasks that returned (thread time, which load does not inflate): without
+    numba's compilation at the short end (a run compiles each kernel once), with as large a part of
+    compilation as so far at the long end; each end also takes in the measure drawn towards 1 (the reference
+    machine's) by ``weight`` expected seconds, so the first few tasks widen the range, not narrow it. The
+    share is the CPU time of this process and its workers (:func:`process_tree_cpu`) against wall time, over the
+    whole run and over the last ``window`` seconds: the larger gives the short end, the smaller the long
+    end, so a load that comes or goes widens the range instead of pulling one number along. Before the
+    first task returns the CPU per expected second is unknown, and the range is half to twice the time at
+    the share (at first the prior: the workers' fair share of the machine beside the load it started under)."""
+
+    #: the reference machine's weight, 5% of the run's expected work and at most two minutes; the window of
+    #: the recent share, in seconds; the largest ratio of the two ends shown as one number
+    weight_fraction, weight_cap, window, spread = 0.05, 120.0, 60.0, 1.25
+
+    def __init__(self, share: float, cpu: Callable[[], float | None] | None = None):
+        self.share = share
+        self._cpu = cpu
+        self.cpu = self.compiling = self.expected = 0.0
+        self.samples: list[tuple[float, float]] = []  # (elapsed, CPU seconds of the run)
+        if cpu is not None and (now := cpu()) is not None:
+            self.samples.append((0.0, now))
+
+    @classmethod
+    def for_machine(cls, workers: int, local: bool = True) -> TimeLeft:
+        """For ``workers`` local workers; ``local=False`` for tasks on a cluster, whose CPU this process
+        cannot see: the share is then the returned tasks' CPU against the elapsed time."""
+        cores = os.cpu_count() or 1
+        workers = min(workers if workers > 0 else cores, cores)
+        others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        return cls(share=workers * cores / max(cores, others + workers), cpu=process_tree_cpu if local else None)
+
+    def task(self, seconds: float, compiling: float, expected: float) -> None:
+        """A task returned: its CPU seconds, the part of them spent compiling, and its expected seconds."""
+        self.cpu += seconds
+        self.compiling += min(compiling, seconds)
+        self.expected += expected
+
+    def sample(self, elapsed: float, cpu: float) -> None:
+        """The run's CPU seconds at ``elapsed`` seconds."""
+        self.samples.append((elapsed, cpu))
+
+    def shares(self, elapsed: float) -> list[float]:
+        """The measured shares, over the run and over the last ``window`` seconds, each once it spans 10 s
+        (without samples: the returned tasks' CPU over the elapsed time); the prior until one is measured."""
+        if not self.samples:
+            found = [self.cpu / elapsed] if elapsed >= 10 else []
+        else:
+            t1, c1 = self.samples[-1]
+            recent = next(s for s in self.samples if s[0] >= t1 - self.window)
+            found = [(c1 - c) / (t1 - t) for t, c in (self.samples[0], recent) if t1 - t >= 10]
+        return [s for s in found if s > 0] or [self.share]
+
+    def range(self, done: float, total: float, elapsed: float) -> tuple[float, float]:
+        """The shortest and the longest time left, in seconds."""
+        left, shares = max(total - done, 0.0), self.shares(elapsed)
+        if self.expected <= 0:
+            return left / max(shares) / 2, 2 * left / min(shares)
+        weight = min(self.weight_cap, self.weight_fraction * total)
+        work, spent = self.cpu - self.compiling, self.cpu
+        short = min(work / self.expected, (work + weight) / (self.expected + weight))
+        long = max(spent / self.expected, (spent + weight) / (self.expected + weight))
+        return left * short / max(shares), left * long / min(shares)
+
+    def left(self, bar) -> str:
+        """The progress bar's words for the time left, after sampling the run's CPU."""
+        elapsed = bar.format_dict["elapsed"]
+        if self._cpu is not None and (now := self._cpu()) is not None:
+            self.sample(elapsed, now)
+        return span(*self.range(bar.n, bar.total, elapsed), spread=self.spread)
+
+
+def span(short: float, long: float, *, spread: float = 1.25) -> str:
+    """A time left in words: "about 3–6 min left" from the shortest and the longest, in seconds, or one
+    number (their geometric mean) when the longest is within ``spread`` of the shortest. Seconds below
+    90 s (in fives), minutes below 90 min, half hours above; a range's ends rounded outwards."""
+    if long <= short * spread:
+        middle = math.sqrt(short * long)
+        if middle < 90:
+            return f"about {max(5, 5 * round(middle / 5))} s left"
+        return f"about {round(middle / 60)} min left" if middle < 5400 else f"about {round(middle / 1800) / 2:g} h left"
+    unit, size, step = ("s", 1, 5) if long < 90 else ("min", 60, 1) if long < 5400 else ("h", 3600, 0.5)
+    lo, hi = step * math.floor(short / size / step), step * math.ceil(long / size / step)
+    return f"about {lo:g}–{hi:g} {unit} left" if lo > 0 else f"under {hi:g} {unit} left"
+
+
+def process_tree_cpu() -> float | None:
+    """The CPU seconds (user and system) of this process, of its children that ended and of its live
+    descendants (the workers), read from ``/proc``; None where there is no ``/proc``."""
+    if not os.path.exists("/proc/self/stat"):
+        return None
+    now = os.times()
+    total, tick = now.user + now.system + now.children_user + now.children_system, os.sysconf("SC_CLK_TCK")
+    pids, todo = [], [os.getpid()]
+    while todo:  # a tree: each process is listed once, by its parent's threads
+        try:
+            children = [int(c) for thread in Path(f"/proc/{todo.pop()}/task").iterdir()
+                        for c in (thread / "children").read_text().split()]
+        except OSError:  # ended meanwhile, or a kernel without the children files
+            continue
+        pids += children
+        todo += children
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime and stime, fields 14 and 15 of stat
+    return total
+
+
+def _extensions(plans, stored, errors) -> list[tuple[int, int]]:
+    """The tasks that sequential claims add after this round (appended to their plans), as keys."""
+    keys = []
+    for i, plan in enumerate(plans):
+        if i in errors or type(plan.claim).extend is Claim.extend:
+            continue
+        payloads = [stored.get((i, r)) for r in range(len(plan.tasks))]
+        if any(p is None for p in payloads):
+            continue
+        table = pd.DataFrame([row for p in payloads for row in p["rows"]])
+        more = list(plan.claim.extend(plan.params, table, list(plan.tasks)))
+        keys += [(i, len(plan.tasks) + j) for j in range(len(more))]
+        plan.tasks.extend(more)
+    return keys
+
+
+#: seconds a Dask scheduler has to accept a connection (and then to answer the client) before a run gives up
+SCHEDULER_TIMEOUT = 10
+
+
+def reach_scheduler(address: str) -> None:
+    """ParameterError, in one line, unless a TCP connection to the host and port of ``address``
+    (SCHEME://HOST:PORT or HOST:PORT) opens within :data:`SCHEDULER_TIMEOUT`: an address where nothing
+    listens is refused at once, before any work, rather than after the client's retries. Schemes that
+    are not carried over TCP (``ucx``, ``inproc``) are left to the client."""
+    import socket
+
+    scheme, sep, rest = address.strip().partition("://")
+    if sep and scheme not in ("tcp", "tls", "ws", "wss"):
+        return
+    host, _, port = (rest if sep else scheme).rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=SCHEDULER_TIMEOUT).close()
+    except (OSError, ValueError) as err:
+        why = (f"no answer within {SCHEDULER_TIMEOUT} s" if isinstance(err, TimeoutError)
+               else getattr(err, "strerror", None) or _one_line(err))
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {why}") from None
+
+
+def _dask_client(address: str):
+    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
+    the scheduler cannot be reached (before any task runs)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    reach_scheduler(address)
+    try:
+        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
+
+
+def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):
+    """Yield (plan index, task result) as tasks finish: in-process, in worker processes, or on a Dask
+    cluster through ``client``. The tasks of the plans in ``isolation`` always run in a worker (one at
+    ``jobs`` 1), the others in-process at ``jobs`` 1. Tasks of a plan whose subject has failed (a
+    non-harness error in ``skip``) are not started."""
+    def wanted(i):
+        return i not in skip or skip[i].kind == "harness"
+
+    if client is not None:
+        from distributed import as_completed
+
+        futures = {client.submit(_tagged, i, args, pure=False): i for i, args in calls}
+        for future in as_completed(list(futures), loop=client.loop):
+            if future.cancelled():
+                continue
+            yield future.result()
+            for other, i in futures.items():  # a failed subject: drop its tasks not yet run
+                if not wanted(i) and not other.done():
+                    other.cancel()
+        return
+
+    pool = jobs > 1 and len(calls) > 1  # every task in the workers
+    for i, args in [] if pool else [(i, args) for i, args in calls if i not in isolation.plans]:
+        if wanted(i):
+            yield i, _run_task(*args)
+    away = calls if pool else [(i, args) for i, args in calls if i in isolation.plans]
+    if away:
+        yield from _in_workers(away, jobs, wanted, isolation)
+
+
+def _in_workers(calls, jobs: int, wanted, isolation: Isolation):
+    """Yield (plan index, task result) of ``calls`` run in ``jobs`` worker processes, at most ``jobs`` at a time.
+
+    A worker that dies (an exit, a signal, a task of an isolated plan past its time limit, which faulthandler
+    ends after writing its stack) ends only its task: alone in flight, that task is the culprit; else each task
+    that was running runs again alone, and the one whose worker dies again is (:func:`_alone`). A subject that
+    cannot be sent to a worker (it does not pickle) runs in this process, with a warning."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
+
+    queue = list(reversed(calls))
+    running: dict[Any, tuple[int, tuple, float]] = {}  # future: (plan index, task arguments, when submitted)
+    with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
+        executor = _workers(jobs, dict(isolation.code))
+        while queue or running:
+            while queue and len(running) < jobs:
+                i, args = queue.pop()
+                if not wanted(i):
+                    continue
+                limit = isolation.seconds if i in isolation.plans else None
+                try:
+                    running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
+                except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
+                    queue.append((i, args))
+                    if not running:
+                        executor = _workers(jobs, dict(isolation.code))
+                    break
+            if not running:  # nothing wanted was left, or a fresh pool takes the rest
+                continue
+            limited = [t for _, (i, _, t) in running.items() if i in isolation.plans]
+            patience = min(limited) + isolation.seconds + _GRACE - time.monotonic() if limited else None
+            done, _ = wait(running, timeout=None if patience is None else max(patience, 0.0),
+                           return_when=FIRST_COMPLETED)
+            if not done:  # a worker past its limit that faulthandler could not end: end every worker
+                executor.shutdown(wait=False, kill_workers=True)
+                for i, args, started in running.values():
+                    if i in isolation.plans and time.monotonic() - started > isolation.seconds:
+                        yield i, _ended(i, args, watch, _late(args, isolation.seconds))
+                    else:
+                        queue.append((i, args))
+                running.clear()
+                executor = _workers(jobs, dict(isolation.code))
+                continue
+            if any(isinstance(f.exception(), TerminatedWorkerError) for f in done):
+                done, _ = wait(running, timeout=60)  # the pool is broken: every task in flight ends with it
+            dead, lost = [], []
+            for future in done:
+                i, args, _ = running.pop(future)
+                err = future.exception()
+                if err is None:
+                    yield future.result()
+                else:
+                    (dead if isinstance(err, TerminatedWorkerError) else lost).append((i, args, err))
+            for i, args, err in lost:  # never ran in the worker (a subject it cannot unpickle): here, unprotected
+                if not wanted(i):
+                    continue
+                print(f"theorycheck: warning: task {args[5]} of {args[0].id} cannot run in a worker process "
+                      f"({_one_line(err)}); it runs in this process", file=sys.stderr)
+                yield i, _run_task(*args)
+            for i, args, err in dead:
+                if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
+                    continue
+                limit = isolation.seconds if i in isolation.plans else None
+                yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(dead) == 1 or
+                          _timed_out(watch, i, args) else _alone(i, args, watch, limit))
+            if dead or lost:  # the pool is broken: the tasks still in flight run again in a fresh one
+                queue.extend((i, args) for i, args, _ in running.values())
+                running.clear()
+                executor = _workers(jobs, dict(isolation.code))
+
+
+def _tagged(i, args, watch: str | None = None, limit: float | None = None):
+    """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there marks the
+    task as running and receives its Python stack if a fatal signal ends the worker, or when the task runs past
+    ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
+    if watch is None:
+        return i, _run_task(*args)
+    import faulthandler
+
+    marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
+    with open(marker, "w", encoding="utf-8") as fh:
+        faulthandler.enable(file=fh)
+        if limit is not None:
+            faulthandler.dump_traceback_later(limit, exit=True, file=fh)
+        try:
+            result = _run_task(*args)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            faulthandler.enable() if enabled else faulthandler.disable()
+    marker.unlink()
+    return i, result
+
+
+def _alone(i, args, watch: str, limit: float | None):
+    """Task ``args`` of claim ``i`` run alone in a worker: its result, or when its worker dies again a subject error
+    naming how the worker ended (signal, exit status or time limit) and the stack it was in."""
+    from concurrent.futures import TimeoutError as Timeout
+
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    executor = _workers(1)
+    try:
+        _, result = executor.submit(_tagged, i, args, watch, limit).result(
+            timeout=None if limit is None else limit + _GRACE)
+        return result
+    except TerminatedWorkerError as err:
+        return _ended(i, args, watch, _how(err, watch, i, args, limit))
+    except Timeout:
+        executor.shutdown(wait=False, kill_workers=True)
+        return _ended(i, args, watch, _late(args, limit))
+
+
+def _timed_out(watch: str, i, args) -> bool:
+    """Whether faulthandler ended the worker of task ``args`` of claim ``i`` at its time limit."""
+    marker = Path(watch) / f"{i}-{args[5]}"
+    return marker.exists() and marker.read_text(encoding="utf-8", errors="replace").startswith("Timeout (")
+
+
+def _how(err: BaseException, watch: str, i, args, limit: float | None) -> str:
+    """What the subject of task ``args`` of claim ``i`` did to its worker: ran past its time limit, or ended it
+    (a signal or an exit status)."""
+    if limit is not None and _timed_out(watch, i, args):
+        return _late(args, limit)
+    return f"killed the worker running task {args[5]}: {_ending(err)}"
+
+
+def _late(args, limit: float) -> str:
+    return f"did not finish task {args[5]} within {limit:g} s (the task's time limit; --task-timeout sets another)"
+
+
+def _ending(err: BaseException) -> str:
+    """The signal or exit status that ended a worker, from loky's TerminatedWorkerError."""
+    found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
+    if not found:
+        return "an unknown cause"
+    name, code = found.group(1), int(found.group(2))
+    if code < 0:
+        return f"signal {name}" + (" (as the out-of-memory killer sends)" if name == "SIGKILL" else "")
+    return f"exit status {code} (an exit called inside the task)"
+
+
+def _ended(i, args, watch: str, how: str):
+    """The result of task ``args`` of claim ``i`` whose worker ended: a subject error naming the replaced
+    subjects, ``how`` (what they did, naming the task), and the stack faulthandler wrote."""
+    claim, subjects, r = args[0], args[3], args[5]
+    marker = Path(watch) / f"{i}-{r}"
+    stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
+    who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
+    return r, None, TaskError("subject", f"subject {who} {how}",
+                              stack or "no Python stack: the process ended without a fatal-signal report")
+
+
+#: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
+#: user's modules they were sent
+_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
+
+
+def _workers(n: int, code: dict[str, str] | None = None):
+    """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
+    process; started afresh when this process's folder or sys.path changed since (a worker would not find the
+    user's modules), or one of the user's modules in ``code`` ({file: source hash}) was edited (a worker would
+    run its old code)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
+    # that loads a real data set does) and starts another one, with this warning; no task is lost, so the user is
+    # not told
+    warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                            category=UserWarning)
+    code, where = code or {}, [os.getcwd(), *sys.path]
+    known = _WORKER_STATE["code"]
+    stale = (_WORKER_STATE["where"] not in (None, where)
+             or any(known.get(path, digest) != digest for path, digest in code.items()))
+    if stale:
+        known.clear()
+    known.update(code)
+    _WORKER_STATE["where"] = where
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale)
+
+
+def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:
+    """The :class:`Isolation` of ``plans``: those with a subject not defined in theorycheck, proofs or
+    simulations (:func:`own_code`) run in workers, with ``seconds`` per task (``isolate`` True: every plan,
+    False: none)."""
+    foreign = [i for i, plan in enumerate(plans)
+               if (isolate if isolate is not None else not all(own_code(s) for s in plan.subjects.values()))]
+    code = {path: digest for i in foreign for s in plans[i].subjects.values() for path, digest in
+            user_modules(s).items()}
+    return Isolation(frozenset(foreign), seconds, tuple(sorted(code.items())))
+
+
+#: seconds a user's module may take to import in its worker before it counts as hanging
+IMPORT_SECONDS = 600.0
+
+
+def import_in_worker(module: str, seconds: float = IMPORT_SECONDS) -> str | None:
+    """Import ``module`` in a worker process first (:func:`_isolated`), so a module that exits, aborts or hangs
+    at import cannot end this process: None when the import returned (or raised, which the caller's own
+    import reports), else how it ended the worker, in a few words."""
+    outcome = _isolated(_imports, module, seconds=seconds)
+    return outcome if isinstance(outcome, str) else None
+
+
+def _imports(module: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except Exception:  # reported by the caller's own import, in one line
+        pass
