@@ -293,7 +293,7 @@ class Claim:
     #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
     #: an implication), so the tightness atlas draws it on the "≥" side of the line
     ratio_at_least: ClassVar[bool] = False
-    #: the space its statement quantifies over (a theorycheck.search.Space), which `theorycheck search` explores;
+    #: the space its statement quantifies over (a theorycheck.spaces.Space), which `theorycheck search` explores;
     #: None: not declared yet
     space: ClassVar[Any] = None
     #: what the headline number ``observed`` is, as a noun phrase ("the largest ratio of E‖g̃‖₂² to 8B²d/k
@@ -434,7 +434,7 @@ def register(cls: type[Claim]) -> type[Claim]:
     if not all(isinstance(n, NonReproduction) for n in cls.non_reproductions):
         raise TypeError(f"{cls.id}: non_reproductions must be NonReproduction declarations")
     if cls.space is not None:
-        from .search.space import space_of
+        from .spaces import space_of
 
         space_of(cls).check(quick, cls.id, cls.errata)
     if cls.id in _REGISTRY and type(_REGISTRY[cls.id]) is not cls:

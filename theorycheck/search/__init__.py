@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..spaces import Choice, Constraint, Int, Real, Space, at_most, even, space_of
 from ..stats import FAIL
 from ..validation import ParameterError
 from .confirm import Confirmation, confirm
 from .engine import DEFAULT_TRIALS, Trial, make_study, margin, parse_budget, run_study, stream_seed
-from .space import Choice, Constraint, Int, Real, Space, at_most, even, space_of
 
 __all__ = [
     "Choice",

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from ..spaces import Choice, Int, Real, Space, space_of
 from ..stats import FAIL
 from ..validation import ParameterError, check_jobs
-from .space import Choice, Int, Real, Space, space_of
 
 #: trials asked together: the parameters of a batch depend only on the batches before it (and the seed)
 BATCH = 4

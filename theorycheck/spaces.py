@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..validation import ParameterError
+from .validation import ParameterError
 
 
 @dataclass(frozen=True)
