@@ -72,22 +72,33 @@ __all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", 
 
 def finding_record(what: str, result: stats.SequentialResult, relation: str, margin: float, decides: bool, *,
                    paper: str = "", known: str = "", statistic: str = "median", why: str = "",
-                   versus: str = "paper") -> dict:
-    """One finding as :attr:`Evidence.findings` stores it: the relation and question claimed, ε, the
-    estimand, the interval reached, the outcome and, while undecided, what would decide it.
-    ``versus`` is "paper" for a finding the paper states and "reference" for a replaced subject
-    judged against the reference implementation; ``against`` marks an outcome against the paper
-    (TIED, REVERSED, DIFFERENT), ``known`` the key of the claim's recorded non-reproduction, if any."""
+                   versus: str = "paper", sentence: str = "", source: str = stats.CONVENTION,
+                   derivation: str = "", estimand: str = "", beside: stats.Interval | None = None) -> dict:
+    """One finding as :attr:`Evidence.findings` stores it: the paper's sentence it reads (``sentence``:
+    section and line of the text in the papers folder; ``paper``: its words in brief), the relation and
+    question claimed, ε with its source (``source``: "printed" or "convention"; ``derivation``: how ε
+    follows from the printed numbers), the estimand and why (``estimand``; default the statistic's), the
+    interval reached, the outcome and, while undecided, what would decide it; ``beside`` an interval of
+    another estimand reported with it (the median beside a decided mean). ``versus`` is "paper" for a
+    finding the paper states and "reference" for a replaced subject judged against the reference
+    implementation; ``against`` marks an outcome against the paper (TIED, REVERSED, DIFFERENT),
+    ``known`` the key of the claim's recorded non-reproduction, if any."""
     iv = result.interval
     needs = result.needs
     if not decides and result.more:  # a reported finding never asks for runs of its own
         needs = f"reported only: no more runs are drawn for it (width {iv.high - iv.low:.3g} at n = {result.look})"
-    return {"finding": what, "relation": relation, "question": result.question, "margin": float(margin),
-            "statistic": statistic, "estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
-            "outcome": result.outcome, "meaning": stats.MEANING[result.outcome], "decides": bool(decides),
-            "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
-            "known": known, "why": why, "versus": versus,
-            "against": bool(decides and versus == "paper" and result.outcome in stats.AGAINST)}
+    out = {"finding": what, "relation": relation, "question": result.question, "margin": float(margin),
+           "epsilon_source": source, "derivation": derivation, "sentence": sentence,
+           "statistic": statistic, "estimand": estimand or stats.ESTIMANDS.get(statistic, statistic),
+           "estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
+           "outcome": result.outcome, "meaning": stats.MEANING[result.outcome], "decides": bool(decides),
+           "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
+           "known": known, "why": why, "versus": versus,
+           "against": bool(decides and versus == "paper" and result.outcome in stats.AGAINST)}
+    if beside is not None:
+        out["beside"] = {"estimand": beside.method, "estimate": float(beside.estimate), "low": float(beside.low),
+                         "high": float(beside.high)}
+    return out
 
 
 def replaced_names(claim: Claim, subjects: dict) -> list[str]:
