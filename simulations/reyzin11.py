@@ -1002,7 +1002,8 @@ class Experiments(BudgetTables):
                 verdicts.append(self.outcome_verdict(result.outcome, "paper", dataset, self.with_reference(table)))
             paper = STANDS_FOR.get(dataset)
             key = (paper, int(float(name.split(":")[2]))) if paper else None
-            f = {"dataset": dataset, "sentence": "§5, line 382 and Table 5 (line 386)", "source": "printed",
+            f = {"dataset": dataset, "sentence": "§5, line 382 and Table 5 (line 386)",
+                 "source": "printed" if key else "convention",
                  "paper": f"\"AdaBoostRSAC outperforms AdaBoostRS\"; Table 5: AC {TABLE5[key][0]}%, RS "
                           f"{TABLE5[key][1]}%" if key else "",
                  "derivation": f"ε = half Table 5's printed gap in this row, ({TABLE5[key][1]} − {TABLE5[key][0]})/2 "

@@ -689,7 +689,9 @@ class BudgetTables(Reproduction):
                             "high": iv.high + point["value"], "tolerance": tol,
                             "verdict": verdict if decides else f"{res.outcome} (reported)"})
             found.append(self._record(f"{name}: within ±{tol:g} of the published {point['value']:g}", res,
-                                      stats.EQUIVALENT, tol, decides, point, "median", reference))
+                                      stats.EQUIVALENT, tol, decides,
+                                      {"estimand": "our value − the published one: the median over trials "
+                                                   "(order statistics, exact)", **point}, "median", reference))
         for f in findings:
             decides, label = f.get("decides", True), f["label"]
             part = table[table["table"] == f["table"]] if "table" in table else table.iloc[0:0]
