@@ -452,8 +452,8 @@ class RealDataExperiment(Reproduction):
             f = obj
             better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
             worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
-            with np.errstate(all="ignore"):
-                diff = np.log(worse) - np.log(better)
+            with np.errstate(all="ignore"):  # a contender not run (or on other splits): no paired values
+                diff = np.log(worse) - np.log(better) if keys == keys_w else np.zeros(0)
             diff = np.where(np.isnan(diff), 0.0, diff)
             statistic = f.kind_of_estimate
             if statistic == "variance" and better.size == worse.size and better.size > 1:
