@@ -493,7 +493,10 @@ class BudgetComparison(PairedComparison):
         raise NotImplementedError
 
     def settings(self, p):
-        return [{"dataset": name, "budget": float(b), "label": f"{name}, B = {b:g}", "decides": False}
+        return [{"dataset": name, "budget": float(b), "label": f"{name}, B = {b:g}", "decides": False,
+                 "sentence": "§6, line 417 (the second open problem)",
+                 "paper": "the deterministic top-α/c rule \"sometimes outperforms\" the sampling approach",
+                 "why": "\"sometimes\" admits either winner in any one setting: reported, never decided"}
                 for name in p["datasets"] for b in self.budgets(p)]
 
     def upper(self, p):
