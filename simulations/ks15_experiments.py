@@ -38,7 +38,7 @@ from theorycheck.kinds.learners import DESIGN_CONTRACT, design_for, optimum_for
 from theorycheck.observe import counted_fit
 from theorycheck.population import excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract, Regressor
-from theorycheck.stats import MAGNITUDE, SUPERIOR
+from theorycheck.stats import MAGNITUDE
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive
 
 _DEFECTS = "tests.defects_ks15_experiments:"

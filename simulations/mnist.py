@@ -27,7 +27,7 @@ from theorycheck.bounds.ks15 import rho_lasso, rho_ridge
 from theorycheck.claims import Defect, NonReproduction, register
 from theorycheck.datasets import load_mnist_pair
 from theorycheck.kinds.reproduction import PAIRS, Ordering, RealDataExperiment
-from theorycheck.stats import CONVENTION, DIRECTION, EQUIVALENT, MAGNITUDE, NON_INFERIOR, PRINTED
+from theorycheck.stats import CONVENTION, EQUIVALENT, MAGNITUDE, NON_INFERIOR, PRINTED
 from theorycheck.validation import Flag, Grid, Integer, Positive
 
 _DEFECTS = "tests.defects_mnist:"

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from theorycheck import stats
-from theorycheck.stats import NON_INFERIOR, SUPERIOR
 from theorycheck.algorithms import AdaBoostDeterministic, AdaBoostRS, AdaBoostRSAC
 from theorycheck.claims import (
     Claim,
@@ -25,7 +24,6 @@ from theorycheck.claims import (
     Plot,
     register,
 )
-from theorycheck.kinds.comparison import against_verdict, finding_record
 from theorycheck.kinds.ensemble import (
     BUDGETED_ENSEMBLE,
     DATA_PARAMETERS,
@@ -44,6 +42,7 @@ from theorycheck.kinds.ensemble import (
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
+from theorycheck.stats import NON_INFERIOR, SUPERIOR
 from theorycheck.validation import Grid, Integer, Number, Positive, Probability, Resolution
 
 D = "tests.defects_reyzin11:"
@@ -1039,7 +1038,8 @@ class Experiments(BudgetTables):
         evidence.findings = [*evidence.findings, *findings]
         evidence.decision += ("\n\nTable 5's finding (a magnitude, ε = half the paper's effect, zone [ε/2, ε]: "
                               "REPRODUCED above ε/2, TIED below ε, REVERSED below 0; NOT REPRODUCED with the reference "
-                              "implementations on the paper's data, INCONCLUSIVE on a stand-in (a simulation finding); the mean over trials "
+                              "implementations on the paper's data, INCONCLUSIVE on a stand-in (a simulation "
+                              "finding); the mean over trials "
                               f"of the paired difference RS − AC (Table 5 averages over 50 trials; t interval, the "
                               f"median beside it) at δ/4 split, {level:.3g} each):\n"
                               + "\n".join(lines)

@@ -29,7 +29,8 @@ def _run(folder, seed, findings):
 @pytest.fixture
 def runs(tmp_path):
     a = _run(tmp_path / "s0", 0, [_finding("A < B", "REVERSED", True, -0.3, known="k"),
-                                  _finding("C < D", "REVERSED", True, -0.2), _finding("E < F", "REPRODUCED", False, 0.2)])
+                                  _finding("C < D", "REVERSED", True, -0.2),
+                                  _finding("E < F", "REPRODUCED", False, 0.2)])
     b = _run(tmp_path / "s1", 1, [_finding("A < B", "REVERSED", True, -0.31, known="k"),
                                   _finding("C < D", "UNDECIDED", False, -0.05),
                                   _finding("E < F", "REPRODUCED", False, 0.21)])

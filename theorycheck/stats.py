@@ -1067,7 +1067,8 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
             break
     look_text = (f"look {reached.index(n) + 1} of {len(schedule)} (n = {n}; looks at {', '.join(map(str, schedule))},"
                  f" δ/{len(schedule)} = {level:.3g} each)")
-    what = {"median": "median", "mean": "mean", "t": "mean (t)", "sign": f"2·P(D > 0 | D ≠ 0) − 1 over {interval.n} runs that differ,"}
+    what = {"median": "median", "mean": "mean", "t": "mean (t)",
+            "sign": f"2·P(D > 0 | D ≠ 0) − 1 over {interval.n} runs that differ,"}
     reason = (f"{what[statistic]} {interval.estimate:.4g} in [{interval.low:.4g}, {interval.high:.4g}] at {look_text}; "
               f"claimed {relation} ({question}) with ε = {margin:g}: {outcome}")
     more = outcome == UNDECIDED and n < schedule[-1]

@@ -768,13 +768,13 @@ class LearningCurves(Claim):
                 f"intervals: false-FAIL rate ≤ δ = {p['delta']:g}"
                 + (", exact for every law" if self.statistic == "median" else
                    f", the median's exact interval beside it; {self.estimand}") + "), each in the relation the "
-                f"paper states with its margin ε (stats.classify): a direction is REPRODUCED (PASS) when the "
-                f"interval lies above 0, REVERSED below 0 and NEGLIGIBLE inside (−ε, ε) (neither for nor against); a "
-                f"magnitude REPRODUCED above ε/2, TIED below ε, REVERSED below 0; a non-inferiority REPRODUCED when "
-                f"its lower end is ≥ −ε; an equivalence REPRODUCED when the interval lies inside [−ε, ε] and "
-                f"DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) otherwise. TIED, REVERSED and DIFFERENT "
-                f"count against the paper: NOT REPRODUCED with the reference implementations, FAIL with a replaced "
-                f"subject (a replaced subject is not yet run beside its reference in this kind).\n"
+                "paper states with its margin ε (stats.classify): a direction is REPRODUCED (PASS) when the "
+                "interval lies above 0, REVERSED below 0 and NEGLIGIBLE inside (−ε, ε) (neither for nor against); a "
+                "magnitude REPRODUCED above ε/2, TIED below ε, REVERSED below 0; a non-inferiority REPRODUCED when "
+                "its lower end is ≥ −ε; an equivalence REPRODUCED when the interval lies inside [−ε, ε] and "
+                "DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) otherwise. TIED, REVERSED and DIFFERENT "
+                "count against the paper: NOT REPRODUCED with the reference implementations, FAIL with a replaced "
+                "subject (a replaced subject is not yet run beside its reference in this kind).\n"
                 + "\n".join(lines))
         found = "; ".join(f"{r['finding']} → {r['estimate']:.4g} in [{r['low']:.4g}, {r['high']:.4g}], "
                           f"{r['verdict']}" for r in records)
