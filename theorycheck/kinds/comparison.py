@@ -714,12 +714,13 @@ class LearningCurves(Claim):
             results[-1]["against"] = bool(results[-1]["against"] and reference)
             results[-1]["recorded"] = False
 
+        of = "median of" if self.statistic == "median" else "mean of"
         for f in findings:
             if isinstance(f, Equivalent):
                 with np.errstate(invalid="ignore"):  # ∞ − ∞ (both learners diverged) is a tie
                     diff = self._per_run(table, f.panel, f.b, budget) - self._per_run(table, f.panel, f.a, budget)
                 diff = np.where(np.isnan(diff), 0.0, diff)
-                show(f, f"{f.panel}: {label[f.a]} and {label[f.b]} coincide (median of err({label[f.b]}) − "
+                show(f, f"{f.panel}: {label[f.a]} and {label[f.b]} coincide ({of} err({label[f.b]}) − "
                         f"err({label[f.a]}))", diff, stats.EQUIVALENT, f.margin)
             elif isinstance(f, Ordered):
                 for panel in f.panels:
@@ -727,7 +728,7 @@ class LearningCurves(Claim):
                         self._per_run(table, panel, f.better, budget))
                     adv = np.where(np.isnan(adv), 0.0, adv)
                     word = "beats" if f.relation == stats.SUPERIOR else "is at least as good as"
-                    show(f, f"{panel}: {label[f.better]} {word} {label[f.worse]} (median of "
+                    show(f, f"{panel}: {label[f.better]} {word} {label[f.worse]} ({of} "
                             f"log(err({label[f.worse]})/err({label[f.better]})))", adv, f.relation, f.margin)
             elif isinstance(f, Grows):
                 adv = {panel: _log(self._per_run(table, panel, f.worse, budget))
@@ -736,7 +737,7 @@ class LearningCurves(Claim):
                     n = min(len(adv[prev]), len(adv[nxt]))
                     growth = np.nan_to_num(adv[nxt][:n] - adv[prev][:n], nan=0.0)
                     show(f, f"{label[f.better]}'s advantage over {label[f.worse]} grows from {prev} to {nxt} "
-                            f"(median of the paired difference of log(err({label[f.worse]})/err({label[f.better]})))",
+                            f"({of} the paired difference of log(err({label[f.worse]})/err({label[f.better]})))",
                          growth, stats.SUPERIOR, f.margin)
             else:
                 raise TypeError(f"{self.id}: unknown finding {f!r}")
