@@ -53,7 +53,13 @@ def _cell(text: Any) -> str:
 
 
 def _interval(f: dict[str, Any]) -> str:
-    return f"{f['outcome']}, {f['estimate']:.3g} in [{f['low']:.3g}, {f['high']:.3g}]"
+    """The outcome and interval of a finding, with the interval of the estimand reported beside it (the
+    median beside a decided mean), if any."""
+    text = f"{f['outcome']}, {f['estimate']:.3g} in [{f['low']:.3g}, {f['high']:.3g}]"
+    beside = f.get("beside")
+    if beside:
+        text += f" (median {beside['estimate']:.3g} in [{beside['low']:.3g}, {beside['high']:.3g}])"
+    return text
 
 
 def _epsilon(f: dict[str, Any]) -> str:
