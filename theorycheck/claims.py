@@ -293,6 +293,9 @@ class Claim:
     defects: ClassVar[tuple[Defect, ...]] = ()
     #: what the claim can catch and what it cannot, in a sentence or two
     power: ClassVar[str] = ""
+    #: where its power is limited in kind, a short phrase the power atlas prints under the claim (e.g. a bound no
+    #: honest learner comes near: "catches only cheats"); "" when no such limit is declared
+    power_scope: ClassVar[str] = ""
     #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
     #: an implication), so the tightness atlas draws it on the "≥" side of the line
     ratio_at_least: ClassVar[bool] = False
