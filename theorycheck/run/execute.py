@@ -9,7 +9,6 @@ naming it and the task, and the run goes on; the built-in subjects run in this p
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import math
@@ -30,7 +29,7 @@ from numba.core import event as numba_event
 from threadpoolctl import threadpool_limits
 
 from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
-from ..protocols import BadOutput
+from ..protocols import BadOutput, watched
 from ..validation import ParameterError
 from .plan import Plan, TaskError, _expected_seconds, _one_line
 from .provenance import _json_default, own_code, task_seed, user_modules
@@ -123,23 +122,10 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
 
 
 def _watched(claim: Claim, subjects: dict[str, Any]) -> dict[str, Any]:
-    """``subjects``, with each replaced function whose contract says what it returns (``Contract.returns``)
-    wrapped so that every value it returns is checked before the claim uses it (:class:`BadOutput`)."""
-    watched = dict(subjects)
-    for name, subject in subjects.items():
-        returns = getattr(claim.protocols.get(name), "returns", None)
-        if (returns is not None and subject is not claim.subjects.get(name) and callable(subject)
-                and not inspect.isclass(subject)):
-            watched[name] = _checking(subject, returns, name)
-    return watched
-
-
-def _checking(subject: Callable, returns, name: str) -> Callable:
-    @functools.wraps(subject)
-    def call(*args, **kwargs):
-        return returns.check(subject(*args, **kwargs), name)
-
-    return call
+    """``subjects``, each replaced one wrapped so that what it returns and sets is checked against its contract
+    (:func:`~theorycheck.protocols.watched`) before the claim uses it (:class:`BadOutput`)."""
+    return {name: subject if subject is claim.subjects.get(name) else watched(subject, claim.protocols.get(name), name)
+            for name, subject in subjects.items()}
 
 
 def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
