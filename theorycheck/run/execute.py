@@ -31,9 +31,10 @@ from threadpoolctl import threadpool_limits
 from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
 from ..protocols import BadOutput, watched
 from ..validation import ParameterError
+from . import depends
 from .plan import Plan, TaskError, _expected_seconds, _one_line
-from .provenance import _json_default, own_code, task_seed, user_modules
-from .store import write_json
+from .provenance import _json_default, _source_hash, own_code, task_seed, user_modules
+from .store import write_task
 
 #: seconds one task of a user's subject may run in its worker before it counts as hanging (SUBJECT-ERROR), by
 #: profile: about a hundred times the costliest built-in task of the profile (theorycheck/costs.json), so a slow
@@ -280,7 +281,8 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
         if error is not None:
             continue
         stored[(i, r)] = payload
-        write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+        _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
+        write_task(plans[i].cache_dir / f"task-{r}.json", payload)
         finish(i)
 
 
@@ -559,8 +561,9 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
     """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there marks the
     task as running and receives its Python stack if a fatal signal ends the worker, or when the task runs past
     ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
+    depends.start()  # this is a worker: record what the task reads (no-op after the first task)
     if watch is None:
-        return i, _run_task(*args)
+        return i, _recorded(_run_task(*args))
     import faulthandler
 
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
@@ -574,7 +577,13 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
     marker.unlink()
-    return i, result
+    return i, _recorded(result)
+
+
+def _recorded(result):
+    """A task's result with what its worker has read so far (:func:`depends.recorded`), stored beside it."""
+    r, payload, error = result
+    return r, payload if payload is None else {**payload, "depends": depends.recorded()}, error
 
 
 def _alone(i, args, watch: str, limit: float | None):
@@ -644,9 +653,10 @@ _WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
 
 def _workers(n: int, code: dict[str, str] | None = None):
     """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
-    process; started afresh when this process's folder or sys.path changed since (a worker would not find the
-    user's modules), or one of the user's modules in ``code`` ({file: source hash}) was edited (a worker would
-    run its old code)."""
+    process; started afresh when this process's folder, sys.path or environment changed since (a worker would not
+    find the user's modules, or would read another environment), or one of the user's modules in ``code``
+    ({file: source hash}) or a file a worker has read (:mod:`~theorycheck.run.depends`) was edited (a worker
+    would run its old code). Workers record what they read from their start."""
     from joblib.externals.loky import get_reusable_executor
 
     # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
@@ -654,15 +664,16 @@ def _workers(n: int, code: dict[str, str] | None = None):
     # not told
     warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                             category=UserWarning)
-    code, where = code or {}, [os.getcwd(), *sys.path]
+    code, where = code or {}, [os.getcwd(), *sys.path, *sorted(os.environ.items())]
     known = _WORKER_STATE["code"]
     stale = (_WORKER_STATE["where"] not in (None, where)
-             or any(known.get(path, digest) != digest for path, digest in code.items()))
+             or any(known.get(path, digest) != digest for path, digest in code.items())
+             or any(_source_hash(Path(path)) != digest for path, digest in known.items()))
     if stale:
         known.clear()
     known.update(code)
     _WORKER_STATE["where"] = where
-    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale)
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale, initializer=depends.start)
 
 
 def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:
