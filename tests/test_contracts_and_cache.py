@@ -184,3 +184,49 @@ def test_a_hand_edited_conformance_record_is_not_trusted(tmp_path):
         assert _read_conformance(path) is None
     finally:
         os.environ.pop("TC_TEST_SHIFT_SET", None)
+
+
+# ---------------------------------------------------------------------- nothing written through a link
+def test_matplotlib_writes_its_cache_in_a_private_folder_not_through_a_planted_link(tmp_path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "outside.json"
+    planted = tmp_path / "out" / ".cache" / "matplotlib"
+    planted.mkdir(parents=True)
+    script = (
+        "import sys, theorycheck.report as r\nassert 'matplotlib' not in sys.modules\nr._figures(sys.argv[1])\n"
+        "import matplotlib, matplotlib.font_manager\nprint(matplotlib.get_cachedir())\n")  # the import writes it
+    from matplotlib.font_manager import FontManager
+
+    (planted / f"fontlist-v{FontManager.__version__}.json").symlink_to(target)
+    env = {k: v for k, v in os.environ.items() if k != "MPLCONFIGDIR"}
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not target.exists() and "theorycheck-matplotlib-" in done.stdout, done.stdout
+
+
+def test_new_refuses_a_dangling_link_and_an_overlong_id(tmp_path):
+    from theorycheck.scaffold import new_claim
+    from theorycheck.validation import ParameterError
+
+    target = tmp_path / "elsewhere" / "planted.py"
+    (tmp_path / "mine_x.py").symlink_to(target)
+    with pytest.raises(ParameterError, match="a link"):
+        new_claim("exact", "mine.x", tmp_path)
+    assert not target.exists() and not (tmp_path / "test_mine_x.py").exists()
+    with pytest.raises(ParameterError, match="characters long"):
+        new_claim("exact", "mine." + "x" * 300, tmp_path)
+
+
+def test_clean_removes_a_linked_cache_as_a_link(tmp_path, capsys):
+    from theorycheck.cli import main
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "precious.txt").write_text("mine", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".cache").symlink_to(kept)
+    assert main(["clean", "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert not (tmp_path / "out" / ".cache").is_symlink() and (kept / "precious.txt").read_text() == "mine"

@@ -462,12 +462,26 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     return path
 
 
+def private_matplotlib() -> None:
+    """Point matplotlib's configuration and font cache (MPLCONFIGDIR, unless the user set it) at a private temporary
+    folder of this process, removed at its exit, before matplotlib is imported: a run writes nothing under $HOME,
+    and nothing through a link planted in the output folder (matplotlib writes its font cache through links). A
+    process that imported matplotlib before keeps its own."""
+    if "matplotlib" in sys.modules or os.environ.get("MPLCONFIGDIR"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="theorycheck-matplotlib-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["MPLCONFIGDIR"] = folder
+
+
 def _figures(out: Path):
-    """The figures module, imported at the first figure with matplotlib's configuration and font cache in
-    ``<out>/.cache/matplotlib`` (MPLCONFIGDIR, unless the user set it), so that a run writes nothing under
-    $HOME; a process that imported matplotlib before keeps its own."""
-    if "matplotlib" not in sys.modules:
-        os.environ.setdefault("MPLCONFIGDIR", str(Path(out).resolve() / ".cache" / "matplotlib"))
+    """The figures module, imported at the first figure with matplotlib's cache in a private folder
+    (:func:`private_matplotlib`)."""
+    private_matplotlib()
     from . import figures
 
     return figures
