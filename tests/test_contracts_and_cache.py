@@ -230,3 +230,21 @@ def test_clean_removes_a_linked_cache_as_a_link(tmp_path, capsys):
     (tmp_path / "out" / ".cache").symlink_to(kept)
     assert main(["clean", "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
     assert not (tmp_path / "out" / ".cache").is_symlink() and (kept / "precious.txt").read_text() == "mine"
+
+
+# ---------------------------------------------------------------------- tracebacks that are one line now
+def test_a_nan_or_huge_duration_in_timings_is_ignored(tmp_path):
+    from theorycheck.run.plan import _read_timings
+
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "timings.json").write_text('{"a|quick": [NaN], "b|quick": [1e308], "c|quick": [0.5]}',
+                                                      encoding="utf-8")
+    assert _read_timings(tmp_path) == {"c|quick": [0.5]}
+
+
+def test_conform_with_an_unknown_keyword_is_a_parameter_error():
+    from theorycheck import api
+    from theorycheck.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="takes no keyword 'bogus_kw'"):
+        api.conform("AERR", "theorycheck.algorithms:AERR", bogus_kw=1)
