@@ -162,7 +162,7 @@ def test_a_hand_edited_or_folder_task_record_is_recomputed(tmp_path, capsys):
 
 
 def test_a_hand_edited_conformance_record_is_not_trusted(tmp_path):
-    from theorycheck.conformance.verify import _read_conformance
+    from theorycheck.conformance.verify import read_conformance
     from theorycheck.run.store import sealed
 
     record = {"algorithm": "AERR", "subject": "x.Y", "verdict": "PASS", "delta": 1e-3, "profile": "quick",
@@ -170,18 +170,18 @@ def test_a_hand_edited_conformance_record_is_not_trusted(tmp_path):
               "depends": {"files": {}, "env": ["TC_TEST_UNSET"]}}
     path = tmp_path / "record.json"
     path.write_text(json.dumps(sealed(record)), encoding="utf-8")
-    assert _read_conformance(path)["verdict"] == "PASS"
+    assert read_conformance(path)["verdict"] == "PASS"
     edited = json.loads(path.read_text(encoding="utf-8"))
     edited["verdict"] = "FAIL"
     path.write_text(json.dumps(edited), encoding="utf-8")
-    assert _read_conformance(path) is None
+    assert read_conformance(path) is None
     os.environ["TC_TEST_SHIFT_SET"] = "a"
     try:
         path.write_text(json.dumps(sealed({**record, "depends": {"files": {}, "env": ["TC_TEST_SHIFT_SET"]}})),
                         encoding="utf-8")  # sealed with the value it has now
-        assert _read_conformance(path) is not None
+        assert read_conformance(path) is not None
         os.environ["TC_TEST_SHIFT_SET"] = "b"
-        assert _read_conformance(path) is None
+        assert read_conformance(path) is None
     finally:
         os.environ.pop("TC_TEST_SHIFT_SET", None)
 
@@ -234,12 +234,12 @@ def test_clean_removes_a_linked_cache_as_a_link(tmp_path, capsys):
 
 # ---------------------------------------------------------------------- tracebacks that are one line now
 def test_a_nan_or_huge_duration_in_timings_is_ignored(tmp_path):
-    from theorycheck.run.plan import _read_timings
+    from theorycheck.run.plan import read_timings
 
     (tmp_path / ".cache").mkdir()
     (tmp_path / ".cache" / "timings.json").write_text('{"a|quick": [NaN], "b|quick": [1e308], "c|quick": [0.5]}',
                                                       encoding="utf-8")
-    assert _read_timings(tmp_path) == {"c|quick": [0.5]}
+    assert read_timings(tmp_path) == {"c|quick": [0.5]}
 
 
 def test_conform_with_an_unknown_keyword_is_a_parameter_error():
@@ -248,3 +248,32 @@ def test_conform_with_an_unknown_keyword_is_a_parameter_error():
 
     with pytest.raises(ParameterError, match="takes no keyword 'bogus_kw'"):
         api.conform("AERR", "theorycheck.algorithms:AERR", bogus_kw=1)
+
+
+@pytest.mark.parametrize("says", [b"", b"\xff" * 64], ids=["never speaks", "garbage"])
+def test_a_port_that_is_no_dask_scheduler_is_one_parameter_error_in_time(tmp_path, monkeypatch, says):
+    import socket
+    import threading
+    import time
+
+    from theorycheck.run import execute, run_claims
+    from theorycheck.validation import ParameterError
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def serve():
+        while True:
+            conn, _ = server.accept()
+            held.append(conn)
+            if says:
+                conn.sendall(says)
+
+    threading.Thread(target=serve, daemon=True).start()
+    monkeypatch.setattr(execute, "SCHEDULER_TIMEOUT", 2)
+    start = time.monotonic()
+    with pytest.raises(ParameterError, match="Dask scheduler"):
+        run_claims([discover()["cbss11.lemma7"]], scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}",
+                   out=tmp_path, progress=False)
+    assert time.monotonic() - start < 10
+    server.close()

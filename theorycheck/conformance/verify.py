@@ -106,7 +106,7 @@ def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use
             key = hashlib.sha256(text.encode()).hexdigest()[:20]
             if key not in checked:
                 path = Path(out) / ".cache" / "conformance" / f"{key}.json"
-                record = _read_conformance(path) if use_cache else None
+                record = read_conformance(path) if use_cache else None
                 if record is None:
                     if progress:
                         print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
@@ -141,7 +141,7 @@ def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in record["checks"] if c["ran"] and c["verdict"] == stats.FAIL and not c.get("raised")]
 
 
-def _read_conformance(path: Path) -> dict | None:
+def read_conformance(path: Path) -> dict | None:
     """A stored conformance record, or None when absent, not of the shape :func:`check_replaced` writes, its checksum
     does not match (damaged or edited by hand) or a file or environment variable it depends on changed since."""
     try:

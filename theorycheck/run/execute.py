@@ -442,17 +442,35 @@ def reach_scheduler(address: str) -> None:
 
 
 def _dask_client(address: str):
-    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
-    the scheduler cannot be reached (before any task runs)."""
+    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed, or the scheduler
+    cannot be reached, does not answer as a Dask scheduler or does not answer at all, within
+    :data:`SCHEDULER_TIMEOUT` seconds in all (before any task runs). The client is made in a thread of its own, so
+    a port that accepts and never speaks cannot hold the run past that time."""
+    import threading
+
     try:
         from distributed import Client
     except ImportError:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    deadline = time.monotonic() + SCHEDULER_TIMEOUT
     reach_scheduler(address)
-    try:
-        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as err:
-        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
+    made: dict[str, Any] = {}
+
+    def connect():
+        try:
+            made["client"] = Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
+        except BaseException as err:  # garbage from the port can raise anything, MemoryError included
+            made["error"] = err
+
+    thread = threading.Thread(target=connect, name="theorycheck-dask-connect", daemon=True)
+    thread.start()
+    thread.join(max(deadline - time.monotonic(), 1.0))
+    if thread.is_alive():
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: no Dask answer within "
+                             f"{SCHEDULER_TIMEOUT} s (is a Dask scheduler listening there?)")
+    if "error" in made:
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(made['error'])}") from None
+    return made["client"]
 
 
 def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):

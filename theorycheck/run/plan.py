@@ -78,7 +78,7 @@ def plan_claims(
             f"known: {', '.join(sorted(known))}"
         )
     plans = []
-    history = _read_timings(out)
+    history = read_timings(out)
     costs: dict[str, float] = {}  # CPU seconds per task, scaled with the sizes set
     for claim in claims:
         try:
@@ -274,7 +274,7 @@ def _size(n: float) -> str:
 _TIMINGS = "timings.json"
 
 
-def _read_timings(out: Path) -> dict[str, list[float]]:
+def read_timings(out: Path) -> dict[str, list[float]]:
     """Seconds per task of earlier runs, keyed "claim|profile" (a damaged file counts as none, and an entry that is
     not a list of durations between 0 s and a year, NaN and 1e308 among them, as no entry)."""
     try:

@@ -171,12 +171,13 @@ def sealed(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def unsealed(record: Any) -> tuple[dict[str, Any] | None, str]:
-    """A stored record without its seal, or None and why it cannot be used: its checksum does not match (damaged
-    or edited), its ``depends`` are malformed, or one of them changed since (then the why starts "changed: ")."""
+    """A stored record without its seal, or None and why it cannot be used: it has no seal ("unsealed": written by
+    an earlier version, or by hand), its checksum does not match (damaged or edited), its ``depends`` are
+    malformed, or one of them changed since (then the why starts "changed: ")."""
     from .depends import changed, well_formed
 
     if isinstance(record, dict) and "checksum" not in record:
-        return None, "changed: stored before records were sealed"
+        return None, "unsealed"
     if not isinstance(record, dict) or record.get("checksum") != checksum(record):
         return None, "its checksum does not match (damaged or edited)"
     depends = record.get("depends")
@@ -200,23 +201,26 @@ def write_task(path: Path, payload: dict[str, Any]) -> None:
 def _read_cached_task(path: Path) -> dict | None:
     """A stored task, or None when it must be recomputed: with a one-line warning when the file is unreadable, not
     of the shape the runner writes, or its checksum does not match (a damaged or hand-edited file is not trusted);
-    silently when a file or environment variable it depends on changed since (:mod:`~theorycheck.run.depends`)."""
+    silently when a file or environment variable it depends on changed since (:mod:`~theorycheck.run.depends`), or
+    an earlier version stored it without a seal."""
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):  # ValueError covers bad JSON and bytes that are not UTF-8; OSError a folder
-        payload = None
-    payload, why = unsealed(payload)
+        raw = None
+    payload, why = unsealed(raw)
     if why.startswith("changed: "):
         return None
-    shaped = (isinstance(payload, dict) and isinstance(payload.get("rows"), list)
-              and all(isinstance(row, dict) for row in payload["rows"])
-              and isinstance(payload.get("hypotheses"), list)
-              and all(isinstance(h, dict) and {"statement", "met"} <= set(h) for h in payload["hypotheses"])
-              and isinstance(payload.get("seconds"), int | float))
-    if not shaped:
-        print(f"theorycheck: warning: the cached task {path} is damaged; it is recomputed", file=sys.stderr)
+    candidate = raw if why == "unsealed" else payload
+    shaped = (isinstance(candidate, dict) and isinstance(candidate.get("rows"), list)
+              and all(isinstance(row, dict) for row in candidate["rows"])
+              and isinstance(candidate.get("hypotheses"), list)
+              and all(isinstance(h, dict) and {"statement", "met"} <= set(h) for h in candidate["hypotheses"])
+              and isinstance(candidate.get("seconds"), int | float))
+    if not shaped or why not in ("", "unsealed"):
+        print(f"theorycheck: warning: the cached task {path} is damaged{' or was edited' * shaped}; it is "
+              "recomputed", file=sys.stderr)
         return None
-    return payload
+    return payload  # None, silently, for a task an earlier version stored without a seal
 
 
 def _store_result(out: Path, plan, record: dict[str, Any]) -> None:
