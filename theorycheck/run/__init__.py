@@ -35,7 +35,7 @@ from .execute import (
     _run_round,
     isolation_of,
 )
-from .plan import Plan, TaskError, read_timings, _write_timings, plan_claims
+from .plan import Plan, TaskError, _write_timings, plan_claims, read_timings
 from .provenance import environment
 from .record import _finish
 from .store import (
