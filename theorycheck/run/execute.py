@@ -484,12 +484,19 @@ def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolati
     if client is not None:
         from distributed import as_completed
 
-        futures = {client.submit(_tagged, i, args, pure=False): i for i, args in calls}
+        futures = {client.submit(_tagged, i, args, pure=False): (i, args) for i, args in calls}
         for future in as_completed(list(futures), loop=client.loop):
             if future.cancelled():
                 continue
-            yield future.result()
-            for other, i in futures.items():  # a failed subject: drop its tasks not yet run
+            try:
+                result = future.result()
+            except Exception as err:  # the subject killed the workers it ran on (KilledWorker), and no other error
+                if type(err).__name__ != "KilledWorker":
+                    raise
+                i, args = futures[future]
+                result = i, _ended(i, args, "", f"killed the Dask workers running task {args[5]} ({_one_line(err)})")
+            yield result
+            for other, (i, _) in futures.items():  # a failed subject: drop its tasks not yet run
                 if not wanted(i) and not other.done():
                     other.cancel()
         return
@@ -657,7 +664,7 @@ def _ended(i, args, watch: str, how: str):
     subjects, ``how`` (what they did, naming the task), and the stack faulthandler wrote."""
     claim, subjects, r = args[0], args[3], args[5]
     marker = Path(watch) / f"{i}-{r}"
-    stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    stack = marker.read_text(encoding="utf-8", errors="replace") if watch and marker.exists() else ""
     replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
     who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
     return r, None, TaskError("subject", f"subject {who} {how}",
