@@ -277,3 +277,16 @@ def test_a_port_that_is_no_dask_scheduler_is_one_parameter_error_in_time(tmp_pat
                    out=tmp_path, progress=False)
     assert time.monotonic() - start < 10
     server.close()
+
+
+def test_what_a_subject_prints_stays_out_of_json_stdout(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-m", "theorycheck", "verify", "cbss11.lemma7", "--json", "--out",
+                           str(tmp_path), "--subject", "subset_average=tests.bad_returns:average_that_prints"],
+                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    assert "a subject's own print" in done.stderr and "a subject's write to fd 1" in done.stderr

@@ -9,6 +9,7 @@ naming it and the task, and the run goes on; the built-in subjects run in this p
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import math
@@ -588,7 +589,8 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
     ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
     depends.start()  # this is a worker: record what the task reads (no-op after the first task)
     if watch is None:
-        return i, _recorded(_run_task(*args))
+        with contextlib.redirect_stdout(sys.stderr):  # what a subject prints is not this run's output (--json)
+            return i, _recorded(_run_task(*args))
     import faulthandler
 
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
@@ -597,12 +599,21 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
         if limit is not None:
             faulthandler.dump_traceback_later(limit, exit=True, file=fh)
         try:
-            result = _run_task(*args)
+            with contextlib.redirect_stdout(sys.stderr):
+                result = _run_task(*args)
         finally:
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
     marker.unlink()
     return i, _recorded(result)
+
+
+def _worker_started() -> None:
+    """What a local worker process does first: record what its tasks read (:func:`depends.start`) and send what
+    they print, from Python or from C, to stderr: the run's stdout carries only its own output (``--json``)."""
+    depends.start()
+    sys.stdout.flush()
+    os.dup2(2, 1)
 
 
 def _recorded(result):
@@ -698,7 +709,8 @@ def _workers(n: int, code: dict[str, str] | None = None):
         known.clear()
     known.update(code)
     _WORKER_STATE["where"] = where
-    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale, initializer=depends.start)
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale,
+                                 initializer=_worker_started)
 
 
 def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:
