@@ -283,6 +283,7 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
             continue
         stored[(i, r)] = payload
         _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
+        _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
         write_task(plans[i].cache_dir / f"task-{r}.json", payload)
         finish(i)
 
@@ -684,15 +685,16 @@ def _ended(i, args, watch: str, how: str):
 
 #: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
 #: user's modules they were sent
-_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
+_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}, "environ": {}, "read": set()}
 
 
 def _workers(n: int, code: dict[str, str] | None = None):
     """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
-    process; started afresh when this process's folder, sys.path or environment changed since (a worker would not
-    find the user's modules, or would read another environment), or one of the user's modules in ``code``
-    ({file: source hash}) or a file a worker has read (:mod:`~theorycheck.run.depends`) was edited (a worker
-    would run its old code). Workers record what they read from their start."""
+    process; started afresh when this process's folder or sys.path changed since (a worker would not find the
+    user's modules), an environment variable a worker has read changed (it would read the old value), or one of
+    the user's modules in ``code`` ({file: source hash}) or a file a worker has read
+    (:mod:`~theorycheck.run.depends`) was edited (a worker would run its old code). Workers record what they read
+    from their start."""
     from joblib.externals.loky import get_reusable_executor
 
     # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
@@ -700,11 +702,14 @@ def _workers(n: int, code: dict[str, str] | None = None):
     # not told
     warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                             category=UserWarning)
-    code, where = code or {}, [os.getcwd(), *sys.path, *sorted(os.environ.items())]
-    known = _WORKER_STATE["code"]
+    code, where = code or {}, [os.getcwd(), *sys.path]
+    known, started = _WORKER_STATE["code"], _WORKER_STATE["environ"]
     stale = (_WORKER_STATE["where"] not in (None, where)
              or any(known.get(path, digest) != digest for path, digest in code.items())
-             or any(_source_hash(Path(path)) != digest for path, digest in known.items()))
+             or any(_source_hash(Path(path)) != digest for path, digest in known.items())
+             or any(os.environ.get(name) != started.get(name) for name in _WORKER_STATE["read"]))
+    if stale or _WORKER_STATE["where"] is None:
+        _WORKER_STATE["environ"] = dict(os.environ)  # what the workers (re)started now inherit
     if stale:
         known.clear()
     known.update(code)
