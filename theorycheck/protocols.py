@@ -239,7 +239,7 @@ class Output:
 
         if self.kind == "any":
             return None
-        flaw = _flaw(value) if self.finite else "no value" if value is None else None
+        flaw = _flaw(value) if self.finite else _flaw(value) if value is None or isinstance(value, str | bytes) else None
         if flaw is not None or self.kind == "value":
             return flaw
         if self.kind == "exact":
@@ -461,7 +461,8 @@ def contract_text(contract) -> str:
 
 #: a fitted learner's w̄ must be an array of numbers; its shape and values are the claim's to judge (a w̄ that is not
 #: finite breaks the theorem's conclusion: FAIL)
-_FITTED = Output("any", sets=(("coef_", Output("array", finite=False)), ("n_attributes_seen_", Output("real"))))
+_FITTED = Output("any", sets=(("coef_", Output("array", "a float array of shape (d,)", finite=False)),
+                               ("n_attributes_seen_", Output("real"))))
 _SELECTOR = {"fit": Output("any", sets=(("r_", Output("array", ndim=1, like="J.1")),)),
              "fit_predictor": Output("any", sets=(("coef_", Output("array", ndim=1)), ("intercept_", Output()))),
              "predict": Output("array", ndim=1, like="means.0")}
