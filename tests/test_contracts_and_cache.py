@@ -17,6 +17,7 @@ import json
 import math
 import os
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,25 +194,34 @@ def test_a_hand_edited_conformance_record_is_not_trusted(tmp_path):
 
 # ---------------------------------------------------------------------- nothing written through a link
 def test_matplotlib_writes_its_cache_in_a_private_folder_not_through_a_planted_link(tmp_path, monkeypatch):
-    """Before matplotlib is imported, the report points MPLCONFIGDIR at a fresh private folder: nothing of
-    matplotlib's goes under --out, where a planted link at .cache/matplotlib/fontlist-*.json was written through.
-    (This process imported matplotlib already: its module is set aside while the report decides.)"""
+    """Before matplotlib is imported, the report points MPLCONFIGDIR at a fresh private folder, where matplotlib
+    writes: a link planted at <out>/.cache/matplotlib/fontlist-*.json was written through. The kept font list is
+    copied in (not a link) and back at exit, replacing the link. (This process may have imported matplotlib: its
+    module is set aside while the report decides; the exit is called by hand.)"""
+    import atexit
     import sys
 
     from theorycheck.report import private_matplotlib
 
     target = tmp_path / "outside.json"
-    planted = tmp_path / "out" / ".cache" / "matplotlib"
-    planted.mkdir(parents=True)
-    (planted / "fontlist-v390.json").symlink_to(target)
+    kept = tmp_path / "out" / ".cache" / "matplotlib"
+    kept.mkdir(parents=True)
+    (kept / "fontlist-v1.json").symlink_to(target)
+    (kept / "fontlist-v2.json").write_text("kept", encoding="utf-8")
     monkeypatch.delenv("MPLCONFIGDIR", raising=False)
     monkeypatch.delitem(sys.modules, "matplotlib", raising=False)
-    private_matplotlib()
+    registered = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    private_matplotlib(tmp_path / "out")
     folder = os.environ["MPLCONFIGDIR"]
-    assert "theorycheck-matplotlib-" in folder and not os.listdir(folder)
-    assert not folder.startswith(str(tmp_path)) and not target.exists()
+    assert "theorycheck-matplotlib-" in folder and sorted(os.listdir(folder)) == ["fontlist-v2.json"]
+    (Path(folder) / "fontlist-v1.json").write_text("written by matplotlib", encoding="utf-8")
+    (keep,) = registered
+    keep()
+    assert not target.exists() and not (kept / "fontlist-v1.json").is_symlink()
+    assert (kept / "fontlist-v1.json").read_text() == "written by matplotlib" and not os.path.exists(folder)
     monkeypatch.setenv("MPLCONFIGDIR", "/mine")  # the user's own choice is kept
-    private_matplotlib()
+    private_matplotlib(tmp_path / "out")
     assert os.environ["MPLCONFIGDIR"] == "/mine"
 
 

@@ -239,7 +239,8 @@ class Output:
 
         if self.kind == "any":
             return None
-        flaw = _flaw(value) if self.finite else _flaw(value) if value is None or isinstance(value, str | bytes) else None
+        loose = not self.finite and value is not None and not isinstance(value, str | bytes)
+        flaw = None if loose else _flaw(value)
         if flaw is not None or self.kind == "value":
             return flaw
         if self.kind == "exact":
