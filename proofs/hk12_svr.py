@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import erf
 
-from theorycheck import estimators as est
+from theorycheck import genest as est
 from theorycheck.algorithms import aesvr
 from theorycheck.bounds.hk12_svr import claim42_bound, claim42_sup, lemma41_second_moment_bound
 from theorycheck.claims import Defect, Erratum, Plot, register

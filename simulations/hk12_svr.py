@@ -21,7 +21,7 @@ from proofs.hk12_svr import (
     polynomial_instances,
     second_moment_rows,
 )
-from theorycheck import estimators as est
+from theorycheck import genest as est
 from theorycheck import stats
 from theorycheck.algorithms import AESVR
 from theorycheck.algorithms.aesvr import insensitive_loss, smoothed_loss, smoothed_loss_derivative
@@ -57,7 +57,7 @@ class Lemma4_1(ExactWithSampling):
                  "expectation.")
     hypotheses = ("‖x‖₂ ≤ 1, ‖w‖₂ ≤ B, |y| ≤ B", "Σ|aₙ| < ∞ (f′'s series converges absolutely on |t| ≤ 1)")
     interpretation = (
-        "Procedure 3 as printed (see theorycheck.estimators: N = ⌈4B²⌉, n ≤ ⌊log₂N²⌋ takes the first branch, "
+        "Procedure 3 as printed (see theorycheck.genest: N = ⌈4B²⌉, n ≤ ⌊log₂N²⌋ takes the first branch, "
         "queries counted with repetition). Exact parts (rationals): the complete law of `distribution` for random "
         "polynomial f′ of degree ≤ 3 (so every n with aₙ ≠ 0 takes the first branch) has mass 1 and mean Σaₙθⁿ; "
         "`expected_queries(B)` equals the term-by-term sum Σ Pr[n]·queries(n) (within its exact tail) and is ≤ 3 "

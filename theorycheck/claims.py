@@ -18,13 +18,16 @@ outside the five built-in ones is declared once with :func:`declare_paper`.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import importlib
+import inspect
 import os
 import pkgutil
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -290,6 +293,9 @@ class Claim:
     defects: ClassVar[tuple[Defect, ...]] = ()
     #: what the claim can catch and what it cannot, in a sentence or two
     power: ClassVar[str] = ""
+    #: where its power is limited in kind, a short phrase the power atlas prints under the claim (e.g. a bound no
+    #: honest learner comes near: "catches only cheats"); "" when no such limit is declared
+    power_scope: ClassVar[str] = ""
     #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
     #: an implication), so the tightness atlas draws it on the "≥" side of the line
     ratio_at_least: ClassVar[bool] = False
@@ -358,6 +364,7 @@ class Claim:
             "paper": self.paper,
             "citation": PAPERS.get(self.paper, ""),
             "module": type(self).__module__,
+            "source": declared_at(type(self)),
             "kind": self.kind,
             "title": self.title,
             "reference": self.reference,
@@ -376,6 +383,25 @@ class Claim:
             "space": None if self.space is None else self.space.lines(),
             "observed_label": self.observed_label,
         }
+
+
+def declared_at(cls: type) -> str:
+    """Where ``cls`` is declared, as ``path:line`` with the path from the folder that holds its top-level package
+    (``simulations/hk12_regret.py:40``; a user's ``mypackage/claims.py:12``); its module's name where there is
+    no source file."""
+    try:
+        path, (lines, line) = Path(inspect.getsourcefile(cls)), inspect.getsourcelines(cls)
+        line += next((n for n, text in enumerate(lines) if text.lstrip().startswith("class ")), 0)  # past decorators
+    except (OSError, TypeError):
+        return cls.__module__
+    top = sys.modules.get(cls.__module__.partition(".")[0])
+    top_file = getattr(top, "__file__", None)
+    if top_file is not None:
+        root = Path(top_file).resolve().parent
+        root = root.parent if root.name == cls.__module__.partition(".")[0] else root
+        with contextlib.suppress(ValueError):
+            path = path.resolve().relative_to(root)
+    return f"{path.as_posix()}:{line}"
 
 
 def _jsonable(value: Any) -> Any:

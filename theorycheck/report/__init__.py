@@ -341,13 +341,15 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
 
 
 def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]], profile: str,
-               code_version: str) -> list[dict[str, Any]]:
+               code_version: str, registry: dict[str, Claim] | None = None) -> list[dict[str, Any]]:
     """The power atlas: one row per claim of the run, with its planted defects' verdicts from the last
     ``verify --power`` stored with its result. A defect counts as run only when that run was on this
     profile and code version; caught means its verdict was FAIL while the reference implementations'
     verdict (the claim's own result) on the same profile and seed was not. Nothing is caught by declaration:
     ``declared`` (the author's expectation, which tests/test_power.py asserts on quick) is shown apart.
-    ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``)."""
+    ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``); ``scope`` is the
+    claim's :attr:`~theorycheck.claims.Claim.power_scope` (e.g. a bound no honest learner comes near, which
+    catches only cheats), from ``registry``."""
     rows = []
     for row in run_rows:
         record = records.get(row["id"]) or {}
@@ -365,7 +367,9 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})
         ran = [d for d in defects if d["status"] != "not run"]
+        claim = (registry or {}).get(row["id"])
         rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR),
+                     "scope": getattr(claim, "power_scope", "") if claim is not None else "",
                      "ideas": [d for d in defects if d["idea"]], "declared": len(defects), "run": len(ran),
                      "caught": sum(d["status"] == "caught" for d in ran),
                      "unlike": sum((d["status"] == "caught") != d["declared"] for d in ran)})
@@ -446,7 +450,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
         groups.setdefault(row["paper"], []).append(row)
     figures = _figures(out)
     atlas = figures.render_atlas(atlas_rows(summary["claims"], earlier, records))
-    power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
+    power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""),
+                       registry)
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = figures.render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(

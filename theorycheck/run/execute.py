@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import warnings
@@ -33,7 +34,7 @@ from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_nam
 from ..protocols import BadOutput, watched
 from ..validation import ParameterError
 from . import depends
-from .plan import Plan, TaskError, _expected_seconds, _one_line
+from .plan import Plan, TaskError, _expected_seconds, _one_line, _timed
 from .provenance import _json_default, _source_hash, own_code, task_seed, user_modules
 from .store import write_task
 
@@ -256,6 +257,8 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
     for (i, _), seconds in cost.items():
         total[i] = total.get(i, 0.0) + seconds
     pending = sorted(pending, key=lambda key: (total[key[0]], key))
+    if client is None and not (jobs > 1 and len(pending) > 1):  # _execute runs the isolated plans' tasks last
+        pending.sort(key=lambda key: key[0] in isolation.plans)
     bar.total = round((bar.total or 0) + sum(cost.values()), 1)
     bar.refresh()
     if pending:
@@ -263,29 +266,53 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
     calls = [(i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
              for i, r in pending]
     done: set[tuple[int, int]] = set()
-    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
-        if isinstance(error, ParameterError):
-            raise error
-        finished = {(i, r)}
-        if error is not None and i not in errors:
-            errors[i] = error
-            if error.kind != "harness":  # the subject failed: its other tasks cannot change that
-                finished |= {key for key in pending if key[0] == i}
-        new = finished - done
-        done |= new
-        if payload is not None:
-            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)])
-        # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
-        bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
-        running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
-        bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
-        if error is not None:
-            continue
-        stored[(i, r)] = payload
-        _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
-        _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
-        write_task(plans[i].cache_dir / f"task-{r}.json", payload)
-        finish(i)
+    lock, ticking = threading.Lock(), threading.Event()
+    # a replaced subject's claim, or one with no time of its own (a user's), is untimed until a task returns
+    untimed = frozenset(i for i, _ in pending if plans[i].replaced or not _timed(history, plans[i], profile))
+
+    def reading() -> str:
+        """The time left, priced claim by claim (:meth:`TimeLeft.range`), and the claim running."""
+        work: dict[int, float] = {}
+        for key in pending:
+            if key not in done:
+                work[key[0]] = work.get(key[0], 0.0) + cost[key]
+        claim = next((plans[i].claim.id for i, r in pending if (i, r) not in done), plans[pending[-1][0]].claim.id)
+        return f"{eta.left(bar, work, untimed)}, running {claim}"
+
+    def tick() -> None:  # a reading every two seconds, so a slow task does not freeze the time left
+        while not ticking.wait(2.0):
+            with lock:
+                bar.set_postfix_str(reading())
+
+    ticker = threading.Thread(target=tick, name="theorycheck-time-left", daemon=True)
+    ticker.start()
+    try:
+        for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
+            if isinstance(error, ParameterError):
+                raise error
+            finished = {(i, r)}
+            if error is not None and i not in errors:
+                errors[i] = error
+                if error.kind != "harness":  # the subject failed: its other tasks cannot change that
+                    finished |= {key for key in pending if key[0] == i}
+            with lock:
+                new = finished - done
+                done |= new
+                if payload is not None:
+                    eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)], claim=i)
+                # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
+                bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
+                bar.set_postfix_str(reading(), refresh=False)
+            if error is not None:
+                continue
+            stored[(i, r)] = payload
+            _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
+            _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
+            write_task(plans[i].cache_dir / f"task-{r}.json", payload)
+            finish(i)
+    finally:
+        ticking.set()
+        ticker.join()
 
 
 class TimeLeft:
@@ -313,6 +340,7 @@ class TimeLeft:
         self._cpu = cpu
         self.cpu = self.compiling = self.expected = 0.0
         self.samples: list[tuple[float, float]] = []  # (elapsed, CPU seconds of the run)
+        self.claims: dict[int, list] = {}  # claim: [CPU, compiling, expected seconds, tasks] of its returned tasks
         if cpu is not None and (now := cpu()) is not None:
             self.samples.append((0.0, now))
 
@@ -325,11 +353,18 @@ class TimeLeft:
         others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         return cls(share=workers * cores / max(cores, others + workers), cpu=process_tree_cpu if local else None)
 
-    def task(self, seconds: float, compiling: float, expected: float) -> None:
-        """A task returned: its CPU seconds, the part of them spent compiling, and its expected seconds."""
+    def task(self, seconds: float, compiling: float, expected: float, claim: int | None = None) -> None:
+        """A task returned: its CPU seconds, the part of them spent compiling, its expected seconds, and the
+        claim it belongs to (whose own speed then prices that claim's work left, see :meth:`range`)."""
         self.cpu += seconds
         self.compiling += min(compiling, seconds)
         self.expected += expected
+        if claim is not None:
+            own = self.claims.setdefault(claim, [0.0, 0.0, 0.0, 0])
+            own[0] += seconds
+            own[1] += min(compiling, seconds)
+            own[2] += expected
+            own[3] += 1
 
     def sample(self, elapsed: float, cpu: float) -> None:
         """The run's CPU seconds at ``elapsed`` seconds."""
@@ -346,23 +381,71 @@ class TimeLeft:
             found = [(c1 - c) / (t1 - t) for t, c in (self.samples[0], recent) if t1 - t >= 10]
         return [s for s in found if s > 0] or [self.share]
 
-    def range(self, done: float, total: float, elapsed: float) -> tuple[float, float]:
-        """The shortest and the longest time left, in seconds."""
-        left, shares = max(total - done, 0.0), self.shares(elapsed)
-        if self.expected <= 0:
-            return left / max(shares) / 2, 2 * left / min(shares)
-        weight = min(self.weight_cap, self.weight_fraction * total)
-        work, spent = self.cpu - self.compiling, self.cpu
-        short = min(work / self.expected, (work + weight) / (self.expected + weight))
-        long = max(spent / self.expected, (spent + weight) / (self.expected + weight))
-        return left * short / max(shares), left * long / min(shares)
+    def range(self, done: float, total: float, elapsed: float, work: dict[int, float] | None = None,
+              untimed=frozenset()) -> tuple[float, float]:
+        """The shortest and the longest time left, in seconds.
 
-    def left(self, bar) -> str:
-        """The progress bar's words for the time left, after sampling the run's CPU."""
+        Without ``work`` every expected second left is priced at the run's CPU per expected second. With
+        ``work`` (the expected seconds left of each claim, summing to ``total - done``), a claim with returned
+        tasks is priced at its own measure (a replaced subject ten times slower than the reference makes its
+        claim's work ten times longer, whatever the other claims measured), drawn towards the run's by one of
+        its tasks; a claim without is priced from the fastest claim measured to the run's longest measure. A
+        claim in ``untimed`` (a replaced subject's, or one with no time of its own) has no expected speed until
+        one of its tasks returns: until then its work counts nothing at the short end, which then bounds the
+        time left only from below (:meth:`left` says "at least")."""
+        return self._priced(done, total, elapsed, work, untimed)[:2]
+
+    def _priced(self, done, total, elapsed, work, untimed) -> tuple[float, float, bool]:
+        """:meth:`range`, and whether its short end is only a lower bound (an untimed claim has work left)."""
+        left, shares = max(total - done, 0.0), self.shares(elapsed)
+        spent, compiling, expected = self.cpu, self.compiling, self.expected
+        timed = {claim: own for claim, own in self.claims.items() if claim not in untimed}
+        if work is not None:  # the machine's measure from the claims of known speed only: a slow subject is its own
+            spent, compiling, expected = (sum(own[n] for own in timed.values()) for n in range(3))
+        if expected <= 0:
+            short, long = 0.5, 2.0
+        else:
+            weight = min(self.weight_cap, self.weight_fraction * total)
+            short = min((spent - compiling) / expected, (spent - compiling + weight) / (expected + weight))
+            long = max(spent / expected, (spent + weight) / (expected + weight))
+        if work is None:
+            return left * short / max(shares), left * long / min(shares), False
+        if timed:  # a claim not measured yet may be as fast as the fastest measured
+            short = min(short, min((c - k) / e for c, k, e, _ in timed.values()))
+        low = high = 0.0
+        bound = False
+        for claim, seconds in work.items():
+            own, lo, hi = self.claims.get(claim), short, long
+            if own is not None:
+                cpu, compiling, expected, tasks = own
+                one = expected / tasks  # the prior: one more task at the run's measure
+                lo = (cpu - compiling + one * short) / (expected + one)
+                hi = max(cpu / expected, (cpu + one * long) / (expected + one))
+            elif claim in untimed and seconds > 0:
+                bound, lo = True, 0.0
+            low, high = low + seconds * lo, high + seconds * hi
+        return low / max(shares), high / min(shares), bound
+
+    def left(self, bar, work: dict[int, float] | None = None, untimed=frozenset()) -> str:
+        """The progress bar's words for the time left, after sampling the run's CPU: a range ("about 3–6 min
+        left"), or "at least 4 min left (…)" while an untimed claim (a replaced subject's) has work left and
+        none of its tasks has returned: how much slower or faster than the reference it is, is not known yet."""
         elapsed = bar.format_dict["elapsed"]
         if self._cpu is not None and (now := self._cpu()) is not None:
             self.sample(elapsed, now)
-        return span(*self.range(bar.n, bar.total, elapsed), spread=self.spread)
+        short, long, bound = self._priced(bar.n, bar.total, elapsed, work, untimed)
+        if bound:
+            return ", ".join(filter(None, [at_least(short), "a subject not timed yet"]))
+        return span(short, long, spread=self.spread)
+
+
+def at_least(short: float) -> str:
+    """A lower bound on the time left in words, rounded down ("at least 4 min left"); empty under 5 s."""
+    if short < 90:
+        return f"at least {5 * math.floor(short / 5)} s left" if short >= 5 else ""
+    if short < 5400:
+        return f"at least {math.floor(short / 60)} min left"
+    return f"at least {math.floor(short / 1800) / 2:g} h left"
 
 
 def span(short: float, long: float, *, spread: float = 1.25) -> str:
@@ -448,8 +531,6 @@ def _dask_client(address: str):
     cannot be reached, does not answer as a Dask scheduler or does not answer at all, within
     :data:`SCHEDULER_TIMEOUT` seconds in all (before any task runs). The client is made in a thread of its own, so
     a port that accepts and never speaks cannot hold the run past that time."""
-    import threading
-
     try:
         from distributed import Client
     except ImportError:

@@ -37,6 +37,11 @@ class Plan:
     #: why the plan's tasks are not run, found before the run (a subject that is not the paper's algorithm)
     refused: TaskError | None = None
 
+    @property
+    def replaced(self) -> list[str]:
+        """The names of the subjects this run puts in place of the claim's own (``--subject``)."""
+        return [name for name, subject in self.subjects.items() if subject is not self.claim.subjects.get(name)]
+
 
 @dataclass(frozen=True)
 class TaskError:
@@ -317,6 +322,12 @@ def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
     if profile == "paper" and "paper" not in plan.claim.profiles:
         profile = "full"
     return max(shipped.get(f"{plan.claim.id}|{profile}", _typical_cost(profile)), 0.01)
+
+
+def _timed(history, plan: Plan, profile: str) -> bool:
+    """Whether :func:`_expected_seconds` knows plan's claim's own time (an earlier run, or a shipped cost)."""
+    shipped = f"{plan.claim.id}|{'full' if profile == 'paper' and 'paper' not in plan.claim.profiles else profile}"
+    return bool(history.get(f"{plan.claim.id}|{profile}")) or shipped in _shipped_costs()
 
 
 @functools.cache
