@@ -15,7 +15,7 @@ from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, r
 from theorycheck.kinds import exact as kind
 from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
 from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
-from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
+from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator, Output
 from theorycheck.validation import Budget, Grid, Integer, Positive
 
 D = "tests.defects_exact:"
@@ -296,7 +296,8 @@ class LemmaA2(Exact):
     subjects = {"clip": est.clip_distribution, "bias_bound": clipping_bias_bound}
     protocols = {"clip": Contract(Function, call=("distribution", "eta"),
                                   types="distribution is a list of (Fraction probability, tuple of Fraction value); "
-                                        "eta a Fraction; it returns the clipped law in the same form, exactly."),
+                                        "eta a Fraction; it returns the clipped law in the same form, exactly.",
+                                  returns=Output("law")),
                  "bias_bound": Contract(Function, call=("variance", "C"),
                                         types="variance and C are Fractions; the bound is read as a Fraction.")}
     parameters = {"C": Grid(Positive(), distinct=1), "random_laws": Integer(0), "max_support": Integer(1, 20),

@@ -25,7 +25,7 @@ from theorycheck.generators.lower_bounds import (
 )
 from theorycheck.kinds.exact import FLOAT_UNIT as U
 from theorycheck.kinds.exact import Exact, dyadic_vector, float_close
-from theorycheck.protocols import Contract, Function
+from theorycheck.protocols import Contract, Function, Output
 from theorycheck.validation import Grid, Integer
 
 D = "tests.defects_lower_bounds_proofs:"
@@ -529,7 +529,8 @@ class FactB2(Exact):
     )
     subjects = {"process": hidden_signs_law}
     protocols = {"process": Contract(Function, call=("d", "k"),
-                                     types="returns [(probability, rows)]: k rows of d entries in {−1, 0, 1}")}
+                                     types="returns [(probability, rows)]: k rows of d entries in {−1, 0, 1}",
+                                     returns=Output("law"))}
     parameters = {"d_max": Integer(1, 12)}
     profiles = {"quick": {"d_max": 7}, "full": {"d_max": 11}}
     checks = {

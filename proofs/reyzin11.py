@@ -22,7 +22,7 @@ from theorycheck.kinds.ensemble import (
     sampled_path,
     unsampled_law,
 )
-from theorycheck.protocols import Contract, Function
+from theorycheck.protocols import Contract, Function, Output
 from theorycheck.validation import Grid, Integer, Number, Positive
 
 D = "tests.defects_reyzin11:"
@@ -77,8 +77,9 @@ class Thm5(ExactAndSampled):
         "the number of such tests); a v_τ/τ outside that range is a certain FAIL."
     )
     subjects = {"ac_law": ac_vote_law, "rs_law": rs_vote_law, "ensemble": AdaBoostRSAC}
-    protocols = {"ac_law": Contract(Function, call=("alpha", "votes", "costs", "tau")),
-                 "rs_law": Contract(Function, call=("alpha", "votes", "tau")), "ensemble": SAMPLED_ENSEMBLE}
+    protocols = {"ac_law": Contract(Function, call=("alpha", "votes", "costs", "tau"), returns=Output("law")),
+                 "rs_law": Contract(Function, call=("alpha", "votes", "tau"), returns=Output("law")),
+                 "ensemble": SAMPLED_ENSEMBLE}
     parameters = {"T_max": Integer(1, 6), "tau_max": Integer(1, 6), "instances": Integer(0), "spread": Integer(1),
                   **ExactAndSampled.sampled_parameters, "mc_examples": Integer(1), "mc_samples": Integer(2),
                   "mc_taus": Grid(Integer(1), distinct=1), "cost_low": Number(0.0), "cost_high": Positive()}
@@ -239,7 +240,8 @@ class BallsBins(ExactAndSampled):
         "of tests. The paper's bound n·e^(−k/n), and the same comparison over all d features of the data, are reported."
     )
     subjects = {"law": unsampled_law, "ensemble": AdaBoostRS}
-    protocols = {"law": Contract(Function, call=("q", "k")), "ensemble": SAMPLED_ENSEMBLE}
+    protocols = {"law": Contract(Function, call=("q", "k"), returns=Output("law")),
+                 "ensemble": SAMPLED_ENSEMBLE}
     parameters = {"n_max": Integer(1, 6), "k_max": Integer(0, 10), "instances": Integer(0), "spread": Integer(1),
                   **ExactAndSampled.sampled_parameters, "runs": Integer(2), "k_points": Integer(2),
                   "k_factor": Positive()}

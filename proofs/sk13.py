@@ -30,7 +30,7 @@ from theorycheck.claims import Defect, Erratum, Plot, register
 from theorycheck.generators.crowds import binary_object_law, crowd, diagonal_crowd, table1_crowd
 from theorycheck.kinds.exact import FLOAT_UNIT, Exact
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
-from theorycheck.protocols import Contract, Function, ProjectingSelector
+from theorycheck.protocols import Contract, Function, Output, ProjectingSelector
 from theorycheck.validation import Grid, Integer
 
 D = "tests.defects_sk13:"
@@ -524,7 +524,7 @@ class MakePSD(Exact):
         "norm, so the rounding of the input moves P by at most its first term, and a backward-stable "
         "eigensolver plus the reconstruction by the second (a stated allowance, p(n) = 32n²).")
     subjects = {"make_psd": make_psd}
-    protocols = {"make_psd": Contract(Function, call=("A",))}
+    protocols = {"make_psd": Contract(Function, call=("A",), returns=Output("array", ndim=2, like="A"))}
     parameters = {"n_max": Integer(1, 6), "instances": Integer(1), "starts": Integer(1)}
     profiles = {"quick": {"n_max": 4, "instances": 3, "starts": 2},
                 "full": {"n_max": 6, "instances": 10, "starts": 4}}

@@ -439,8 +439,10 @@ def _cmd_clean(args) -> int:
         raise ParameterError(f"--out {args.out!r} is not a folder")
     freed = 0
     for folder in (out / ".cache", out / ".power"):
-        if folder.is_dir():
-            freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        if folder.is_symlink():  # removed as the link it is: what it points to is not ours to delete
+            folder.unlink()
+        elif folder.is_dir():
+            freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
             shutil.rmtree(folder)
     print(f"removed {freed / 1e6:.1f} MB of cached tasks from {out} (the next verify recomputes them)")
     return ExitCode.OK

@@ -467,12 +467,57 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     return path
 
 
+def private_matplotlib(out: Path | str | None = None) -> None:
+    """Point matplotlib's configuration and font cache (MPLCONFIGDIR, unless the user set it) at a private temporary
+    folder of this process, removed at its exit, before matplotlib is imported: a run writes nothing under $HOME,
+    and nothing through a link planted in the output folder (matplotlib writes its font cache through links). With
+    ``out``, the font cache kept in ``<out>/.cache/matplotlib`` is copied in (regular files only, read without
+    following a link) and copied back at exit (written atomically, replacing a link, never through one), so a
+    later run does not scan the fonts again. A process that imported matplotlib before keeps its own."""
+    if "matplotlib" in sys.modules or os.environ.get("MPLCONFIGDIR"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="theorycheck-matplotlib-"))
+    kept = _kept_fonts(out)
+    for path in kept.glob("fontlist-*.json") if kept is not None else ():
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                (folder / path.name).write_bytes(fh.read())
+        except OSError:  # a link, or unreadable: not copied
+            continue
+
+    def keep() -> None:
+        into = _kept_fonts(out)
+        for path in folder.glob("fontlist-*.json") if into is not None else ():
+            try:
+                write_atomic(into / path.name, path.read_bytes())
+            except OSError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(keep)
+    os.environ["MPLCONFIGDIR"] = str(folder)
+
+
+def _kept_fonts(out) -> Path | None:
+    """``<out>/.cache/matplotlib`` when ``out`` is a folder and neither ``.cache`` nor ``.cache/matplotlib`` is a
+    link or a file (either may not exist yet), else None."""
+    if out is None or not Path(out).is_dir():
+        return None
+    cache = Path(out) / ".cache"
+    kept = cache / "matplotlib"
+    fine = all(not p.is_symlink() and (p.is_dir() or not p.exists()) for p in (cache, kept))
+    return kept if fine else None
+
+
 def _figures(out: Path):
-    """The figures module, imported at the first figure with matplotlib's configuration and font cache in
-    ``<out>/.cache/matplotlib`` (MPLCONFIGDIR, unless the user set it), so that a run writes nothing under
-    $HOME; a process that imported matplotlib before keeps its own."""
-    if "matplotlib" not in sys.modules:
-        os.environ.setdefault("MPLCONFIGDIR", str(Path(out).resolve() / ".cache" / "matplotlib"))
+    """The figures module, imported at the first figure with matplotlib's cache in a private folder
+    (:func:`private_matplotlib`)."""
+    private_matplotlib(out)
     from . import figures
 
     return figures

@@ -9,7 +9,7 @@ naming it and the task, and the run goes on; the built-in subjects run in this p
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import inspect
 import json
 import math
@@ -31,11 +31,12 @@ from numba.core import event as numba_event
 from threadpoolctl import threadpool_limits
 
 from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
-from ..protocols import BadOutput
+from ..protocols import BadOutput, watched
 from ..validation import ParameterError
+from . import depends
 from .plan import Plan, TaskError, _expected_seconds, _one_line, _timed
-from .provenance import _json_default, own_code, task_seed, user_modules
-from .store import write_json
+from .provenance import _json_default, _source_hash, own_code, task_seed, user_modules
+from .store import write_task
 
 #: seconds one task of a user's subject may run in its worker before it counts as hanging (SUBJECT-ERROR), by
 #: profile: about a hundred times the costliest built-in task of the profile (theorycheck/costs.json), so a slow
@@ -124,23 +125,10 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
 
 
 def _watched(claim: Claim, subjects: dict[str, Any]) -> dict[str, Any]:
-    """``subjects``, with each replaced function whose contract says what it returns (``Contract.returns``)
-    wrapped so that every value it returns is checked before the claim uses it (:class:`BadOutput`)."""
-    watched = dict(subjects)
-    for name, subject in subjects.items():
-        returns = getattr(claim.protocols.get(name), "returns", None)
-        if (returns is not None and subject is not claim.subjects.get(name) and callable(subject)
-                and not inspect.isclass(subject)):
-            watched[name] = _checking(subject, returns, name)
-    return watched
-
-
-def _checking(subject: Callable, returns, name: str) -> Callable:
-    @functools.wraps(subject)
-    def call(*args, **kwargs):
-        return returns.check(subject(*args, **kwargs), name)
-
-    return call
+    """``subjects``, each replaced one wrapped so that what it returns and sets is checked against its contract
+    (:func:`~theorycheck.protocols.watched`) before the claim uses it (:class:`BadOutput`)."""
+    return {name: subject if subject is claim.subjects.get(name) else watched(subject, claim.protocols.get(name), name)
+            for name, subject in subjects.items()}
 
 
 def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
@@ -318,7 +306,9 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
             if error is not None:
                 continue
             stored[(i, r)] = payload
-            write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
+            _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
+            _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
+            write_task(plans[i].cache_dir / f"task-{r}.json", payload)
             finish(i)
     finally:
         ticking.set()
@@ -537,17 +527,33 @@ def reach_scheduler(address: str) -> None:
 
 
 def _dask_client(address: str):
-    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
-    the scheduler cannot be reached (before any task runs)."""
+    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed, or the scheduler
+    cannot be reached, does not answer as a Dask scheduler or does not answer at all, within
+    :data:`SCHEDULER_TIMEOUT` seconds in all (before any task runs). The client is made in a thread of its own, so
+    a port that accepts and never speaks cannot hold the run past that time."""
     try:
         from distributed import Client
     except ImportError:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    deadline = time.monotonic() + SCHEDULER_TIMEOUT
     reach_scheduler(address)
-    try:
-        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as err:
-        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
+    made: dict[str, Any] = {}
+
+    def connect():
+        try:
+            made["client"] = Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
+        except BaseException as err:  # garbage from the port can raise anything, MemoryError included
+            made["error"] = err
+
+    thread = threading.Thread(target=connect, name="theorycheck-dask-connect", daemon=True)
+    thread.start()
+    thread.join(max(deadline - time.monotonic(), 1.0))
+    if thread.is_alive():
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: no Dask answer within "
+                             f"{SCHEDULER_TIMEOUT} s (is a Dask scheduler listening there?)")
+    if "error" in made:
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(made['error'])}") from None
+    return made["client"]
 
 
 def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):
@@ -561,12 +567,19 @@ def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolati
     if client is not None:
         from distributed import as_completed
 
-        futures = {client.submit(_tagged, i, args, pure=False): i for i, args in calls}
+        futures = {client.submit(_tagged, i, args, pure=False): (i, args) for i, args in calls}
         for future in as_completed(list(futures), loop=client.loop):
             if future.cancelled():
                 continue
-            yield future.result()
-            for other, i in futures.items():  # a failed subject: drop its tasks not yet run
+            try:
+                result = future.result()
+            except Exception as err:  # the subject killed the workers it ran on (KilledWorker), and no other error
+                if type(err).__name__ != "KilledWorker":
+                    raise
+                i, args = futures[future]
+                result = i, _ended(i, args, "", f"killed the Dask workers running task {args[5]} ({_one_line(err)})")
+            yield result
+            for other, (i, _) in futures.items():  # a failed subject: drop its tasks not yet run
                 if not wanted(i) and not other.done():
                     other.cancel()
         return
@@ -656,8 +669,10 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
     """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there marks the
     task as running and receives its Python stack if a fatal signal ends the worker, or when the task runs past
     ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
+    depends.start()  # this is a worker: record what the task reads (no-op after the first task)
     if watch is None:
-        return i, _run_task(*args)
+        with contextlib.redirect_stdout(sys.stderr):  # what a subject prints is not this run's output (--json)
+            return i, _recorded(_run_task(*args))
     import faulthandler
 
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
@@ -666,12 +681,27 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
         if limit is not None:
             faulthandler.dump_traceback_later(limit, exit=True, file=fh)
         try:
-            result = _run_task(*args)
+            with contextlib.redirect_stdout(sys.stderr):
+                result = _run_task(*args)
         finally:
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
     marker.unlink()
-    return i, result
+    return i, _recorded(result)
+
+
+def _worker_started() -> None:
+    """What a local worker process does first: record what its tasks read (:func:`depends.start`) and send what
+    they print, from Python or from C, to stderr: the run's stdout carries only its own output (``--json``)."""
+    depends.start()
+    sys.stdout.flush()
+    os.dup2(2, 1)
+
+
+def _recorded(result):
+    """A task's result with what its worker has read so far (:func:`depends.recorded`), stored beside it."""
+    r, payload, error = result
+    return r, payload if payload is None else {**payload, "depends": depends.recorded()}, error
 
 
 def _alone(i, args, watch: str, limit: float | None):
@@ -727,7 +757,7 @@ def _ended(i, args, watch: str, how: str):
     subjects, ``how`` (what they did, naming the task), and the stack faulthandler wrote."""
     claim, subjects, r = args[0], args[3], args[5]
     marker = Path(watch) / f"{i}-{r}"
-    stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    stack = marker.read_text(encoding="utf-8", errors="replace") if watch and marker.exists() else ""
     replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
     who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
     return r, None, TaskError("subject", f"subject {who} {how}",
@@ -736,14 +766,16 @@ def _ended(i, args, watch: str, how: str):
 
 #: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
 #: user's modules they were sent
-_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
+_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}, "environ": {}, "read": set()}
 
 
 def _workers(n: int, code: dict[str, str] | None = None):
     """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
     process; started afresh when this process's folder or sys.path changed since (a worker would not find the
-    user's modules), or one of the user's modules in ``code`` ({file: source hash}) was edited (a worker would
-    run its old code)."""
+    user's modules), an environment variable a worker has read changed (it would read the old value), or one of
+    the user's modules in ``code`` ({file: source hash}) or a file a worker has read
+    (:mod:`~theorycheck.run.depends`) was edited (a worker would run its old code). Workers record what they read
+    from their start."""
     from joblib.externals.loky import get_reusable_executor
 
     # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
@@ -752,14 +784,19 @@ def _workers(n: int, code: dict[str, str] | None = None):
     warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                             category=UserWarning)
     code, where = code or {}, [os.getcwd(), *sys.path]
-    known = _WORKER_STATE["code"]
+    known, started = _WORKER_STATE["code"], _WORKER_STATE["environ"]
     stale = (_WORKER_STATE["where"] not in (None, where)
-             or any(known.get(path, digest) != digest for path, digest in code.items()))
+             or any(known.get(path, digest) != digest for path, digest in code.items())
+             or any(_source_hash(Path(path)) != digest for path, digest in known.items())
+             or any(os.environ.get(name) != started.get(name) for name in _WORKER_STATE["read"]))
+    if stale or _WORKER_STATE["where"] is None:
+        _WORKER_STATE["environ"] = dict(os.environ)  # what the workers (re)started now inherit
     if stale:
         known.clear()
     known.update(code)
     _WORKER_STATE["where"] = where
-    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale)
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale,
+                                 initializer=_worker_started)
 
 
 def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:

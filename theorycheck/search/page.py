@@ -27,6 +27,9 @@ def trials_table(trials) -> pd.DataFrame:
 
 def _figure(table: pd.DataFrame, dims: list[str]) -> str:
     """Inline SVG: the margin against the trial number and against each searched parameter."""
+    from ..report import private_matplotlib
+
+    private_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")
