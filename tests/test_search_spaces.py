@@ -62,3 +62,27 @@ def test_show_prints_the_reason_where_there_is_no_space(capsys):
     assert main(["show", "cbss11.exp-mnist", "--out", os.devnull + "-none"]) == 0
     shown = capsys.readouterr().out
     assert "Search space: none declared" in shown and "MNIST" in shown.split("Search space: none declared", 1)[1]
+
+
+def test_the_search_fixture_rediscovers_lemma_11s_erratum_and_shrinks_it(theorycheck_search):
+    """The reading of cbss11's Lemma 11 that the erratum eq7-replacement records (ŷ's k/2 indices drawn without
+    replacement, a planted law) is false: the fixture's search of 4 trials finds a confirmed counterexample
+    and shrinks it to one no larger than the erratum's (d = 2, k = 4), confirmed on a fresh seed."""
+    import re
+
+    from tests.defects_exact import aer_law_without_replacement
+
+    result = theorycheck_search("cbss11.lemma11", distribution=aer_law_without_replacement, budget=4)
+    assert result.counterexample is not None and result.exit_status == 1
+    shrunk = result.shrunk
+    assert shrunk is not None and shrunk.confirmed and shrunk.seed not in {t.seed for t in result.trials}
+    assert shrunk.point["d_max"] <= 2 and not space_of(REGISTRY["cbss11.lemma11"]).broken(shrunk.point)
+    d, k = map(int, re.search(r"first: d = (\d+), k = (\d+)", shrunk.failures[0]).groups())
+    assert (d, k) <= (2, 4) and d <= 2 and k <= 4
+    assert any(line.startswith("  shrunk to d_max=") for line in result.lines())
+
+
+def test_the_search_fixture_finds_nothing_on_the_reference_law(theorycheck_search):
+    result = theorycheck_search("cbss11.lemma11", budget=4)
+    assert result.counterexample is None and result.shrunk is None and result.exit_status == 0
+    assert len(result.confirmations) == 3 and all(c.verdict == "PASS" for c in result.confirmations)
