@@ -82,6 +82,8 @@ class Lemma33PrintedEq9(Lemma3_3):
     errata = ()
     defects = ()
     erratum_checks = {}
+    identities = {"identity": "the subject is Algorithm 1's estimator with eq. (9) as printed: E‖g̃‖₂² = "
+                              "E[φ̃²]·(2d + k − 1)/(2k)·‖x‖₂²"}
 
     def identity(self, w, x, y, d, k, m, B):
         base = self.phi_second_moment(w, x, y) * dot(x, x)
