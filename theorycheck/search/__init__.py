@@ -153,7 +153,8 @@ class SearchResult:
             return [f"  shrunk: the smallest failing point found ({point}, {s.calls} runs) was not confirmed on a "
                     f"fresh stream (verdict {s.verdict}); the counterexample stays as found"]
         return [f"  shrunk to {point} ({s.calls} runs over its integer parameters), confirmed on a fresh stream "
-                f"(seed {s.seed}):", *(f"    {line}" for line in s.failures), f"    reproduce: {s.command}"]
+                f"(seed {s.seed}):", *(f"    {line}" for line in s.failures or [s.headline]),
+                f"    reproduce: {s.command}"]
 
 
 def _g(value) -> str:
