@@ -20,8 +20,8 @@ from theorycheck.kinds.exact import (
     random_fraction,
 )
 from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator, Output
-from theorycheck.validation import Integer
 from theorycheck.spaces import Int, Space
+from theorycheck.validation import Integer
 
 D = "tests.defects_exact:"
 SMALL_MC = {"mc_samples": "10000", "mc_repetitions": "1"}  # planted samplers are drawn call by call, in Python

@@ -26,8 +26,8 @@ from theorycheck.generators.lower_bounds import (
 )
 from theorycheck.kinds.exact import Exact, dyadic_vector, float_close
 from theorycheck.protocols import Contract, Function
-from theorycheck.validation import Grid, Integer, Number, ParameterError
 from theorycheck.spaces import Int, Space
+from theorycheck.validation import Grid, Integer, Number, ParameterError
 
 D = "tests.defects_lower_bounds_proofs:"
 

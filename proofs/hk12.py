@@ -16,8 +16,8 @@ from theorycheck.kinds import exact as kind
 from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
 from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
 from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
-from theorycheck.validation import Budget, Grid, Integer, Positive
 from theorycheck.spaces import Int, Real, Space
+from theorycheck.validation import Budget, Grid, Integer, Positive
 
 D = "tests.defects_exact:"
 SMALL = {"d_max": "3"}  # the planted laws enumerate every ordered draw, slowly

@@ -16,8 +16,8 @@ from theorycheck.bounds.hk12_svr import claim42_bound, claim42_sup, lemma41_seco
 from theorycheck.claims import Defect, Erratum, Plot, register
 from theorycheck.kinds.exact import Exact
 from theorycheck.protocols import Contract, Function
-from theorycheck.validation import Grid, Integer, Positive
 from theorycheck.spaces import Real, Space
+from theorycheck.validation import Grid, Integer, Positive
 
 D = "tests.defects_hk12_svr:"
 U = 2.0**-53  # unit roundoff of float64

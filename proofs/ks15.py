@@ -21,8 +21,8 @@ from theorycheck.generators.decaying import decaying_bounded_design, decaying_de
 from theorycheck.kinds.exact import Exact, dot, fmt, law_moments, random_rational, rational_unit_vector
 from theorycheck.kinds.sampling import SamplingLaw, objective_max, objective_sum
 from theorycheck.protocols import Contract, EstimatorLaw, Function
-from theorycheck.validation import Grid, Integer, Number, ParameterError, Positive
 from theorycheck.spaces import Int, Real, Space
+from theorycheck.validation import Grid, Integer, Number, ParameterError, Positive
 
 D = "tests.defects_ks15_proofs:"
 ZERO, ONE = Fraction(0), Fraction(1)

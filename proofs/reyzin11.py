@@ -23,8 +23,8 @@ from theorycheck.kinds.ensemble import (
     unsampled_law,
 )
 from theorycheck.protocols import Contract, Function
-from theorycheck.validation import Grid, Integer, Number, Positive
 from theorycheck.spaces import Int, Space
+from theorycheck.validation import Grid, Integer, Number, Positive
 
 D = "tests.defects_reyzin11:"
 ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49", "census", "splice")

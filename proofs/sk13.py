@@ -31,8 +31,8 @@ from theorycheck.generators.crowds import binary_object_law, crowd, diagonal_cro
 from theorycheck.kinds.exact import FLOAT_UNIT, Exact
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
 from theorycheck.protocols import Contract, Function, ProjectingSelector
-from theorycheck.validation import Grid, Integer
 from theorycheck.spaces import Int, Space
+from theorycheck.validation import Grid, Integer
 
 D = "tests.defects_sk13:"
 U = float(FLOAT_UNIT)

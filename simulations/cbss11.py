@@ -10,8 +10,8 @@ from theorycheck.bounds.cbss11 import thm2_k_active_risk, thm3_k_active_risk
 from theorycheck.claims import Defect, Hypothesis, register
 from theorycheck.generators.hypercube import sparse_l1_instance, uniform_l2_instance
 from theorycheck.kinds.lower_bound import LowerBound
-from theorycheck.validation import Budget, Integer, Number, ParameterError
 from theorycheck.spaces import Choice, Constraint, Int, Space, at_most
+from theorycheck.validation import Budget, Integer, Number, ParameterError
 
 _DEFECTS = "tests.defects_bounds:"
 _BASE = {"delta": 1e-3, "resolution": 0.02}

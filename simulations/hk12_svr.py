@@ -36,8 +36,8 @@ from theorycheck.kinds.exact import dot
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling, RateWithBudget
 from theorycheck.observe import counted_fit
 from theorycheck.protocols import BudgetedLearner, Contract, Function
-from theorycheck.validation import Grid, Integer, ParameterError, Positive
 from theorycheck.spaces import Int, Real, Space
+from theorycheck.validation import Grid, Integer, ParameterError, Positive
 
 D = "tests.defects_hk12_svr:"
 FUNCTIONS = {"exp": (est.taylor_exp, np.exp), "sin": (est.taylor_sin, np.sin), "erf": (est.taylor_rho_prime, erf)}

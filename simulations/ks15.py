@@ -47,8 +47,8 @@ from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, Path, excess_
 from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract, coef_vector
-from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 from theorycheck.spaces import Choice, Constraint, Int, Real, Space, at_most
+from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _DEFECTS = "tests.defects_ks15:"
 _A_ONLY = {"rate_repetitions": "0", "dk_repetitions": "0"}

@@ -43,8 +43,8 @@ from theorycheck.kinds.ensemble import (
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
-from theorycheck.validation import Grid, Integer, Number, Positive, Probability, Resolution
 from theorycheck.spaces import Choice, Int, Real, Space
+from theorycheck.validation import Grid, Integer, Number, Positive, Probability, Resolution
 
 D = "tests.defects_reyzin11:"
 ALL = ("breast_cancer", "digits49", "synthetic", "ocr17", "ocr49", "census", "splice")

@@ -29,9 +29,9 @@ from theorycheck.kinds.exact import FLOAT_UNIT
 from theorycheck.kinds.rate import Rate
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
 from theorycheck.protocols import Contract, Function, MultiSelector, ProjectingSelector
+from theorycheck.spaces import Int, Space
 from theorycheck.stats import DIRECTION, SUPERIOR
 from theorycheck.validation import Grid, Integer, ParameterError, Positive, Probability
-from theorycheck.spaces import Int, Space
 
 D = "tests.defects_sk13:"
 _FEW = {"m_grid": "8000", "batches": "60"}  # the defect runs: one consistency level

@@ -23,8 +23,8 @@ import numpy as np
 import theorycheck
 from proofs.hk12 import Lemma3_3
 from simulations.cbss11_regression import Lemma8
-from theorycheck.kinds.exact import dot
 from theorycheck.claims import register
+from theorycheck.kinds.exact import dot
 from theorycheck.search import Choice, Int, Real, Space, at_most, even
 
 

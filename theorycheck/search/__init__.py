@@ -132,8 +132,9 @@ class SearchResult:
             default = f" (default instance: {_g(self.default_ratio)})" if self.default_ratio is not None else ""
             out.append(f"  {which}: {_g(value)}{default} at {point}{interval}; verdict there {best.verdict}")
         deltas = [c.delta for c in self.confirmations if c.delta]
-        if self.shrunk is not None and self.shrunk.seed not in {c.seed for c in self.confirmations} and self.shrunk.delta:
-            deltas.append(self.shrunk.delta)  # the shrunk point's own confirmation
+        shrunk = self.shrunk
+        if shrunk is not None and shrunk.delta and shrunk.seed not in {c.seed for c in self.confirmations}:
+            deltas.append(shrunk.delta)  # the shrunk point's own confirmation
         rate = (f"≤ {_g(sum(deltas))} (the sum of the {len(deltas)} confirmations' δ, union bound)" if deltas else
                 "0: the confirmations' decisions are exact (no error rate)")
         out.append(f"  false-FAIL rate of this search {rate}; the search's own trials are never counted as evidence")
