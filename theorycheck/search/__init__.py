@@ -126,7 +126,7 @@ class SearchResult:
         if best is not None:
             point = ", ".join(f"{k}={v}" for k, v in best.trial.point.items())
             which = "largest confirmed discrepancy" if self.kind == "exact" else "tightest confirmed ratio"
-            value = best.observed if self.kind == "exact" else best.ratio
+            value = margin(self.kind, vars(best)) if self.kind == "exact" else best.ratio
             interval = (f", interval [{_g(best.interval[0])}, {_g(best.interval[1])}] against theory "
                         f"{_g(best.theory)}" if best.interval else "")
             default = f" (default instance: {_g(self.default_ratio)})" if self.default_ratio is not None else ""
