@@ -55,7 +55,8 @@ def margin(kind: str, record: Mapping[str, Any]) -> float | None:
     bound, frequency, pathwise: ``ratio`` = observed / bound (the claim's headline quantity over its right-hand
     side; > 1 where the statement is contradicted). exact: ``observed``, the largest exact discrepancy (any
     non-zero one is a counterexample), 0 for a PASS of a claim that reports no number. lower-bound: 1 /
-    ``ratio`` (the statement is ratio ≥ 1). A record without the field (ERROR, a FAIL raised by the subject's output) has no margin."""
+    ``ratio`` (the statement is ratio ≥ 1). A record without the field (ERROR, a FAIL raised by the subject's
+    output) has no margin."""
     if kind == "exact":
         value = record.get("observed")
         if value is None and record.get("verdict") == PASS:
