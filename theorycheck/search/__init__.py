@@ -125,7 +125,9 @@ class SearchResult:
         best = self.tightest
         if best is not None:
             point = ", ".join(f"{k}={v}" for k, v in best.trial.point.items())
-            which = "largest confirmed discrepancy" if self.kind == "exact" else "tightest confirmed ratio"
+            # an exact claim's headline number is its own (a bias, a ratio to a bound): its FAIL, not the number, is
+            # the counterexample
+            which = "largest confirmed headline value" if self.kind == "exact" else "tightest confirmed ratio"
             value = margin(self.kind, vars(best)) if self.kind == "exact" else best.ratio
             interval = (f", interval [{_g(best.interval[0])}, {_g(best.interval[1])}] against theory "
                         f"{_g(best.theory)}" if best.interval else "")
