@@ -154,6 +154,10 @@ def test_search_finds_and_confirms_a_learner_wrong_only_above_d_16(tmp_path):
     assert found.seed not in {t.seed for t in result.trials}
     assert f"--seed {found.seed}" in found.command and PLANTED in found.command
     assert result.lines()[0].startswith("cbss11.lemma8: FAIL: a counterexample at d=")
+    # shrunk toward the smallest d, k, m that still fail, and confirmed again: the defect starts above d = 16
+    shrunk = result.shrunk
+    assert shrunk.confirmed and 17 <= shrunk.point["d"] <= found.trial.point["d"]
+    assert shrunk.point["m"] <= found.trial.point["m"] and not space_of(claim).broken(shrunk.point)
     assert (tmp_path / "search" / "cbss11.lemma8.html").read_text().count("FAIL") >= 1
 
 
