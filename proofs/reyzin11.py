@@ -23,6 +23,7 @@ from theorycheck.kinds.ensemble import (
     unsampled_law,
 )
 from theorycheck.protocols import Contract, Function, Output
+from theorycheck.spaces import Int, Space
 from theorycheck.validation import Grid, Integer, Number, Positive
 
 D = "tests.defects_reyzin11:"
@@ -50,6 +51,10 @@ def _sign(v) -> int:
 class Thm5(ExactAndSampled):
     observed_label = 'the largest absolute bias of the estimate over the cases enumerated'
     id = "reyzin11.thm5"
+    space = Space(
+        dims={"T_max": Int(1, 5), "tau_max": Int(1, 5), "instances": Int(0, 10), "spread": Int(1, 12)},
+        why=("the theorem's ∀ T, τ and ensembles: every (T, τ) up to (T_max, tau_max) enumerated with random "
+             "rational ensembles"))
     title = "AdaBoostRS_AC's vote is an unbiased estimate of the scaled full vote"
     reference = "Theorem 5 (and its proof), Algorithm 3"
     statement = (
@@ -215,6 +220,10 @@ class Thm5(ExactAndSampled):
 @register
 class BallsBins(ExactAndSampled):
     id = "reyzin11.balls-bins"
+    space = Space(
+        dims={"n_max": Int(1, 5), "k_max": Int(0, 8), "instances": Int(0, 6), "spread": Int(1, 10)},
+        why=("the inequality's ∀ n, k and α-weights: every (n, k) up to (n_max, k_max) enumerated with random "
+             "rational weights"))
     title = "Features left unexamined: n(1 − 1/n)^k ≤ n·e^(−k/n), and α-weighted draws leave at least as many"
     reference = "§3.3 (Balls and bins)"
     statement = (

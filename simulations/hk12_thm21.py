@@ -20,6 +20,10 @@ _DEFECTS = "tests.defects_lower_bounds:"
 @register
 class Theorem21(Theorem1):
     id = "hk12.thm2.1"
+    no_space = ("its decision is the smallest m at which each learner succeeds, found by a sequential search over "
+                "m at every (d, ε) of the grid its slope needs; one point of (d, ε, k) is already a quick "
+                "profile's run (not a trial of a few CPU seconds), so it is searched by its declared grids and "
+                "the full profile, not by `theorycheck search`")
     title = "Learners reading at most k attributes per example need ½⌊d/(96ε)⌋/k examples on P_j"
     reference = "Theorem 2.1 (cbss11's Theorem 1, restated per example)"
     statement = (

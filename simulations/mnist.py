@@ -81,6 +81,8 @@ _PAPER_GRIDS = {"prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "d
 @register
 class Cbss11Mnist(RealDataExperiment):
     id = "cbss11.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST digit pairs: Ridge < Lasso < AER (4 pixels) < Baseline (4 pixels)"
     reference = "§7, Figure 4 and the table of median test errors over the 45 digit pairs"
     statement = (
@@ -338,6 +340,8 @@ def _fig1_start(p) -> tuple[int, ...]:
 @register
 class Hk12Mnist(_Curves):
     id = "hk12.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST 3 vs 5: AELR below AER at k = 4; AERR against AER at k = 56"
     reference = "§5, Figures 1 and 2"
     statement = (
@@ -497,6 +501,8 @@ class Hk12Mnist(_Curves):
 @register
 class Ks15Mnist(_Curves):
     id = "ks15.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST 3 vs 5: ρ_Ridge ≈ 0.45, ρ_Lasso ≈ 0.2; DD learners at or below AERR/AELR"
     reference = "§5 (ρ), §5.2, Figures 3 and 4"
     statement = (

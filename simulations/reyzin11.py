@@ -42,6 +42,7 @@ from theorycheck.kinds.ensemble import (
     unavailable,
 )
 from theorycheck.protocols import Contract, Function
+from theorycheck.spaces import Choice, Int, Real, Space
 from theorycheck.stats import NON_INFERIOR, SUPERIOR
 from theorycheck.validation import Grid, Integer, Number, Positive, Probability, Resolution
 
@@ -66,6 +67,11 @@ def _two_sided(B: int, theta: float) -> float:
 @register
 class Cor3(SampledFrequency):
     id = "reyzin11.cor3"
+    space = Space(
+        dims={"datasets": Choice(("breast_cancer", "synthetic", "digits49")), "rounds": Int(10, 500, log=True),
+              "thetas": Real(0.05, 0.5, log=True)},
+        why=("the corollary's ∀ ensembles (AdaBoost's on three data sets, after 10 to 500 rounds) and margins θ; "
+             "B's grid stays the profile's"))
     title = "A vote of B sampled stumps falls below margin θ/2 with probability ≤ e^(−Bθ²/8)"
     reference = "Corollary 3 (the sampling step of its proof), Theorem 2"
     statement = (
@@ -183,6 +189,11 @@ class _Convergence(SignConvergence):
 @register
 class Prop4(_Convergence):
     id = "reyzin11.prop4"
+    space = Space(
+        dims={"datasets": Choice(("breast_cancer", "synthetic", "digits49")), "rounds": Int(10, 500, log=True),
+              "theta_min": Real(0.005, 0.2, log=True)},
+        why=("the proposition's ∀ ensembles (AdaBoost's on three data sets, after 10 to 500 rounds) and margins ≥ "
+             "θ_min"))
     title = "AdaBoostRS's sampled vote agrees with the full vote as τ grows"
     reference = "Proposition 4"
     statement = (
@@ -259,6 +270,11 @@ class Prop4(_Convergence):
 @register
 class Prop6(_Convergence):
     id = "reyzin11.prop6"
+    space = Space(
+        dims={"datasets": Choice(("breast_cancer", "synthetic", "digits49")), "rounds": Int(10, 500, log=True),
+              "theta_min": Real(0.005, 0.2, log=True)},
+        why=("the proposition's ∀ ensembles (AdaBoost's on three data sets, after 10 to 500 rounds) and margins ≥ "
+             "θ_min"))
     title = "AdaBoostRS_AC's sampled vote agrees with the full vote as τ grows"
     reference = "Proposition 6"
     statement = (
@@ -359,6 +375,8 @@ def _sklearn_samme(name: str, rounds: int, n_train: int, n_test: int, split_seed
 @register
 class Alg1(Claim):
     id = "reyzin11.alg1"
+    no_space = ("its statement is about AdaBoost's ensemble on the paper's fixed real data sets and Table 2's "
+                "printed errors: no free quantity to search")
     kind = "exact"
     title = "The ensemble AdaBoostRS samples from is AdaBoost's (Algorithm 1), and Table 2's errors"
     reference = "Algorithm 1, §5.2 and Table 2"
@@ -567,6 +585,8 @@ def every_draw_tau(model, n: int, B: float, costs: np.ndarray, rng: np.random.Ge
 @register
 class Table6(BudgetTables):
     id = "reyzin11.table6"
+    no_space = ("Table 6 re-run on the paper's data set (census) and budgets, beside its printed numbers: no free "
+                "quantity to search")
     title = "Table 6's AdaBoostRS τ: Algorithm 2 as printed against every draw charged"
     reference = "Algorithm 2, §5.4 and Table 6"
     statement = (
@@ -764,6 +784,8 @@ class Table6(BudgetTables):
 @register
 class Experiments(BudgetTables):
     id = "reyzin11.exp"
+    no_space = ("§5's experiments re-run on the paper's data sets and budgets, beside its printed tables and "
+                "figures: no free quantity to search")
     title = "§5 re-run: error against samples (Fig. 1–2), Tables 3–4, and AdaBoostRS_AC against AdaBoostRS (Tables 5–6)"
     reference = "§5, Figures 1–2, Tables 2–6"
     statement = (
@@ -1188,6 +1210,8 @@ class Experiments(BudgetTables):
 @register
 class Deterministic(BudgetComparison):
     id = "reyzin11.deterministic"
+    no_space = ("a comparison on the paper's data sets and budgets (§6's open problem, asked of its setting), and "
+                "the search has no margin for a comparison yet")
     title = "AdaBoostRS_AC against §6's deterministic top-α/c rule at equal budget"
     reference = "§6 (second open problem), Algorithm 3"
     statement = (

@@ -29,6 +29,7 @@ from theorycheck.kinds.exact import FLOAT_UNIT
 from theorycheck.kinds.rate import Rate
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
 from theorycheck.protocols import Contract, Function, MultiSelector, ProjectingSelector
+from theorycheck.spaces import Int, Space
 from theorycheck.stats import DIRECTION, SUPERIOR
 from theorycheck.validation import Grid, Integer, ParameterError, Positive, Probability
 
@@ -59,6 +60,9 @@ CONSISTENCY = {"scales": (0.6, 0.5, 0.45, 0.4), "rho": 0.4, "beta": (0.3, 0.2, -
 @register
 class VarEst(ExactWithSampling):
     id = "sk13.varest"
+    space = Space(
+        dims={"n_max": Int(2, 6), "instances": Int(1, 12)},
+        why=("VarEst's ∀ n and variances: every n ≤ n_max enumerated with random rational instances"))
     title = "VarEst is unbiased for v[a]; the external covariance estimate is consistent"
     reference = "§3.1, eq. (2) and the estimate σ²[a] = E_k[X̄[a]²] − v[a]/k; Algorithm 1 lines 5, 7 and 10"
     statement = ("VarEst (1/(n − 1) times the sum of squared deviations) is unbiased, so v̂[a] is an unbiased "
@@ -213,6 +217,8 @@ def _targets(p, which):
 @register
 class Theorem31(Rate):
     id = "sk13.thm3.1"
+    no_space = ("a rate: its statement is a fitted slope over a grid of m, and the search has no margin for a "
+                "slope yet (issue 52 item 2, not built)")
     title = "sup_{r ∈ R_B} |obĵ(r) − (E[Y²] − ℓ(r))| falls like 1/√m (Full; Scoring when Σ is diagonal)"
     reference = "Theorem 3.1 (proof in Appendix A.2)"
     statement = ("With judgments and labels in [−1, 1], uniformly over r ∈ R_B the Full objective obĵ_f(r) is "
@@ -341,6 +347,8 @@ def _crowd(which, noise):
 @register
 class Experiments(PairedComparison):
     id = "sk13.exp"
+    no_space = ("§4's experiments (the paper's crowd data and budgets), beside its figures: a comparison in the "
+                "paper's fixed setting, and the search has no margin for a comparison yet")
     title = "Full beats the baselines (Averages, Copies, the crowd's average) in test RMSE; Scoring reported; Fig. 8"
     reference = "§4, Figures 3–7 (test error against budget), Table 1, and Figure 8 (k against m at fixed m·k)"
     statement = ("On crowds mixing useful and useless, stable and noisy features, the Full algorithm's test RMSE is "

@@ -302,6 +302,9 @@ class Claim:
     #: the space its statement quantifies over (a theorycheck.spaces.Space), which `theorycheck search` explores;
     #: None: not declared yet
     space: ClassVar[Any] = None
+    #: why the claim declares no space, in a sentence (a fixed real dataset, a statement with no free quantity,
+    #: a kind the search has no margin for); a claim of the five papers declares a space or this
+    no_space: ClassVar[str] = ""
     #: what the headline number ``observed`` is, as a noun phrase ("the largest ratio of E‖g̃‖₂² to 8B²d/k
     #: over the cases"), so that a page says what is observed, not only its value; a kind whose headline is
     #: always the same quantity declares it for its claims
@@ -381,6 +384,7 @@ class Claim:
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
             "space": None if self.space is None else self.space.lines(),
+            "no_space": self.no_space,
             "observed_label": self.observed_label,
         }
 
@@ -459,6 +463,8 @@ def register(cls: type[Claim]) -> type[Claim]:
         raise TypeError(f"{cls.id}: errata must be Erratum declarations")
     if not all(isinstance(n, NonReproduction) for n in cls.non_reproductions):
         raise TypeError(f"{cls.id}: non_reproductions must be NonReproduction declarations")
+    if cls.space is not None and cls.no_space:
+        raise TypeError(f"{cls.id}: declares both a space and no_space (a reason for having none)")
     if cls.space is not None:
         from .spaces import space_of
 

@@ -518,7 +518,9 @@ def _cmd_show(args) -> int:
         print("Power:")
         print(_wrap(d["power"]))
     if d["space"] is None:
-        print("Search space: none declared (`theorycheck search` cannot run it)")
+        print("Search space: none declared (`theorycheck search` cannot run it)" + (":" if d["no_space"] else ""))
+        if d["no_space"]:
+            print(_wrap(d["no_space"], "    "))
     else:
         print("Search space (what the statement quantifies over; `theorycheck search` explores it):")
         for line in d["space"]:

@@ -37,7 +37,7 @@ import theorycheck
 from theorycheck.claims import Defect, Unfinished, register
 from {kind_module} import {base}
 from theorycheck.protocols import Contract, Function
-{rng}from theorycheck.validation import {rules}
+{rng}{space_import}from theorycheck.validation import {rules}
 
 theorycheck.declare_paper("{paper}", "Authors (Venue Year), Title")  # fill in your paper's citation
 
@@ -66,6 +66,9 @@ _EXACT = _DECLARATION + '''    subjects = {{"subject": subject}}
     protocols = {{"subject": Contract(Function, call=("n",))}}
     parameters = {{"n_max": Integer(1)}}
     profiles = {{"quick": {{"n_max": 10}}, "full": {{"n_max": 100}}}}
+    # what the statement quantifies over, from its hypotheses, decided before any search (`theorycheck search`)
+    space = Space({{"n_max": Int(1, 100, log=True)}}, why="fill in: the statement's ∀ n, up to a trial of a few "
+                  "CPU seconds")
     checks = {{"holds": "fill in: what each row asserts"}}
 
     def cases(self, p):
@@ -97,6 +100,9 @@ class {cls}(ViolationFrequency):
     parameters = {{**ViolationFrequency.parameters, "delta_lemma": Probability(), "designs": Names("uniform")}}
     base = {{"designs": ("uniform",), "delta_lemma": 0.05, "delta": 1e-3, "resolution": 0.02}}
     profiles = {{"quick": {{"m": 100, "repetitions": 200}}, "full": {{"m": 1000, "repetitions": 2000}}}}
+    # what the statement quantifies over, from its hypotheses, decided before any search (`theorycheck search`)
+    space = Space({{"m": Int(10, 1000, log=True), "delta_lemma": Real(0.001, 0.5, log=True)}},
+                  why="fill in: the statement's ∀ m and δ (and your distributions), up to a trial of a few CPU seconds")
     budget = None  # no attribute budget (name the parameter that holds k if the subject has one)
     norm = None  # none of the budgeted-learning papers' hypotheses on x and y
 
@@ -121,6 +127,7 @@ _RATE = _DECLARATION + '''    subjects = {{"subject": subject}}
     base = {{"delta": 1e-3, "resolution": 0.1}}
     profiles = {{"quick": {{"grid": (100, 400, 1600), "repetitions": 20}},
                 "full": {{"grid": (100, 400, 1600, 6400, 25600), "repetitions": 100}}}}
+    no_space = "a rate: `theorycheck search` has no margin for a fitted slope yet"
 
     def paths(self, p):
         # (name, grid points each with its abscissa "x", the largest log-log slope the statement allows)
@@ -220,7 +227,9 @@ def new_claim(kind: str, claim_id: str, folder: str | Path = ".") -> tuple[Path,
     values = {"id": claim_id, "kind": kind, "paper": paper, "module": module, "test": test.name, "cls": cls,
               "test_module": f"{prefix}.test_{name}" if prefix else f"test_{name}",
               "kind_module": kind_module, "base": base, "rules": rules, "args": args, "subject_hint": hint,
-              "name": name, "rng": "" if kind == "exact" else "from theorycheck.rng import as_generator\n"}
+              "name": name, "rng": "" if kind == "exact" else "from theorycheck.rng import as_generator\n",
+              "space_import": {"exact": "from theorycheck.search import Int, Space\n",
+                               "frequency": "from theorycheck.search import Int, Real, Space\n"}.get(kind, "")}
     source = _HEAD.format(**values) + "\n" + body.format(**values)
     _write_new(path, source)
     try:

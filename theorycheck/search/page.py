@@ -69,6 +69,7 @@ def write_page(study, result) -> dict[str, Path]:
         "space": study.space.lines(), "set": study.overrides,
         "confirmations": [{k: v for k, v in vars(c).items() if k not in ("trial", "decision")}
                           | {"trial": c.trial.number, "point": c.trial.point} for c in result.confirmations],
+        "shrunk": None if result.shrunk is None else vars(result.shrunk),
     }
     write_json(files["json"], payload)
     lines = result.lines()
