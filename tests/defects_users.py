@@ -541,3 +541,14 @@ class CompiledExactInnerAERR:
         if self.record_trajectory:
             self.trajectory_ = {"w": w_path, "g": g_path, "read": read}
         return self
+
+
+# ---------------------------------------------------------------------- issue 55: learners that escape conformance
+class SmallDRefusingAERR(UsersOnline):
+    """A correct AERR (:class:`UsersOnline`) that refuses every instance with d ≤ 32: it raises on each of
+    conformance's own instances (d = 4, 12, the designs of hk12.thm3.1's quick profile), and runs a claim set above."""
+
+    def fit(self, X, y):
+        if np.shape(X)[1] <= 32:
+            raise ValueError(f"this learner needs more than 32 attributes, got {np.shape(X)[1]}")
+        return super().fit(X, y)

@@ -759,3 +759,39 @@ def test_claims_too_slow_for_the_learner_are_refused_before_any_work(monkeypatch
     err = capsys.readouterr().err
     assert status == 2 and len(err.splitlines()) == 1 and "--force" in err, err
     assert not ran and not (tmp_path / "conform-AERR.json").exists()  # nothing else ran
+
+
+# ---------------------------------------------------------------------- issue 55 item 3: nothing escapes by raising
+def test_a_subject_that_raises_on_conformance_is_never_pass_nor_not_reproduced(tmp_path):
+    """A correct AERR that refuses d ≤ 32 raises on conformance's own instances (d = 4 and 12) and at the claim's k
+    and B (the re-run); on hk12.lemma3.2 set at d = 40 the claim's own test passes, but its verdict with this subject
+    is at best INCONCLUSIVE, and the record names the checks that judged nothing and why."""
+    from theorycheck.claims import discover
+    from theorycheck.session import verify_claims
+
+    record = verify_claims([discover()["hk12.lemma3.2"]], profile="quick", seed=0, use_cache=False, out=tmp_path,
+                           overrides={"d": "40", "repetitions": "2", "m": "200"},
+                           subjects={"learner": users.SmallDRefusingAERR})[0]
+    assert record["verdict"] not in ("PASS", "NOT REPRODUCED"), record["decision"]
+    assert record["verdict"] == "INCONCLUSIVE" and "PASS: eq. (4)" in record["decision"], record["decision"]
+    (conformance,) = record["conformance"]
+    assert conformance["point"] == {"k": 1, "B": 1.0}
+    assert {u["name"] for u in conformance["unjudged"]} >= {"estimator", "step", "behaviour"}
+    assert all("needs more than 32 attributes" in u["why"] and "claim's own parameters" in u["why"]
+               for u in conformance["unjudged"])
+    assert "at best INCONCLUSIVE" in record["decision"] and "could not judge" in record["decision"]
+
+
+def test_not_reproduced_is_reserved_for_the_reference_implementations():
+    """With a replaced subject a result against the paper is no finding about the paper: INCONCLUSIVE; a subject
+    conformance could not judge caps a PASS; FAIL stands."""
+    from theorycheck.verdicts import Verdict, capped
+
+    mine = {"aelr": "mine.AELR"}
+    assert capped(Verdict.NOT_REPRODUCED, "x", replaced=mine, conformance=[])[0] == Verdict.INCONCLUSIVE
+    assert capped(Verdict.NOT_REPRODUCED, "x", replaced={}, conformance=[])[0] == Verdict.NOT_REPRODUCED
+    record = {"place": "aelr", "subject": "mine.AELR", "algorithm": "AELR",
+              "unjudged": [{"name": "estimator", "why": "raised"}]}
+    assert capped(Verdict.PASS, "x", replaced=mine, conformance=[record])[0] == Verdict.INCONCLUSIVE
+    assert capped(Verdict.FAIL, "x", replaced=mine, conformance=[record])[0] == Verdict.FAIL
+    assert capped(Verdict.PASS, "x", replaced=mine, conformance=[{**record, "unjudged": []}])[0] == Verdict.PASS

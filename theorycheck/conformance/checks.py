@@ -145,13 +145,14 @@ def _result(algorithm: str, spec: Spec, name: str, own: dict | None, assumed: di
                        () if claims else ("claims",))
 
 
-def conform_checks(algorithm: str, learner, *, profile: str = "quick", seed: int = 0,
-                   delta: float = 1e-3) -> Conformance:
+def conform_checks(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
+                   k: int | None = None, B: float | None = None) -> Conformance:
     """What :func:`~theorycheck.conformance.conform` gives with ``claims=False, isolate=False``: every check but
-    the claims, in this process, with the algorithm's default k, B and η. ``verify`` runs it in the worker that
-    checks a subject in an algorithm's place, and runs the claims itself."""
+    the claims, in this process, with the algorithm's default k, B and η (``k``, ``B``: those of a claim, where
+    ``verify`` re-runs the checks a subject raised on). ``verify`` runs it in the worker that checks a subject in an
+    algorithm's place, and runs the claims itself."""
     spec, delta, _, own, name = _validated(algorithm, learner, profile=profile, seed=seed, jobs=1, delta=delta,
-                                           optional=(), require=(), claims=False, task_timeout=None, k=None, B=None,
+                                           optional=(), require=(), claims=False, task_timeout=None, k=k, B=B,
                                            eta=None)
-    assumed, checks = _checks(algorithm, learner, None, None, None, profile, delta, seed)
+    assumed, checks = _checks(algorithm, learner, k, B, None, profile, delta, seed)
     return _result(algorithm, spec, name, own, assumed, checks, delta, _notes(learner, own), (), False, {}, [])
