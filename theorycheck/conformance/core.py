@@ -53,6 +53,9 @@ class Spec:
     no_step: str = "no step-size rule of the paper is declared here for this algorithm"
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
+    #: q, the law of the data-point draws of a run with these keywords at d (each draw weighted 1/(k q_i)), for the
+    #: path check; None: not known to the checks (learnt in a phase 1), and the path check reads the steps only
+    draw_law: Callable[[dict, int], np.ndarray] | None = None
 
     def budget(self, k: int) -> int:
         return k + self.extra_reads
@@ -68,11 +71,11 @@ BUDGETS = {  # by profile: runs of the estimator check, seeds of the behaviour c
 
 
 #: the checks, in the order they are reported; ``optional`` names from these
-CHECKS = ("claims", "parameters", "estimator", "step", "recording", "behaviour", "attributes", "objective", "training",
+CHECKS = ("claims", "parameters", "estimator", "step", "path", "recording", "behaviour", "attributes", "objective", "training",
           "sampling")
 #: the checks from the most specific to the least: the cause printed first is that of the first check here that is
 #: not PASS (an exact law or audit points at the bug; behaviour compares outcomes; a claim is a theorem's verdict)
-SPECIFICITY = ("attributes", "estimator", "step", "recording", "parameters", "objective", "training", "sampling",
+SPECIFICITY = ("attributes", "estimator", "step", "path", "recording", "parameters", "objective", "training", "sampling",
                "behaviour", "claims")
 
 

@@ -119,6 +119,14 @@ def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use
                 point = claim_point(plan.params)
                 again = cached.record(algorithm, subject, name, point) if point else None
                 record = _rerun(record, again, point)
+            if "died" not in record:
+                path = cached.path(algorithm, subject, name, plan)
+                if "died" in path:
+                    record = path
+                elif path:  # the subject's own fits in this claim, every step (issue 55 item 1)
+                    failed = path["verdict"] == stats.FAIL and not path.get("raised")
+                    record = {**record, "checks": [*record["checks"], path],
+                              "verdict": stats.FAIL if failed else record["verdict"]}
             if "died" in record:
                 plan.refused = TaskError("subject", record["died"], "no Python stack: the worker process ended")
                 break
@@ -163,6 +171,40 @@ class _Cached:
                     write_json(path, record)
             self.records[key] = record
         return self.records[key]
+
+
+    def path(self, algorithm: str, subject, name: str, plan: Plan) -> dict[str, Any]:
+        """The path check of ``subject`` on ``plan``'s own fits (:func:`~.path.path_record`), cached per claim and
+        parameters: a check's record, {} when the algorithm has no gradient step, or {"died": why}."""
+        from .path import path_record
+
+        identity = [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version(), "path",
+                    plan.claim.id, json.dumps(plan.params, sort_keys=True, default=repr)]
+        key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:20]
+        if key not in self.records:
+            file = self.out / ".cache" / "conformance" / f"{key}.json"
+            record = _read_json(file) if self.use_cache else None
+            if record is None:
+                if self.progress:
+                    print(f"theorycheck: checking {subject_name(subject)} against {algorithm} on {plan.claim.id}'s own "
+                          "fits (conformance: every step)", file=sys.stderr)
+                record = _isolated(path_record, algorithm, subject, plan.claim, plan.params, plan.subjects, name,
+                                   self.seed, seconds=self.seconds)
+                if isinstance(record, str):
+                    record = {"died": f"subject {name} ({subject_name(subject)}) {record} while its fits in "
+                                      f"{plan.claim.id} were checked against {algorithm} (conformance: path)"}
+                else:
+                    write_json(file, record)
+            self.records[key] = record
+        return self.records[key]
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def claim_point(params: dict[str, Any]) -> dict[str, Any]:
