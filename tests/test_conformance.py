@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -795,3 +798,64 @@ def test_not_reproduced_is_reserved_for_the_reference_implementations():
     assert capped(Verdict.PASS, "x", replaced=mine, conformance=[record])[0] == Verdict.INCONCLUSIVE
     assert capped(Verdict.FAIL, "x", replaced=mine, conformance=[record])[0] == Verdict.FAIL
     assert capped(Verdict.PASS, "x", replaced=mine, conformance=[{**record, "unjudged": []}])[0] == Verdict.PASS
+
+
+# ---------------------------------------------------------------------- issue 55 item 1: the claim's own fits
+#: hk12.thm3.1 and thm3.4 at quick, shrunk so that the NumPy learners' loops are short (still m > 1 000, k up to 4;
+#: thm3.4's witness runs, m = 10⁵, off)
+_SHRUNK = {"m": "1500", "m_grid": "1200,1500,2000", "dk_m": "1500"}
+
+
+def _path(claim_id: str, learner):
+    from theorycheck.claims import discover
+    from theorycheck.conformance.path import path_record
+    from theorycheck.conformance.verify import algorithm_places
+    from theorycheck.run.plan import plan_claims
+
+    claim = discover()[claim_id]
+    shrunk = {**_SHRUNK, **({"witness_repetitions": "0"} if claim_id == "hk12.thm3.4" else {})}
+    (plan,) = plan_claims([claim], profile="quick", seed=0, overrides=shrunk, subjects={"learner": learner},
+                          out=Path("."), force=True)
+    return path_record(algorithm_places(claim)["learner"], learner, claim, plan.params, plan.subjects, "learner", 0)
+
+
+@pytest.mark.parametrize(("claim_id", "learner", "where"), [
+    ("hk12.thm3.1", users.LateTenfoldStepAERR, "step 1001: w_1002"),
+    ("hk12.thm3.1", users.LargeKUnweightedAERR, "k = 4"),
+    ("hk12.thm3.4", users.LateTenfoldStepAELR, "step 1001: w_1002")])
+def test_a_learner_wrong_only_where_the_claim_looks_fails_the_path_check(claim_id, learner, where):
+    """Wrong only after 1 000 examples, or only when k > 2: conformance's own instances (m ≤ 1 200, k = 2) do not see
+    it; the claim's own fits do, at the first wrong step (exact)."""
+    record = _path(claim_id, learner)
+    assert record["verdict"] == "FAIL" and not record["raised"], record["decision"]
+    assert where in record["cause"] and "the claim's fit" in record["cause"], record["cause"]
+
+
+@pytest.mark.parametrize(("claim_id", "learner"), [("hk12.thm3.1", users.UsersOnline),
+                                                   ("hk12.thm3.4", users.UsersAELR)])
+def test_correct_numpy_learners_pass_the_path_check(claim_id, learner):
+    """The independent NumPy AERR and AELR: every step of up to 8 of the claim's fits is the algorithm's, and the
+    law of their j's and draws is the paper's (two KS tests at δ/2; false-FAIL ≤ 10⁻³, see test_path_calibration)."""
+    record = _path(claim_id, learner)
+    assert record["verdict"] == "PASS", record["decision"]
+    assert "the draws follow the algorithm's law" in record["decision"] and "k = 4" in record["decision"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("THEORYCHECK_SLOW") != "1", reason="about a minute (the whole conformance stage)")
+def test_a_path_failure_refuses_the_claim_in_verify(tmp_path):
+    """verify's conformance stage adds the path check to the subject's record and refuses the claim on its FAIL
+    (slow: the stage runs every check of conform on the NumPy learner first)."""
+    from theorycheck.claims import discover
+    from theorycheck.conformance.verify import check_replaced
+    from theorycheck.run.plan import plan_claims
+
+    plans = plan_claims([discover()["hk12.thm3.4"]], profile="quick", seed=0,
+                        overrides={**_SHRUNK, "witness_repetitions": "0"},
+                        subjects={"learner": users.LateTenfoldStepAELR}, out=tmp_path, force=True)
+    check_replaced(plans, profile="quick", seed=0, out=tmp_path, use_cache=False)
+    (plan,) = plans
+    assert plan.refused is not None and plan.refused.kind == "conformance"
+    assert "its path check failed" in plan.refused.cause and "step 1001" in plan.refused.cause, plan.refused.cause
+    (record,) = plan.conformance
+    assert record["verdict"] == "FAIL" and [c["name"] for c in record["checks"]][-1] == "path"
