@@ -218,6 +218,16 @@ class UsersOnline:
         """The step size of step t (0-based): η throughout."""
         return eta
 
+    def inner(self, w, x, y, rng):
+        """(j, φ̃): j ∝ w_j² (l2) or |w_j| (l1), φ̃ = ‖w‖²x_j/w_j − y or ‖w‖₁ sign(w_j) x_j − y; (−1, −y) at w = 0."""
+        d = len(w)
+        mass = np.abs(w) ** (2 if self.norm == "l2" else 1)
+        if mass.sum() == 0.0:
+            return -1, -y
+        j = min(int(np.searchsorted(np.cumsum(mass), rng.random() * mass.sum(), side="right")), d - 1)
+        size = float(w @ w) if self.norm == "l2" else float(np.abs(w).sum()) * np.sign(w[j])
+        return j, (size * x[j] / w[j] if self.norm == "l2" else size * x[j]) - y
+
     def fit(self, X, y):
         X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
         m, d = X.shape
@@ -234,13 +244,7 @@ class UsersOnline:
         for t in range(m):
             x = X[t]
             draws = np.minimum(np.searchsorted(cumulative, rng.random(k) * cumulative[-1], side="right"), d - 1)
-            mass = np.abs(w) ** (2 if self.norm == "l2" else 1)
-            if mass.sum() > 0.0:
-                j = min(int(np.searchsorted(np.cumsum(mass), rng.random() * mass.sum(), side="right")), d - 1)
-                size = float(w @ w) if self.norm == "l2" else float(np.abs(w).sum()) * np.sign(w[j])
-                phi = (size * x[j] / w[j] if self.norm == "l2" else size * x[j]) - y[t]
-            else:
-                j, phi = -1, -y[t]
+            j, phi = self.inner(w, x, y[t], rng)
             g_tilde = self.estimate(x, draws, phi, weights)
             seen += len(set(draws.tolist()) | ({j} if j >= 0 else set()))
             path["w"].append(w.copy())
@@ -582,3 +586,54 @@ class LateTenfoldStepAELR(UsersAELR):
 
     def rate(self, t, eta):
         return eta if t < 1000 else 10.0 * eta
+
+
+# ---------------------------------------------------------------------- issue 55 item 4: plain learners (no path)
+class PlainAERRByHand(UsersOnline):
+    """hk12's AERR as most users write it: no ``record_trajectory`` (the constructor refuses it), no ``eta_``; at
+    η None its rule is Theorem 3.1's √(k/(2dm)). Correct: the defects below differ in one method."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        super().__init__(k=k, B=B, eta=eta, random_state=random_state)
+
+    def get_params(self, deep=True):
+        return {"k": self.k, "B": self.B, "eta": self.eta, "random_state": self.random_state}
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        del self.eta_
+        return self
+
+
+class PlainAELRByHand(PlainAERRByHand):
+    """hk12's AELR as most users write it (no path, no ``eta_``; Theorem 3.4's η at η None)."""
+
+    norm = "l1"
+
+
+class PlainUniformJAERR(PlainAERRByHand):
+    """Plain AERR whose inner-product attribute j is uniform, with the unbiased φ̃ = d w_j x_j − y: unbiased, its law
+    is not the paper's."""
+
+    def inner(self, w, x, y, rng):
+        if not np.any(w):
+            return -1, -y
+        j = int(rng.integers(len(w)))
+        return j, len(w) * w[j] * x[j] - y
+
+
+class PlainUniformJAELR(PlainAELRByHand):
+    """Plain AELR whose j is uniform while it keeps the weight ‖w‖₁ sign(w_j) of j ∝ |w_j|: biased."""
+
+    def inner(self, w, x, y, rng):
+        if not np.any(w):
+            return -1, -y
+        j = int(rng.integers(len(w)))
+        return j, float(np.abs(w).sum()) * np.sign(w[j]) * x[j] - y
+
+
+class PlainNoKAERR(PlainAERRByHand):
+    """Plain AERR whose default η forgets k: √(1/(2dm)), Theorem 3.1's at k = 1 only."""
+
+    def step_size(self, m, d, k):
+        return float(self.eta) if self.eta is not None else math.sqrt(1.0 / (2.0 * d * m))

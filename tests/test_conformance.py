@@ -859,3 +859,47 @@ def test_a_path_failure_refuses_the_claim_in_verify(tmp_path):
     assert "its path check failed" in plan.refused.cause and "step 1001" in plan.refused.cause, plan.refused.cause
     (record,) = plan.conformance
     assert record["verdict"] == "FAIL" and [c["name"] for c in record["checks"]][-1] == "path"
+
+
+# ---------------------------------------------------------------------- issue 55 item 4: plain learners probed
+def _probed(check: str, algorithm: str, learner):
+    """The estimator check (first two steps read from w̄ on 1, 2 and 3 examples, k = 2, η = 0.5, 1 000 runs) or the
+    parameters check (η read from the first step at d = 12, k = 3, m = 2) of a learner that records no path."""
+    from theorycheck.conformance.checks import PARAMETERS_K
+    from theorycheck.conformance.core import _defaults
+    from theorycheck.conformance.estimator import _estimator_check
+    from theorycheck.conformance.parameters import _parameters_check
+
+    spec = ALGORITHMS[algorithm]
+    seed = np.random.SeedSequence(0)
+    if check == "estimator":
+        return _estimator_check(spec, learner, 2, 1.0, 0.5, 1000, 1e-3, seed)
+    return _parameters_check(spec, learner, _defaults(learner), seed, fixed_k=PARAMETERS_K)
+
+
+@pytest.mark.parametrize(("algorithm", "learner"), [("AERR", users.PlainAERRByHand), ("AELR", users.PlainAELRByHand)])
+def test_correct_plain_learners_pass_the_probed_checks(algorithm, learner):
+    estimator = _probed("estimator", algorithm, learner)
+    assert estimator.verdict == "PASS" and "records no path" in estimator.decision, estimator.decision
+    parameters = _probed("parameters", algorithm, learner)
+    assert parameters.verdict == "PASS" and "first step on two examples at d = 12, k = 3" in parameters.decision
+
+
+@pytest.mark.parametrize(("algorithm", "learner", "failing"), [
+    ("AERR", users.PlainUniformJAERR, "estimator"), ("AELR", users.PlainUniformJAELR, "estimator"),
+    ("AERR", users.PlainNoKAERR, "parameters")])
+def test_plain_learners_with_a_wrong_law_or_an_eta_without_k_fail(algorithm, learner, failing):
+    """No record_trajectory, no eta_: a uniform j (unbiased for AERR, with AELR's weight ‖w‖₁ sign(w_j) kept) fails
+    the estimator check on the probed steps; an η that forgets k fails the parameters check at k = 3."""
+    check = _probed(failing, algorithm, learner)
+    assert check.verdict == "FAIL" and not check.raised, check.decision
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("THEORYCHECK_SLOW") != "1", reason="three conform runs, about 10 s each")
+@pytest.mark.parametrize(("algorithm", "name"), [("AERR", "PlainUniformJAERR"), ("AELR", "PlainUniformJAELR"),
+                                                 ("AERR", "PlainNoKAERR")])
+def test_plain_defects_fail_conform_on_quick(algorithm, name, tmp_path, capsys):
+    status = cli.main(["conform", algorithm, "--subject", f"learner=tests.defects_users:{name}", "--no-claims",
+                       "--out", str(tmp_path), "--quiet"])
+    assert status == 1, capsys.readouterr()

@@ -16,7 +16,7 @@ from .audit import _audit_check
 from .behaviour import _behaviour_check
 from .core import BUDGETS, Check, Conformance, Spec, _defaults, _keywords, _load, _shown, configured
 from .estimator import _EXAMPLE_X, _EXAMPLE_Y, _STEP_ETA, _estimator_check, _step_check
-from .parameters import _parameters_check
+from .parameters import PARAMETERS_K, _parameters_check
 from .recording import _recording_check
 from .registry import ALGORITHMS
 
@@ -50,7 +50,8 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
     assumed = {"k": k, "B": B, **({spec.step: eta if eta is not None else "its own rule"} if spec.step else {}),
                **{name: _shown(v) for name, v in spec.options(len(_EXAMPLE_X)).items()}}
     run = {
-        "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
+        "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par,
+                                                fixed_k=None if own is not None else PARAMETERS_K),
         "estimator": lambda: _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
         "step": lambda: _step_check(spec, make, k, B, s_step),
         "recording": lambda: _recording_check(spec, make, B, s_rec),
