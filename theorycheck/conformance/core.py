@@ -71,11 +71,11 @@ BUDGETS = {  # by profile: runs of the estimator check, seeds of the behaviour c
 
 
 #: the checks, in the order they are reported; ``optional`` names from these
-CHECKS = ("claims", "parameters", "estimator", "step", "path", "recording", "behaviour", "attributes", "objective", "training",
+CHECKS = ("claims", "parameters", "estimator", "step", "recording", "behaviour", "attributes", "objective", "training",
           "sampling")
 #: the checks from the most specific to the least: the cause printed first is that of the first check here that is
 #: not PASS (an exact law or audit points at the bug; behaviour compares outcomes; a claim is a theorem's verdict)
-SPECIFICITY = ("attributes", "estimator", "step", "path", "recording", "parameters", "objective", "training", "sampling",
+SPECIFICITY = ("attributes", "estimator", "step", "recording", "parameters", "objective", "training", "sampling",
                "behaviour", "claims")
 
 

@@ -92,24 +92,25 @@ def key(w: np.ndarray) -> tuple:
     return tuple(float(v) for v in np.round(w, KEY_DECIMALS) + 0.0)
 
 
-def eta_from_first_step(w1: np.ndarray, w2: np.ndarray, outcomes: np.ndarray, norm: str, B: float) -> float | None:
-    """η of a first step w_1 → w_2 whose estimate is one of ``outcomes`` (the law's, rows): the η > 0 with
-    w_1 − w_2 = η g̃ (L2), or η S = η g̃ from the EG± inversion at η = 1 (L1), for the outcome that fits; None when
-    none fits or the step is not identifiable."""
+def etas_from_first_step(w1: np.ndarray, w2: np.ndarray, outcomes: np.ndarray, norm: str, B: float) -> list[float]:
+    """Every η > 0 for which the first step w_1 → w_2 is η times one of ``outcomes`` (the law's estimates at w_1,
+    rows): w_1 − w_2 = η g̃ (L2), or η ḡ_1 = S from the EG± inversion at η = 1 (L1). Several when estimates share a
+    direction (the same draws with another j); none when no estimate fits or the step is not identifiable."""
     try:
         step = w1 - w2 if norm == "l2" else _eg_sums(w2, B, 1.0)  # L1: η·ḡ_1 from w_1 = 0
     except Unidentified:
-        return None
+        return []
     if norm == "l2" and np.linalg.norm(w2) >= B * (1.0 - 1e-9):
-        return None
+        return []
+    found = []
     for g in outcomes:
         nonzero = np.abs(g) > 0
         if not nonzero.any() or np.any((np.abs(step) > 1e-12 * np.abs(step).max()) & ~nonzero):
             continue
         ratios = step[nonzero] / g[nonzero]
         if ratios[0] > 0 and np.allclose(ratios, ratios[0], rtol=1e-7):
-            return float(ratios[0])
-    return None
+            found.append(float(ratios[0]))
+    return found
 
 
-__all__ = ["Unidentified", "eta_from_first_step", "iterates", "key", "steps_of"]
+__all__ = ["Unidentified", "etas_from_first_step", "iterates", "key", "steps_of"]
