@@ -8,7 +8,6 @@ import inspect
 import json
 import math
 import os
-
 from pathlib import Path
 
 import numpy as np

@@ -36,16 +36,17 @@ SHRUNK = {"hk12.thm3.1": {"m": "3000", "m_grid": "2000,3000,4000", "dk_m": "2000
           "hk12.thm3.4": {"m": "3000", "m_grid": "2000,3000,4000", "dk_m": "2000"},
           "ks15.thm3.3": {"m": "3000", "m_grid": "2000,3000,4000", "dk_m": "2000", "paired_m": "1500"}}
 
-CASES = [("hk12.thm3.1", "theorycheck.algorithms:AERR", False), ("hk12.thm3.4", "theorycheck.algorithms:AELR", False),
-         ("ks15.thm3.3", "theorycheck.algorithms:DDAERR", False), ("ks15.thm4.4", "theorycheck.algorithms:DDAELR", False),
-         ("ks15.thm3.1", "theorycheck.algorithms:GAERR", False), ("ks15.thm4.1", "theorycheck.algorithms:GAELR", False),
-         ("hk12.thm3.1", "tests.defects_users:UsersOnline", True), ("hk12.thm3.4", "tests.defects_users:UsersAELR", True),
-         ("ks15.thm3.3", "tests.defects_users:UsersDDAERR", True)]
+_BUILT_IN = {"hk12.thm3.1": "AERR", "hk12.thm3.4": "AELR", "ks15.thm3.3": "DDAERR", "ks15.thm4.4": "DDAELR",
+             "ks15.thm3.1": "GAERR", "ks15.thm4.1": "GAELR"}
+_NUMPY = {"hk12.thm3.1": "UsersOnline", "hk12.thm3.4": "UsersAELR", "ks15.thm3.3": "UsersDDAERR"}
+CASES = ([(claim, f"theorycheck.algorithms:{name}", False) for claim, name in _BUILT_IN.items()]
+         + [(claim, f"tests.defects_users:{name}", True) for claim, name in _NUMPY.items()])
 
 
 def params_of(claim_id: str, shrunk: bool) -> dict:
-    (plan,) = plan_claims([discover()[claim_id]], profile="quick", seed=0,
-                          overrides=SHRUNK.get(claim_id, {}) if shrunk else {}, subjects=None, out=Path("."), force=True)
+    overrides = SHRUNK.get(claim_id, {}) if shrunk else {}
+    (plan,) = plan_claims([discover()[claim_id]], profile="quick", seed=0, overrides=overrides, subjects=None,
+                          out=Path("."), force=True)
     return plan.params
 
 

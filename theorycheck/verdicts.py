@@ -133,7 +133,8 @@ def judged(verdict: str, decision: str, *, vacuous: bool = False, vacuous_reason
     return verdict, decision
 
 
-def capped(verdict: Verdict, decision: str, *, replaced: dict[str, str], conformance: list[dict]) -> tuple[Verdict, str]:
+def capped(verdict: Verdict, decision: str, *, replaced: dict[str, str],
+           conformance: list[dict]) -> tuple[Verdict, str]:
     """The verdict of a claim run with subjects other than the built-in ones (``replaced``, name → subject):
     NOT REPRODUCED is a finding about the paper, given only with its reference implementations, so with a replaced
     subject it is INCONCLUSIVE; and a subject that conformance could not judge (a record's ``unjudged``: it raised

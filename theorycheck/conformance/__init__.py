@@ -28,10 +28,10 @@ observed against the queries reported, exact). For the regressors:
    a non-uniform q: given, ∝ √s or ∝ s for the known moments s, and for the two-phase learners,
    with smoothing 0, ∝ |x| or ∝ x² from phase 1; Baseline, a batch method with no per-step
    gradient: each example's estimates (A_t, v_t) of x xᵀ and x, whose law does not depend on
-   anything learnt). A learner that records no path is probed as a black box (:mod:`.probe`: its first two
-   steps read from w̄ of fits on 1, 2 and 3 examples). Each outcome's count gets an exact two-sided binomial test at δ/(number of
-   tests) (Bonferroni), and an outcome outside the law's support fails outright, at the first run
-   that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
+   anything learnt). A learner that records no path is probed as a black box (:mod:`.probe`: its first
+   two steps read from w̄ of fits on 1, 2 and 3 examples). Each outcome's count gets an exact two-sided
+   binomial test at δ/(number of tests) (Bonferroni), and an outcome outside the law's support fails
+   outright, at the first run that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
    bound: a biased estimate, or one with another second moment, moves probability off the support
    or between outcomes;
 3′. **step**: the first recorded step against the algorithm's update given the recorded draw, at an η where

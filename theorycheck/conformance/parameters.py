@@ -12,7 +12,6 @@ from .. import stats
 from ..validation import ParameterError
 from .core import Check, Spec, _not_run
 
-
 #: the k of the parameters check's fits for a learner given as a class: at k = 3 (d = 12, m = 300 or 2) the rules of
 #: hk12 and ks15 and a rule that forgets k or d all differ (at k = 1 an η without k is the right one)
 PARAMETERS_K = 3

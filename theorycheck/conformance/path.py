@@ -20,8 +20,9 @@ read whole:
   under the algorithm's law given the path so far (j ∝ |w_j|² or |w_j|; each draw ∝ q), which are i.i.d. uniform
   whatever the path: one Kolmogorov–Smirnov test for the j's and one for the draws over all fits, each at δ/2.
 
-A learner that cannot record its path on the claim's fits has this check NOT RUN (:data:`~theorycheck.recording.TWO_LINES`
-make it run); one that raises there judged nothing (the claim's verdict is then at best INCONCLUSIVE)."""
+A learner that cannot record its path on the claim's fits has this check NOT RUN
+(:data:`~theorycheck.recording.TWO_LINES` make it run); one that raises there judged nothing (the claim's verdict
+is then at best INCONCLUSIVE)."""
 
 from __future__ import annotations
 
@@ -296,7 +297,6 @@ def _path_check(spec: Spec, fits: list[dict], subject, delta: float, seed: np.ra
             rows[-1] += f" (law not read: no q from its keywords, {type(err).__name__}: {err})"
             continue
         q = q / q.sum()
-        weights = 1.0 / (k * q)
         steps = np.arange(m) if m <= PATH_STEPS else np.sort(rng.choice(m, PATH_STEPS, replace=False))
         sampled_total += len(steps)
         j, draws, first_bad = _law_pits(X[steps], np.asarray(y, dtype=np.float64)[steps], w[steps], g_tilde[steps],
@@ -332,7 +332,8 @@ def _path_check(spec: Spec, fits: list[dict], subject, delta: float, seed: np.ra
     if failed:
         name, n, stat, pvalue = failed[0]
         cause = (f"the law of the {'inner-product attribute j' if name == 'j' else 'data-point draws'} along the "
-                 f"claim's fits is not the algorithm's: KS D = {stat:.3f} over {n} draws, p = {pvalue:.2g} ≤ {level:.2g}")
+                 f"claim's fits is not the algorithm's: KS D = {stat:.3f} over {n} draws, p = {pvalue:.2g} ≤ "
+                 f"{level:.2g}")
         return Check("path", stats.FAIL, text + cause + ". " + calibration, cause=cause)
     shown = "; ".join(f"{name}: D = {stat:.3f}, p = {pvalue:.2g}" for name, _, stat, pvalue in tests)
     return Check("path", stats.PASS, text + f"the draws follow the algorithm's law ({shown}). " + calibration)
