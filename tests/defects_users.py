@@ -214,6 +214,20 @@ class UsersOnline:
     def applied(self, g_bar, g_tilde):
         return g_bar
 
+    def rate(self, t, eta):
+        """The step size of step t (0-based): η throughout."""
+        return eta
+
+    def inner(self, w, x, y, rng):
+        """(j, φ̃): j ∝ w_j² (l2) or |w_j| (l1), φ̃ = ‖w‖²x_j/w_j − y or ‖w‖₁ sign(w_j) x_j − y; (−1, −y) at w = 0."""
+        d = len(w)
+        mass = np.abs(w) ** (2 if self.norm == "l2" else 1)
+        if mass.sum() == 0.0:
+            return -1, -y
+        j = min(int(np.searchsorted(np.cumsum(mass), rng.random() * mass.sum(), side="right")), d - 1)
+        size = float(w @ w) if self.norm == "l2" else float(np.abs(w).sum()) * np.sign(w[j])
+        return j, (size * x[j] / w[j] if self.norm == "l2" else size * x[j]) - y
+
     def fit(self, X, y):
         X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
         m, d = X.shape
@@ -230,28 +244,23 @@ class UsersOnline:
         for t in range(m):
             x = X[t]
             draws = np.minimum(np.searchsorted(cumulative, rng.random(k) * cumulative[-1], side="right"), d - 1)
-            mass = np.abs(w) ** (2 if self.norm == "l2" else 1)
-            if mass.sum() > 0.0:
-                j = min(int(np.searchsorted(np.cumsum(mass), rng.random() * mass.sum(), side="right")), d - 1)
-                size = float(w @ w) if self.norm == "l2" else float(np.abs(w).sum()) * np.sign(w[j])
-                phi = (size * x[j] / w[j] if self.norm == "l2" else size * x[j]) - y[t]
-            else:
-                j, phi = -1, -y[t]
+            j, phi = self.inner(w, x, y[t], rng)
             g_tilde = self.estimate(x, draws, phi, weights)
             seen += len(set(draws.tolist()) | ({j} if j >= 0 else set()))
             path["w"].append(w.copy())
             path["read"].append(np.concatenate([draws, [j]]))
             total += w
+            step_size = self.rate(t, eta)
             if self.norm == "l2":
-                v = w - eta * g_tilde
+                v = w - step_size * g_tilde
                 norm = float(np.linalg.norm(v))
                 w = v if norm <= B else v * (B / norm)
                 path["g"].append(g_tilde)
             else:
                 g_bar = self.clipped(g_tilde, x, draws, phi, weights, eta)
                 step = self.applied(g_bar, g_tilde)
-                theta[:d] -= eta * step
-                theta[d:] += eta * step
+                theta[:d] -= step_size * step
+                theta[d:] += step_size * step
                 p = np.exp(theta - theta.max())
                 p /= p.sum()
                 w = B * (p[:d] - p[d:])
@@ -541,3 +550,90 @@ class CompiledExactInnerAERR:
         if self.record_trajectory:
             self.trajectory_ = {"w": w_path, "g": g_path, "read": read}
         return self
+
+
+# ---------------------------------------------------------------------- issue 55: learners that escape conformance
+class SmallDRefusingAERR(UsersOnline):
+    """A correct AERR (:class:`UsersOnline`) that refuses every instance with d ≤ 32: it raises on each of
+    conformance's own instances (d = 4, 12, the designs of hk12.thm3.1's quick profile), and runs a claim set above."""
+
+    def fit(self, X, y):
+        if np.shape(X)[1] <= 32:
+            raise ValueError(f"this learner needs more than 32 attributes, got {np.shape(X)[1]}")
+        return super().fit(X, y)
+
+
+class LateTenfoldStepAERR(UsersOnline):
+    """AERR that steps with the η it is given for its first 1 000 examples and with 10 η after: conformance's own
+    instances (at most 1 200 examples, most of 2) see almost none of it; a claim's fits of 12 500 examples are 92%
+    wrong."""
+
+    def rate(self, t, eta):
+        return eta if t < 1000 else 10.0 * eta
+
+
+class LargeKUnweightedAERR(UsersOnline):
+    """AERR that drops the importance weight d/k of its data-point draws (weight 1/k) when k > 2, and is hk12's
+    otherwise: conformance's estimator and step runs use k = 2."""
+
+    def sampling(self, d):
+        law, assumed = super().sampling(d)
+        return (law, np.ones(d)) if int(self.k) > 2 else (law, assumed)
+
+
+class LateTenfoldStepAELR(UsersAELR):
+    """AELR that steps with 10 η after its first 1 000 examples."""
+
+    def rate(self, t, eta):
+        return eta if t < 1000 else 10.0 * eta
+
+
+# ---------------------------------------------------------------------- issue 55 item 4: plain learners (no path)
+class PlainAERRByHand(UsersOnline):
+    """hk12's AERR as most users write it: no ``record_trajectory`` (the constructor refuses it), no ``eta_``; at
+    η None its rule is Theorem 3.1's √(k/(2dm)). Correct: the defects below differ in one method."""
+
+    def __init__(self, k=1, B=1.0, eta=None, random_state=None):
+        super().__init__(k=k, B=B, eta=eta, random_state=random_state)
+
+    def get_params(self, deep=True):
+        return {"k": self.k, "B": self.B, "eta": self.eta, "random_state": self.random_state}
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        del self.eta_
+        return self
+
+
+class PlainAELRByHand(PlainAERRByHand):
+    """hk12's AELR as most users write it (no path, no ``eta_``; Theorem 3.4's η at η None)."""
+
+    norm = "l1"
+
+
+class PlainUniformJAERR(PlainAERRByHand):
+    """Plain AERR whose inner-product attribute j is uniform, with the unbiased φ̃ = d w_j x_j − y: unbiased, its law
+    is not the paper's."""
+
+    def inner(self, w, x, y, rng):
+        if not np.any(w):
+            return -1, -y
+        j = int(rng.integers(len(w)))
+        return j, len(w) * w[j] * x[j] - y
+
+
+class PlainUniformJAELR(PlainAELRByHand):
+    """Plain AELR whose j is uniform while it keeps the weight ‖w‖₁ sign(w_j) of j ∝ |w_j|: biased."""
+
+    def inner(self, w, x, y, rng):
+        if not np.any(w):
+            return -1, -y
+        j = int(rng.integers(len(w)))
+        return j, float(np.abs(w).sum()) * np.sign(w[j]) * x[j] - y
+
+
+class PlainNoKAERR(PlainAERRByHand):
+    """Plain AERR whose default η forgets k: √(1/(2dm)), Theorem 3.1's at k = 1 only."""
+
+    def step_size(self, m, d, k):
+        return float(self.eta) if self.eta is not None else math.sqrt(1.0 / (2.0 * d * m))

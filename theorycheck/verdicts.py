@@ -133,6 +133,31 @@ def judged(verdict: str, decision: str, *, vacuous: bool = False, vacuous_reason
     return verdict, decision
 
 
+def capped(verdict: Verdict, decision: str, *, replaced: dict[str, str],
+           conformance: list[dict]) -> tuple[Verdict, str]:
+    """The verdict of a claim run with subjects other than the built-in ones (``replaced``, name → subject):
+    NOT REPRODUCED is a finding about the paper, given only with its reference implementations, so with a replaced
+    subject it is INCONCLUSIVE; and a subject that conformance could not judge (a record's ``unjudged``: it raised
+    on the checks' instance and at the claim's own parameters, or nothing could run) cannot PASS: INCONCLUSIVE.
+    FAIL and the error verdicts stand."""
+    unjudged = [(c, u) for c in conformance for u in c.get("unjudged") or []]
+    if replaced and verdict == Verdict.NOT_REPRODUCED:
+        names = ", ".join(f"{name} ({subject})" for name, subject in replaced.items())
+        verdict, decision = Verdict.INCONCLUSIVE, (
+            f"No verdict about the paper: NOT REPRODUCED is a finding about the paper, given only with its reference "
+            f"implementations, and {names} replaced them here. For the record, the test alone said: {decision}")
+    if unjudged and verdict == Verdict.PASS:
+        records = {id(c): c for c, _ in unjudged}.values()
+        who = "; ".join(f"{c['place']} ({c['subject']}) against {c['algorithm']}: the "
+                        f"{', '.join(u['name'] for u in c['unjudged'])} check{'s' * (len(c['unjudged']) > 1)}"
+                        for c in records)
+        verdict, decision = Verdict.INCONCLUSIVE, (
+            f"No verdict: conformance could not judge the subject in the algorithm's place ({who}; first cause: "
+            f"{unjudged[0][1]['why']}), so a PASS with it is not given. For the record, the test alone said: "
+            f"{decision}")
+    return verdict, decision
+
+
 #: the words that say why a verdict is not PASS, as the decisions write them (the outcomes TIED, REVERSED,
 #: DIFFERENT and UNDECIDED of :data:`theorycheck.stats.OUTCOMES` among them)
 _REASONS = {Verdict.FAIL: (Verdict.FAIL, "TIED", "REVERSED", "DIFFERENT"),

@@ -18,8 +18,9 @@ observed against the queries reported, exact). For the regressors:
    experiments fit the learner millions of times and run at the full profile, and at quick the
    behaviour check (4.) stands in for them;
 2. **parameters**: the learner's own defaults (a class) or configuration (an instance) against the
-   theorem's: η (fixed in the parameters, read from ``eta_`` after fit, or for AERR from two fits at
-   d = k = 1 where Algorithm 1 is deterministic) and w₁ in the ball; exact;
+   theorem's: η (fixed in the parameters, read from ``eta_`` after fit, or from the learner's first step at
+   d = 12, :mod:`.probe`), a class fitted at k = 3 where the papers' rules and a rule without k differ, and w₁
+   in the ball; exact;
 3. **estimator**: the law of your estimate against the paper's exact law. Your learner runs R
    times on one example shown twice (m = 2; the two-phase learners see it m₁ more times first)
    and records its path; step 1 (at w₁) and step 2 (at each distinct w₂ your runs reach) give
@@ -27,9 +28,10 @@ observed against the queries reported, exact). For the regressors:
    a non-uniform q: given, ∝ √s or ∝ s for the known moments s, and for the two-phase learners,
    with smoothing 0, ∝ |x| or ∝ x² from phase 1; Baseline, a batch method with no per-step
    gradient: each example's estimates (A_t, v_t) of x xᵀ and x, whose law does not depend on
-   anything learnt). Each outcome's count gets an exact two-sided binomial test at δ/(number of
-   tests) (Bonferroni), and an outcome outside the law's support fails outright, at the first run
-   that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
+   anything learnt). A learner that records no path is probed as a black box (:mod:`.probe`: its first
+   two steps read from w̄ of fits on 1, 2 and 3 examples). Each outcome's count gets an exact two-sided
+   binomial test at δ/(number of tests) (Bonferroni), and an outcome outside the law's support fails
+   outright, at the first run that shows it: false-FAIL rate ≤ δ. This is stronger than unbiasedness and than any moment
    bound: a biased estimate, or one with another second moment, moves probability off the support
    or between outcomes;
 3′. **step**: the first recorded step against the algorithm's update given the recorded draw, at an η where

@@ -16,7 +16,7 @@ from .audit import _audit_check
 from .behaviour import _behaviour_check
 from .core import BUDGETS, Check, Conformance, Spec, _defaults, _keywords, _load, _shown, configured
 from .estimator import _EXAMPLE_X, _EXAMPLE_Y, _STEP_ETA, _estimator_check, _step_check
-from .parameters import _parameters_check
+from .parameters import PARAMETERS_K, _parameters_check
 from .recording import _recording_check
 from .registry import ALGORITHMS
 
@@ -50,7 +50,8 @@ def _regression_checks(spec: Spec, make, own, k, B, eta, budget, delta, seed):
     assumed = {"k": k, "B": B, **({spec.step: eta if eta is not None else "its own rule"} if spec.step else {}),
                **{name: _shown(v) for name, v in spec.options(len(_EXAMPLE_X)).items()}}
     run = {
-        "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par),
+        "parameters": lambda: _parameters_check(spec, make, own if own is not None else _defaults(make), s_par,
+                                                fixed_k=None if own is not None else PARAMETERS_K),
         "estimator": lambda: _estimator_check(spec, make, k, B, eta, budget["runs"], delta, s_est),
         "step": lambda: _step_check(spec, make, k, B, s_step),
         "recording": lambda: _recording_check(spec, make, B, s_rec),
@@ -145,13 +146,14 @@ def _result(algorithm: str, spec: Spec, name: str, own: dict | None, assumed: di
                        () if claims else ("claims",))
 
 
-def conform_checks(algorithm: str, learner, *, profile: str = "quick", seed: int = 0,
-                   delta: float = 1e-3) -> Conformance:
+def conform_checks(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, delta: float = 1e-3,
+                   k: int | None = None, B: float | None = None) -> Conformance:
     """What :func:`~theorycheck.conformance.conform` gives with ``claims=False, isolate=False``: every check but
-    the claims, in this process, with the algorithm's default k, B and η. ``verify`` runs it in the worker that
-    checks a subject in an algorithm's place, and runs the claims itself."""
+    the claims, in this process, with the algorithm's default k, B and η (``k``, ``B``: those of a claim, where
+    ``verify`` re-runs the checks a subject raised on). ``verify`` runs it in the worker that checks a subject in an
+    algorithm's place, and runs the claims itself."""
     spec, delta, _, own, name = _validated(algorithm, learner, profile=profile, seed=seed, jobs=1, delta=delta,
-                                           optional=(), require=(), claims=False, task_timeout=None, k=None, B=None,
+                                           optional=(), require=(), claims=False, task_timeout=None, k=k, B=B,
                                            eta=None)
-    assumed, checks = _checks(algorithm, learner, None, None, None, profile, delta, seed)
+    assumed, checks = _checks(algorithm, learner, k, B, None, profile, delta, seed)
     return _result(algorithm, spec, name, own, assumed, checks, delta, _notes(learner, own), (), False, {}, [])

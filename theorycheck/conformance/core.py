@@ -53,6 +53,9 @@ class Spec:
     no_step: str = "no step-size rule of the paper is declared here for this algorithm"
     start_in_ball: bool = False  # w̄ of a one-example fit is w_1, which must lie in the ball (line 1)
     no_law: str = "no exact law of this algorithm's estimate is available here, so nothing was checked"
+    #: q, the law of the data-point draws of a run with these keywords at d (each draw weighted 1/(k q_i)), for the
+    #: path check; None: not known to the checks (learnt in a phase 1), and the path check reads the steps only
+    draw_law: Callable[[dict, int], np.ndarray] | None = None
 
     def budget(self, k: int) -> int:
         return k + self.extra_reads

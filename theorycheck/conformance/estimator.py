@@ -30,6 +30,11 @@ def _law(spec: Spec, key, k: int, options: dict) -> tuple[np.ndarray, list[Fract
     return np.array(list(law)), list(law.values())
 
 
+def _law_rows(spec: Spec, w, x, y: float, k: int, options: dict) -> np.ndarray:
+    """The distinct outcomes of the paper's law of one estimate at (w, x, y), as float rows."""
+    return np.array(list(dict.fromkeys(tuple(float(v) for v in g) for _, g in spec.law(w, x, y, k, options))))
+
+
 def _outcome(outcomes: np.ndarray, g: np.ndarray) -> int:
     """The index of the law's outcome that ``g`` is (up to rounding: 10⁻⁹ relative), or −1."""
     if g.shape != outcomes.shape[1:]:
@@ -63,15 +68,26 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
     seeds = seed.generate_state(runs, dtype=np.uint32)
     wanted = ("'A' and 'v'" if spec.draws == "estimates" else "'w' and 'g'")
     what = "the estimates (A_t, v_t)" if spec.draws == "estimates" else "g̃"
+    probed = False  # a learner that records no path: its first two steps read from w̄ (:mod:`.probe`)
+    probeable = spec.draws == "gradient" and spec.lead == 0 and bool(spec.step) and eta is not None
     for r in range(runs):
-        model, failed = _fitted("estimator", learner, keywords, int(seeds[r]), X, y)
-        if failed is not None:
-            return failed
-        try:
-            draws = _recorded_draws(spec, model.trajectory_, rows)
-        except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
-            return _unrecorded("estimator", "the learner does not record its path (record_trajectory=True, "
-                               f"trajectory_ with {wanted} for each example): {type(err).__name__}: {err}")
+        if not probed:
+            model, failed = _fitted("estimator", learner, keywords, int(seeds[r]), X, y)
+            if failed is not None and not (r == 0 and probeable and failed.details.get("unrecorded")):
+                return failed
+            try:
+                if failed is not None:
+                    raise AttributeError(failed.decision)
+                draws = _recorded_draws(spec, model.trajectory_, rows)
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:
+                if not (r == 0 and probeable):
+                    return _unrecorded("estimator", "the learner does not record its path (record_trajectory=True, "
+                                       f"trajectory_ with {wanted} for each example): {type(err).__name__}: {err}")
+                probed = True
+        if probed:
+            draws, failed = _probed_draws(spec, learner, keywords, int(seeds[r]), k, B, eta)
+            if failed is not None:
+                return failed
         for key, draw in draws:  # given w_t, the draws of step t are fresh
             if key not in laws:
                 laws[key] = _law(spec, key, k, keywords)
@@ -108,10 +124,33 @@ def _estimator_check(spec: Spec, learner, k, B, eta, runs, delta, seed) -> Check
         cause = (f"{where}the outcome {_show(worst[1])} came {worst[2]} times in {worst[3]} draws; the paper's "
                  f"estimator gives it probability {worst[4]:.4g} (p = {pvalue:.2g} ≤ {level:.2g})")
         return Check("estimator", stats.FAIL, f"{cause}. {calibration}", {"tests": len(tests)}, cause=cause)
+    if probed:
+        calibration += (" The learner records no path: each run's first two steps were read from three fits on its "
+                        "first 1, 2 and 3 examples at one random state (w_t from w̄, g̃_t from the step at the η "
+                        "given; :mod:`theorycheck.conformance.probe`).")
     return Check("estimator", stats.PASS,
                  f"{runs} runs: every value of {what} is one the paper's estimator takes, with frequencies "
                  f"consistent with its law (smallest p = {pvalue:.2g} > {level:.2g}). {calibration}",
                  {"tests": len(tests), "groups": len(groups)})
+
+
+def _probed_draws(spec: Spec, learner, keywords: dict, state: int, k, B, eta):
+    """([(key, g̃)] of the first two steps of a plain learner on the example, or [], and None) or (None, a Check):
+    FAIL when its fit raises, NOT RUN when its steps cannot be read from w̄."""
+    from .probe import Unidentified, iterates, key, steps_of
+
+    X, y = np.vstack([_EXAMPLE_X] * 3), np.full(3, _EXAMPLE_Y)
+    try:
+        w = iterates(learner, keywords, state, X, y)
+        steps = steps_of(w, spec.norm, float(B), float(eta))
+    except Unidentified as err:
+        return None, _unrecorded("estimator", f"the learner records no path, and its steps could not be read from "
+                                 f"w̄ (fits on 1, 2 and 3 examples at random_state = {state}): {err}")
+    except Exception as err:  # the subject's failure, with its cause
+        why = f"your learner's fit raised {type(err).__name__}: {err}"
+        return None, Check("estimator", stats.FAIL, f"{why} (a fit on 1 to 3 examples, random_state = {state})",
+                           cause=why, raised=True)
+    return [(key(w_t), g) for w_t, g in steps], None
 
 
 # ---------------------------------------------------------------------- the step

@@ -12,8 +12,12 @@ from .. import stats
 from ..validation import ParameterError
 from .core import Check, Spec, _not_run
 
+#: the k of the parameters check's fits for a learner given as a class: at k = 3 (d = 12, m = 300 or 2) the rules of
+#: hk12 and ks15 and a rule that forgets k or d all differ (at k = 1 an η without k is the right one)
+PARAMETERS_K = 3
 
-def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
+
+def _parameters_check(spec: Spec, make, own: dict[str, Any], seed, fixed_k: int | None = None) -> Check:
     """The learner's own step size (and, for Algorithm 1, w₁) against the theorem's: from a parameter that
     fixes η, from the η the fitted learner reports (``eta_``, or ``trajectory_['eta']``), or, for AERR, from
     two one-dimensional runs, where Algorithm 1 is deterministic. Exact (rounding: 10⁻⁹ relative)."""
@@ -29,7 +33,9 @@ def _parameters_check(spec: Spec, make, own: dict[str, Any], seed) -> Check:
         return theorem_rule(d_, k_, m_, B_, {**defaults, **{n: v for n, v in mine.items() if n in defaults}})
 
     base = {**{key: value for key, value in (("k", 2), ("B", 1.0)) if key not in own}, **options}
-    k, B = int(own.get("k", base.get("k"))), float(own.get("B", base.get("B")))
+    if fixed_k is not None:  # a class: its fits at k = fixed_k, not its default k
+        base["k"] = fixed_k
+    k, B = int(base["k"] if "k" in base else own["k"]), float(own.get("B", base.get("B")))
     given = own.get(spec.step)
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(m, d)) / math.sqrt(d)
@@ -101,32 +107,42 @@ def _step_used(spec: Spec, make, base: dict, X, y, state) -> tuple[tuple[int, in
                          ("trajectory_['eta']", (getattr(model, "trajectory_", None) or {}).get("eta"))):
         if isinstance(value, int | float | np.floating) and math.isfinite(float(value)):
             return (d, k, m, float(value)), f"as the fitted learner reports in {where}"
-    if not spec.start_in_ball:
+    if spec.law is None or spec.draws != "gradient" or spec.lead:
         return None, "no eta_ after fit"
-    return _one_dimensional_step(make, base, float(base.get("B", getattr(model, "B", 1.0))), state)
+    return _probed_step(spec, make, {**base, "k": k}, X, y, state)
 
 
-def _one_dimensional_step(make, base: dict, B: float, state: int):
-    """Algorithm 1 at d = k = 1 is deterministic: x̃ = x and φ̃ = w₁x − y (−y at w₁ = 0). On x = 1, y = B/2,
-    one example gives w̄ = w₁ and two give w̄ = (w₁ + w₂)/2, so η = (w₁ − w₂)/g̃₁ when w₂ is inside the ball.
-    Two random states must agree, else the learner is not Algorithm 1 at d = 1 and nothing is inferred."""
-    keywords = {**base, "k": 1}
-    X, y = np.ones((2, 1)), np.full(2, B / 2.0)
-    values = []
-    for s in (state, state + 1):
+def _probed_step(spec: Spec, make, base: dict, X, y, state: int):
+    """η of a plain learner read from its first step (:mod:`.probe`): fits on the first one and two examples give
+    w_1 and w_2, and η is a number with w_1 − w_2 = η g̃ (L2; the EG± inversion for L1) for an estimate g̃ the
+    paper's law takes at w_1. Estimates that share a direction (the same draws with another j) give several such
+    numbers; the random states are read until one number is common to all (at most :data:`_PROBE_STATES`). The
+    two-example fit sets η for m = 2."""
+    from .estimator import _law_rows
+    from .probe import etas_from_first_step, iterates
+
+    d, k, B = X.shape[1], int(base["k"]), float(base.get("B", 1.0))
+    common: list[float] | None = None
+    for s in range(state, state + _PROBE_STATES):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                w1 = float(np.ravel(make(**keywords, random_state=s).fit(X[:1], y[:1]).coef_)[0])
-                mean = float(np.ravel(make(**keywords, random_state=s).fit(X, y).coef_)[0])
+            w = iterates(make, base, s, X, y, steps=2)
         except Exception as err:
-            return None, f"no eta_ after fit, and a run at d = 1 raised {type(err).__name__}: {err}"
-        w2 = 2.0 * mean - w1
-        g = w1 - B / 2.0 if w1 != 0.0 else -B / 2.0
-        if abs(w2) >= B * (1.0 - 1e-12) or g == 0.0:
-            return None, "no eta_ after fit, and the run at d = 1 projected its step, so η cannot be read from it"
-        values.append((w1 - w2) / g)
-    if not math.isclose(values[0], values[1], rel_tol=1e-9):
-        return None, ("no eta_ after fit, and at d = 1 two random states gave different steps, which Algorithm 1 "
-                      "cannot: η cannot be read from it")
-    return (1, 1, 2, values[0]), "read from two fits at d = k = 1, where Algorithm 1 is deterministic: η = (w₁ − w₂)/g̃₁"
+            return None, f"no eta_ after fit, and a fit on one or two examples raised {type(err).__name__}: {err}"
+        outcomes = _law_rows(spec, w[0], X[0], float(y[0]), k, {**spec.options(d), **base})
+        found = etas_from_first_step(w[0], w[1], outcomes, spec.norm, B)
+        common = found if common is None else [a for a in common if any(math.isclose(a, b, rel_tol=1e-9)
+                                                                          for b in found)]
+        if not common:
+            return None, (f"no eta_ after fit, and no one η makes its first steps at d = {d}, k = {k} (random states "
+                          f"{state} to {s}) η times estimates the paper's law takes (the estimator check says which)")
+        if len(common) == 1 and s > state:
+            break
+    if len(common) != 1:
+        return None, f"no eta_ after fit, and its first steps leave several η possible ({common[:3]})"
+    return (d, k, 2, common[0]), (f"read from its first step on two examples at d = {d}, k = {k} (w̄ of fits on one "
+                                  "and two examples; the one η for which w_1 − w_2 is η times an estimate of the "
+                                  f"paper's law at each of up to {_PROBE_STATES} random states)")
+
+
+#: random states the parameters check reads a plain learner's first step at, at most
+_PROBE_STATES = 8

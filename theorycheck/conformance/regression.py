@@ -4,16 +4,24 @@ against the built-in, and the reads audit."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import estimators
 from ..bounds import hk12 as bounds_hk12
 from .core import Spec
 
+
+def _uniform(keywords: dict, d: int) -> np.ndarray:
+    """hk12's data-point draws: uniform over the d attributes."""
+    return np.full(d, 1.0 / d)
+
+
 SPECS: dict[str, Spec] = {
     "AERR": Spec("theorycheck.algorithms:AERR", lambda w, x, y, k, o: estimators.aerr_gradient_estimate_distribution(
-        w, x, y, k), "ridge", "hk12.thm3.1", "l2", start_in_ball=True,
+        w, x, y, k), "ridge", "hk12.thm3.1", "l2", start_in_ball=True, draw_law=_uniform,
         theorem_step=(lambda d, k, m, B, o: bounds_hk12.thm31_eta(d, k, m), "Theorem 3.1's η = √(k/(2dm))")),
     "AELR": Spec("theorycheck.algorithms:AELR", lambda w, x, y, k, o: estimators.aelr_gradient_estimate_distribution(
-        w, x, y, k), "lasso", "hk12.thm3.4", "l1",
+        w, x, y, k), "lasso", "hk12.thm3.4", "l1", draw_law=_uniform,
         theorem_step=(lambda d, k, m, B, o: bounds_hk12.thm34_eta(d, k, m, B, "theorem"),
                       "Theorem 3.4's η = (1/(4B²))√(2k log(2d)/(5md))")),
     "AER": Spec("theorycheck.algorithms:AER", lambda w, x, y, k, o: estimators.aer_gradient_estimate_distribution(

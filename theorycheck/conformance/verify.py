@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import stats
 from ..claims import subject_name
 from ..run.depends import with_depends
@@ -46,7 +48,8 @@ def replaced_algorithms(claim, subjects: dict[str, Any]) -> dict[str, tuple[str,
             if name in subjects and subjects[name] is not claim.subjects[name]}
 
 
-def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1e-3) -> dict[str, Any]:
+def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1e-3,
+              at: dict[str, Any] | None = None) -> dict[str, Any]:
     """The conformance of a subject that ``verify`` runs in ``algorithm``'s place, as a record (JSON-ready).
 
     Every check of :func:`conform` but the claims (verify is running them): the parameters, the exact law of
@@ -54,11 +57,12 @@ def in_verify(algorithm: str, subject, profile: str, seed: int, delta: float = 1
     algorithms of another shape, their own checks). Its ``verdict`` is FAIL when a check that ran failed: a
     learner that is not the paper's algorithm cannot PASS a theorem about that algorithm. The verify profile
     ``quick`` runs conform's quick budget, ``full`` and ``paper`` its full one. A subject that conform cannot
-    take at all (an instance that cannot be cloned, ...) gets every check NOT RUN with the reason."""
+    take at all (an instance that cannot be cloned, ...) gets every check NOT RUN with the reason. ``at``: the
+    claim's own k and B (:func:`claim_point`), where :func:`check_replaced` re-runs the checks a subject raised on."""
     budget = "quick" if profile == "quick" else "full"
     try:
-        result = conform_checks(algorithm, subject, profile=budget, seed=seed,
-                                delta=delta)  # conform without the claims, in this process: verify's worker
+        result = conform_checks(algorithm, subject, profile=budget, seed=seed, delta=delta,
+                                **(at or {}))  # conform without the claims, in this process: verify's worker
     except ParameterError as err:
         why = str(err).splitlines()[0]
         return {"algorithm": algorithm, "subject": subject_name(subject), "verdict": stats.INCONCLUSIVE,
@@ -84,8 +88,12 @@ def verify_text(record: dict[str, Any]) -> str:
                      + ", ".join(c["name"] for c in not_run) if not_run else "") + "."]
     parts += [f"[{c['verdict']}] {c['name']}: " + (c["cause"] if c["verdict"] != stats.PASS and c["cause"] else
                                                    c["decision"]) for c in ran]
-    parts += [f"[NOT RUN] {c['name']}: " + (f"{c['cause']} on this check's instance, so it judged nothing (the claim "
-                                             "runs on its own)" if c.get("raised") else c["decision"]) for c in not_run]
+    parts += [f"[NOT RUN] {c['name']}: " + (f"{c['cause']} on this check's instance" + (
+        f", and at the claim's own parameters: {c['again']}" if c.get("again") else "") + ", so it judged nothing"
+        if c.get("raised") else c["decision"]) for c in not_run]
+    if record.get("unjudged"):
+        parts.append(f"Not judged: {', '.join(u['name'] for u in record['unjudged'])} (the subject raised, or "
+                     "nothing could run): the claim's verdict with this subject is at best INCONCLUSIVE, never PASS.")
     hint = recording_hint([c for c in not_run if not c.get("raised")])
     return "\n".join([*parts, *([f"To run them: {hint}"] if hint else [])])
 
@@ -97,33 +105,34 @@ def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use
     default), once per (algorithm, subject) and cached under ``out/.cache/conformance``; store the records in each
     plan (``Plan.conformance``, with their paragraph in ``Plan.conformance_text``) and refuse a plan whose subject
     failed (``Plan.refused``), so that its tasks are not run: no measurement can make a learner that is not the
-    paper's algorithm pass the paper's theorem about it."""
-    checked: dict[str, dict[str, Any]] = {}
+    paper's algorithm pass the paper's theorem about it.
+
+    Nothing escapes by raising: the checks a subject raised on (on conformance's own instance) are re-run at the
+    claim's own k and B (:func:`claim_point`); those it raises on there too, or a subject conformance cannot take at
+    all, are listed in the record's ``unjudged``, and the claim's verdict with that subject is then at best
+    INCONCLUSIVE (:func:`theorycheck.verdicts.capped`)."""
+    cached = _Cached(Path(out), profile, seed, use_cache, progress, CONFORMANCE_SECONDS if seconds is None else seconds)
     for plan in plans:
         plan.conformance = []
         for name, (algorithm, subject) in replaced_algorithms(plan.claim, plan.subjects).items():
-            text = json.dumps([algorithm, _subject_fingerprint(subject), profile, seed, code_version()])
-            key = hashlib.sha256(text.encode()).hexdigest()[:20]
-            if key not in checked:
-                path = Path(out) / ".cache" / "conformance" / f"{key}.json"
-                record = read_conformance(path) if use_cache else None
-                if record is None:
-                    if progress:
-                        print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
-                              "before the claims that run it", file=sys.stderr)
-                    record = _isolated(with_depends, in_verify, algorithm, subject, profile, seed,
-                                       seconds=CONFORMANCE_SECONDS if seconds is None else seconds)
-                    if isinstance(record, str):  # the subject ended the process that checked it: not cached
-                        record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
-                                          f"against {algorithm} (conformance)"}
-                    else:
-                        write_json(path, sealed(record))
-                        record.pop("depends", None)
-                checked[key] = record
-            if "died" in checked[key]:
-                plan.refused = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
+            record = cached.record(algorithm, subject, name, None)
+            if "died" not in record and _raised(record):
+                point = claim_point(plan.params)
+                again = cached.record(algorithm, subject, name, point) if point else None
+                record = _rerun(record, again, point)
+            if "died" not in record:
+                path = cached.path(algorithm, subject, name, plan)
+                if "died" in path:
+                    record = path
+                elif path:  # the subject's own fits in this claim, every step (issue 55 item 1)
+                    failed = path["verdict"] == stats.FAIL and not path.get("raised")
+                    record = {**record, "checks": [*record["checks"], path],
+                              "verdict": stats.FAIL if failed else record["verdict"]}
+            if "died" in record:
+                plan.refused = TaskError("subject", record["died"], "no Python stack: the worker process ended")
                 break
-            plan.conformance.append({"place": name, **checked[key]})
+            record = {**record, "unjudged": _unjudged(record)}
+            plan.conformance.append({"place": name, **record})
         plan.conformance_text = "\n\n".join(verify_text(c) for c in plan.conformance)
         failed = [c for c in plan.conformance if _failing(c)]
         if failed and plan.refused is None:
@@ -132,6 +141,130 @@ def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use
                                      f"{failed[0]['algorithm']}: its {first['name']} check failed: "
                                      f"{first['cause'] or first['decision']}",
                                      "\n\n".join(verify_text(c) for c in failed))
+
+
+class _Cached:
+    """The conformance records of one run: computed once per (algorithm, subject, point) in a worker of their own,
+    and stored under ``out/.cache/conformance`` (a subject that ended its worker is not stored)."""
+
+    def __init__(self, out: Path, profile: str, seed: int, use_cache: bool, progress: bool, seconds: float):
+        self.out, self.profile, self.seed, self.use_cache = out, profile, seed, use_cache
+        self.progress, self.seconds = progress, seconds
+        self.records: dict[str, dict[str, Any]] = {}
+
+    def record(self, algorithm: str, subject, name: str, point: dict[str, Any] | None) -> dict[str, Any]:
+        identity = [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version()]
+        key = hashlib.sha256(json.dumps(identity + ([point] if point else [])).encode()).hexdigest()[:20]
+        if key not in self.records:
+            path = self.out / ".cache" / "conformance" / f"{key}.json"
+            record = read_conformance(path) if self.use_cache else None
+            if record is None:
+                if self.progress:
+                    where = f" at the claim's {_point_text(point)}" if point else ""
+                    print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance){where} "
+                          "before the claims that run it", file=sys.stderr)
+                record = _isolated(with_depends, in_verify, algorithm, subject, self.profile, self.seed, 1e-3,
+                                   point, seconds=self.seconds)
+                if isinstance(record, str):  # the subject ended the process that checked it: not cached
+                    record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
+                                      f"against {algorithm} (conformance)"}
+                else:
+                    write_json(path, sealed(record))
+                    record.pop("depends", None)
+            self.records[key] = record
+        return self.records[key]
+
+
+    def path(self, algorithm: str, subject, name: str, plan: Plan) -> dict[str, Any]:
+        """The path check of ``subject`` on ``plan``'s own fits (:func:`~.path.path_record`), cached per claim and
+        parameters: a check's record, {} when the algorithm has no gradient step, or {"died": why}."""
+        from .path import path_record
+
+        identity = [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version(), "path",
+                    plan.claim.id, json.dumps(plan.params, sort_keys=True, default=repr)]
+        key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:20]
+        if key not in self.records:
+            file = self.out / ".cache" / "conformance" / f"{key}.json"
+            record = _read_json(file) if self.use_cache else None
+            if record is None:
+                if self.progress:
+                    print(f"theorycheck: checking {subject_name(subject)} against {algorithm} on {plan.claim.id}'s own "
+                          "fits (conformance: every step)", file=sys.stderr)
+                record = _isolated(with_depends, path_record, algorithm, subject, plan.claim, plan.params,
+                                   plan.subjects, name, self.seed, seconds=self.seconds)
+                if isinstance(record, str):
+                    record = {"died": f"subject {name} ({subject_name(subject)}) {record} while its fits in "
+                                      f"{plan.claim.id} were checked against {algorithm} (conformance: path)"}
+                else:
+                    write_json(file, sealed(record))
+                    record.pop("depends", None)
+            self.records[key] = record
+        return self.records[key]
+
+
+def _read_json(path: Path) -> dict | None:
+    """A stored path record, or None when absent, damaged, edited by hand (its checksum) or stale (what it read)."""
+    try:
+        record, _ = unsealed(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def claim_point(params: dict[str, Any]) -> dict[str, Any]:
+    """The claim's own k and B (those of its parameters that are a single number), where the checks a subject
+    raised on are re-run; {} when the claim states neither."""
+    point: dict[str, Any] = {}
+    k, B = params.get("k"), params.get("B")
+    if isinstance(k, int | np.integer) and not isinstance(k, bool) and k > 0:
+        point["k"] = int(k)
+    if isinstance(B, int | float | np.floating) and not isinstance(B, bool) and float(B) > 0:
+        point["B"] = float(B)
+    return point
+
+
+def _point_text(point: dict[str, Any]) -> str:
+    return ", ".join(f"{key} = {value:g}" for key, value in point.items())
+
+
+def _raised(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The checks of a record on which the subject raised."""
+    return [c for c in record.get("checks", []) if c.get("raised")]
+
+
+def _rerun(first: dict[str, Any], again: dict[str, Any] | None, point: dict[str, Any]) -> dict[str, Any]:
+    """``first`` with each check the subject raised on replaced by its re-run at the claim's ``point`` (``again``),
+    each saying so; a check it raised on again stays raised, and so does every one when there is no re-run (the
+    claim states no k or B, or the subject ended the re-run's worker)."""
+    if again is None or "died" in again:
+        why = ("the claim states no k or B to re-run it at" if again is None else again["died"])
+        return {**first, "checks": [{**c, "again": why} if c.get("raised") else c for c in first["checks"]]}
+    rerun = {c["name"]: c for c in again["checks"]}
+    checks = []
+    for c in first["checks"]:
+        if c.get("raised") and c["name"] in rerun:
+            second = rerun[c["name"]]
+            note = (f"re-run at the claim's {_point_text(point)} after the subject raised on conformance's own "
+                    f"instance ({c['cause']})")
+            checks.append({**second, "decision": f"{second['decision']} [{note}]",
+                           "again": second["cause"] if second.get("raised") else ""})
+        else:
+            checks.append(c)
+    verdict = (stats.FAIL if any(c["verdict"] == stats.FAIL and not c.get("raised") for c in checks) else
+               first["verdict"])
+    return {**first, "verdict": verdict, "checks": checks, "point": point}
+
+
+def _unjudged(record: dict[str, Any]) -> list[dict[str, str]]:
+    """[{name, why}] of the checks that judged nothing because the subject raised on them (on conformance's own
+    instance and at the claim's own parameters), or of the whole conformance when none could run on the subject."""
+    raised = [{"name": c["name"], "why": c["cause"] + (f"; at the claim's own parameters: {c['again']}"
+                                                       if c.get("again") else "")} for c in _raised(record)]
+    judged = [c for c in record.get("checks", []) if c["ran"] and not c.get("raised")]
+    if not judged:
+        why = "; ".join(f"{c['name']}: {c['cause'] or c['decision']}" for c in record.get("checks", []))
+        return raised or [{"name": "conformance", "why": f"no check could run on the subject ({why})"}]
+    return raised
 
 
 def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:

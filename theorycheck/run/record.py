@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Evidence, Hypothesis, subject_name
-from ..verdicts import Verdict, judged, stopped
+from ..verdicts import Verdict, capped, judged, stopped
 from .execute import _not_finished, unwritten_hook
 from .plan import Plan, TaskError
 from .provenance import code_version
@@ -82,6 +82,7 @@ def _finish(plan: Plan, payloads, error, *, seed, profile, env) -> dict[str, Any
     broken = [f"{h.statement} ({h.detail})" if h.detail else h.statement for h in hyps if not h.met]
     verdict, decision = judged(evidence.verdict, evidence.decision, vacuous=evidence.vacuous,
                                vacuous_reason=evidence.vacuous_reason, broken=broken)
+    verdict, decision = capped(verdict, decision, replaced=record["replaced"], conformance=plan.conformance)
     if plan.conformance:  # every check it ran passed (else the claim was not run): say which ran, and which could not
         decision += "\n\n" + plan.conformance_text
     record.update(
