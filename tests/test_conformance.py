@@ -170,22 +170,26 @@ def test_a_biased_inner_product_draw_fails_the_behaviour_check():
 
 
 def test_checks_a_learner_cannot_take_are_inconclusive_not_pass():
+    """A plain learner (no record of its path): the step check cannot run (a black box's step cannot be told from
+    its estimate; its estimator check runs on probed fits, tests below), and what cannot run is never a PASS."""
+    from theorycheck.conformance.estimator import _step_check
+
     class NoPath(mine.MyAERR):
         def __init__(self, k=1, B=1.0, eta=None, random_state=None):
             super().__init__(k, B, eta, random_state)
 
-    check = conformance._estimator_check(SPEC, NoPath, 2, 1.0, 0.5, 10, 1e-3, _seed(4))
+    check = _step_check(SPEC, NoPath, 2, 1.0, _seed(4))
     assert check.verdict == "INCONCLUSIVE" and not check.ran and "record_trajectory" in check.decision
     audit = conformance._audit_check(NoPath, 2, 1.0, 0.5, _seed(4))  # its reads are observed, not reported
     assert audit.verdict == "PASS" and audit.details == {"observed": True}, audit.decision
     result = conformance.Conformance("AERR", "NoPath", {}, [check, audit], 1e-3)
-    assert result.verdict == "INCONCLUSIVE" and "[NOT RUN] estimator" in result.text()
-    assert result.summary() == "INCONCLUSIVE on 1 of 2 checks (attributes); NOT RUN: estimator"
+    assert result.verdict == "INCONCLUSIVE" and "[NOT RUN] step" in result.text()
+    assert result.summary() == "INCONCLUSIVE on 1 of 2 checks (attributes); NOT RUN: step"
     assert result.first_cause() == (check, "NOT RUN")
-    result.optional = ("estimator",)  # allowed not to run
+    result.optional = ("step",)  # allowed not to run
     assert result.verdict == "PASS" and result.first_cause() is None
-    assert result.summary() == "PASS on 1 of 2 checks (attributes); NOT RUN, optional: estimator"
-    assert "[NOT RUN (optional)] estimator" in result.text()
+    assert result.summary() == "PASS on 1 of 2 checks (attributes); NOT RUN, optional: step"
+    assert "[NOT RUN (optional)] step" in result.text()
     result.checks = [check]  # nothing ran: never PASS
     assert result.verdict == "INCONCLUSIVE"
 
