@@ -538,8 +538,9 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
 
     A worker that dies (an exit, a signal, a task of an isolated plan past its time limit, which faulthandler
     ends after writing its stack), or a task that cannot reach its worker (it does not pickle, or not unpickle
-    there), ends only its task, as a subject error: alone in flight, that task is the culprit; else each task that
-    was running runs again alone, and the one whose worker dies again is (:func:`_alone`). No task ever runs in this
+    there), ends only its task, as a subject error: alone in flight (or with tasks of its own claim alone), that
+    task is the culprit; else each task that was running runs again alone, and the one whose worker dies again is
+    (:func:`_alone`). No task ever runs in this
     process instead. Whatever ends this generator early (Ctrl-C, SIGTERM, a usage error) ends the workers."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
@@ -548,22 +549,22 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
     pool = pool or _workers
     queue = list(reversed(calls))
     running: dict[Any, tuple[int, tuple, float]] = {}  # future: (plan index, task arguments, when submitted)
-    executor = None
+    executor = None  # started when a task is wanted, and again after a death
     with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
         try:
-            executor = pool(jobs, dict(isolation.code))
             while queue or running:
                 while queue and len(running) < jobs:
                     i, args = queue.pop()
                     if not wanted(i):
                         continue
                     limit = isolation.seconds if i in isolation.plans else None
+                    executor = executor or pool(jobs, dict(isolation.code))
                     try:
                         running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
                     except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
                         queue.append((i, args))
                         if not running:
-                            executor = pool(jobs, dict(isolation.code))
+                            executor = None
                         break
                 if not running:  # nothing wanted was left, or a fresh pool takes the rest
                     continue
@@ -579,7 +580,7 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
                         else:
                             queue.append((i, args))
                     running.clear()
-                    executor = pool(jobs, dict(isolation.code))
+                    executor = None
                     continue
                 if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
                     done, _ = wait(running, timeout=60)  # the pool is broken: every task in flight ends with it
@@ -591,17 +592,19 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
                         yield future.result()
                     else:
                         failed.append((i, args, err))
+                culprits = {i for i, _, _ in failed}  # tasks of one claim only: its subject is the culprit
+                failed.sort(key=lambda f: not _timed_out(watch, f[0], f[1]))  # the task that ran out of time, first
                 for i, args, err in failed:
                     if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
                         continue
                     limit = isolation.seconds if i in isolation.plans else None
-                    yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(failed) == 1 or
+                    yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(culprits) == 1 or
                               _timed_out(watch, i, args) else _alone(i, args, watch, limit, pool))
                 if failed:  # the pool may be broken: the tasks still in flight run again in a fresh one
                     queue.extend((i, args) for i, args, _ in running.values())
                     running.clear()
                     end_workers(executor)
-                    executor = pool(jobs, dict(isolation.code))
+                    executor = None
         except BaseException:
             if executor is not None and (running or queue):  # interrupted: no worker outlives the run
                 end_workers(executor)
