@@ -5,8 +5,9 @@
   os._exit(0) or sleeps past ``--task-timeout``: never exit status 0 or 3, one line naming the subject, nothing
   cached; and a ``--subject`` or ``--claims`` module that calls os._exit(0) or sys.exit(0) or segfaults at import:
   one line, exit status 2, no output folder;
-- Ctrl-C and SIGTERM while a subject hangs (in a task, in verify's conformance, in conform): the process ends
-  within 5 s with 130 or 143 and none of its descendants survives; a second Ctrl-C ends it at once;
+- Ctrl-C and SIGTERM while a subject hangs (in a task; in verify's conformance, whose worker conform's checks use
+  too): the process ends within 5 s with 130 or 143 and none of its descendants survives; a second Ctrl-C ends it
+  at once;
 - a subject module that patches numpy.linalg.eigh at import leaves the built-in sk13.makepsd PASS, and its cache
   clean for a later plain run.
 

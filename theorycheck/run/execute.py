@@ -24,8 +24,8 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import tempfile
+import threading
 import time
 import traceback
 import warnings
@@ -256,7 +256,7 @@ def _isolated(function, *args, seconds: float = CONFORMANCE_SECONDS):
             found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
             return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
                     f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
-        except (pickle.PicklingError, BrokenProcessPool) as err:  # never run here instead: a user's code runs in workers
+        except (pickle.PicklingError, BrokenProcessPool) as err:  # never run here instead: user code runs in workers
             return f"could not be sent to a worker process ({_one_line(err)})"
         except Timeout:
             end_workers(executor)
@@ -645,8 +645,8 @@ def _guarded(args):
         culprit = _culprit(err, subjects)
         if culprit is not None:
             return r, None, TaskError("subject", f"{culprit} {_one_line(err)} (task {r})", trace)
-        return r, None, TaskError("subject", f"subject {_replaced(claim, subjects)} raised {_one_line(err)} in task {r}",
-                                  trace)
+        who = _replaced(claim, subjects)
+        return r, None, TaskError("subject", f"subject {who} raised {_one_line(err)} in task {r}", trace)
 
 
 def _replaced(claim: Claim, subjects: dict[str, Any]) -> str:
