@@ -190,13 +190,13 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     process, the command line in it: the test restores eigh and forgets the import at its end.)"""
     import numpy as np
 
-    from theorycheck.run import execute
+    from theorycheck.run import probe
 
     (tmp_path / "patches_eigh.py").write_text(EIGH, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(np.linalg, "eigh", np.linalg.eigh)  # restored at the end of the test
-    monkeypatch.setattr(execute, "_EXPOSED", set())
+    monkeypatch.setattr(probe, "_EXPOSED", set())
     out = tmp_path / "out"
     try:
         status = main(["verify", "sk13.makepsd", CHEAP, "--subject", "subset_average=patches_eigh:average",

@@ -473,7 +473,7 @@ def load_claims(modules) -> None:
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         if name not in sys.modules:  # first in a process of its own: one that exits there cannot end this run
-            from .run.execute import expose, import_in_worker
+            from .run.probe import expose, import_in_worker
 
             ended = import_in_worker(name)
             if ended is not None:

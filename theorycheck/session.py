@@ -81,7 +81,7 @@ def load_subject(spec: str):
     first = module_name not in sys.modules and module_name.split(".", 1)[0] not in ("theorycheck", "proofs",
                                                                                       "simulations")
     if first:
-        from .run.execute import expose, import_in_worker
+        from .run.probe import expose, import_in_worker
 
         ended = import_in_worker(module_name)
         if ended is not None:

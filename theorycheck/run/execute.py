@@ -6,8 +6,9 @@ simulations) runs its tasks in a worker process even at ``--jobs 1`` (loky's, st
 subject that exits, aborts, segfaults, raises any BaseException or runs past its time limit (:data:`TASK_SECONDS`)
 is SUBJECT-ERROR naming it and the task, and the run goes on; nothing of it ever runs again in this process (a
 subject that cannot be sent to a worker is refused before any work, :func:`check_sendable`). The built-in claims
-run in this process at ``--jobs 1``, unless a user's module was imported into it (:func:`exposed`): then they run
-in workers of their own that never load a user's code, as they do at any ``--jobs`` beside a user's claim.
+run in this process at ``--jobs 1``, unless a user's module was imported into it
+(:func:`~theorycheck.run.probe.expose`): then they run in workers of their own that never load a user's code, as
+they do at any ``--jobs`` beside a user's claim.
 
 Interruption. Ctrl-C or SIGTERM while tasks run in workers ends the workers (SIGTERM, then SIGKILL after
 :data:`KILL_GRACE` seconds) before the interruption goes on up; a worker whose parent died ends itself.
@@ -22,7 +23,6 @@ import math
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +42,7 @@ from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_nam
 from ..protocols import BadOutput
 from ..validation import ParameterError
 from .plan import Plan, TaskError, _expected_seconds, _one_line
+from .probe import exposed
 from .provenance import _json_default, own_code, task_seed, user_modules
 from .store import write_json
 
@@ -57,25 +58,15 @@ _GRACE = 30.0
 #: seconds a worker has to end after SIGTERM (the run was interrupted) before it gets SIGKILL
 KILL_GRACE = 1.0
 
-#: the user's modules that theorycheck imported into this process (``--subject``, ``--claims``): from then on the
-#: built-in claims run in workers of their own, which never load a user's code (:func:`expose`)
-_EXPOSED: set[str] = set()
-
-
-def expose(module: str) -> None:
-    """Note that a user's ``module`` was imported into this process, which it may have patched (numpy.linalg, say):
-    the built-in claims run in workers of their own from then on, and never in this process with the cache."""
-    _EXPOSED.add(module)
-
-
 @dataclass(frozen=True)
 class Isolation:
     """The plans (by index) whose tasks run in worker processes even at ``--jobs 1`` (those with a user's
     code), their tasks' time limit in seconds, and the source hashes of the user's modules the workers
     import (:func:`user_modules`; an edit since the workers started restarts them). ``clean``: the other plans'
     workers are a pool of their own, which never loads a user's code; ``apart``: the other plans run there even at
-    ``--jobs 1`` (a user's module was imported into this process, :func:`expose`); ``uncached``: plans whose tasks
-    run in this process after a user's module was imported into it, whose measurements are not stored."""
+    ``--jobs 1`` (a user's module was imported into this process, :func:`~theorycheck.run.probe.expose`);
+    ``uncached``: plans whose tasks run in this process after a user's module was imported into it, whose
+    measurements are not stored."""
 
     plans: frozenset[int] = frozenset()
     seconds: float = TASK_SECONDS["quick"]
@@ -838,17 +829,17 @@ def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None)
     """The :class:`Isolation` of ``plans``: those with a claim or a subject not defined in theorycheck, proofs or
     simulations (:func:`own_code`) run in workers, with ``seconds`` per task (``isolate`` True: every plan,
     False: none); the others in a pool of their own, and there even at ``--jobs 1`` once a user's module was
-    imported into this process (:func:`expose`). ``isolate`` False runs everything as told, but a built-in plan
-    run in this process after such an import is not cached."""
+    imported into this process (:func:`~theorycheck.run.probe.expose`). ``isolate`` False runs everything as told,
+    but a built-in plan run in this process after such an import is not cached."""
     def users(plan):
         return not (own_code(plan.claim) and all(own_code(s) for s in plan.subjects.values()))
 
     foreign = [i for i, plan in enumerate(plans) if (isolate if isolate is not None else users(plan))]
     code = {path: digest for i in foreign for s in (plans[i].claim, *plans[i].subjects.values())
             for path, digest in user_modules(s).items()}
-    uncached = frozenset(i for i, plan in enumerate(plans) if isolate is False and _EXPOSED and not users(plan))
+    uncached = frozenset(i for i, plan in enumerate(plans) if isolate is False and exposed() and not users(plan))
     return Isolation(frozenset(foreign), seconds, tuple(sorted(code.items())), clean=isolate is not False,
-                     apart=isolate is not False and bool(_EXPOSED), uncached=uncached)
+                     apart=isolate is not False and bool(exposed()), uncached=uncached)
 
 
 def check_sendable(subjects: Mapping[str, Any]) -> None:
@@ -865,46 +856,3 @@ def check_sendable(subjects: Mapping[str, Any]) -> None:
             raise ParameterError(f"subject {name} ({subject_name(subject)}) cannot be sent to a worker process, where "
                                  f"a user's subject runs: it does not pickle ({_one_line(err)}); pass its class, or "
                                  "an instance or function that pickles") from None
-
-
-#: seconds a user's module may take to import in its worker before it counts as hanging
-IMPORT_SECONDS = 600.0
-
-#: the first import of a user's module, in a Python process of its own: it says how the import ended on stdout,
-#: after a token, and exits at once (no atexit hook of the module runs)
-_PROBE = """import importlib, os, sys
-token, name = sys.argv[1], sys.argv[2]
-try:
-    importlib.import_module(name)
-    said = "imported"
-except SystemExit as err:
-    said = f"called sys.exit({err.code!r})"
-except Exception:
-    said = "imported"
-except BaseException as err:
-    said = "raised " + type(err).__name__
-sys.stdout.flush()
-os.write(1, (token + said).encode())
-os._exit(0)
-"""
-
-
-def import_in_worker(module: str, seconds: float = IMPORT_SECONDS) -> str | None:
-    """Import ``module`` first in a Python process of its own (with this process's folder and sys.path), so a
-    module that exits, aborts, segfaults or hangs at import cannot end this process: None when the import returned
-    (or raised an Exception, which the caller's own import reports), else how it ended, in a few words."""
-    token = f"theorycheck-probe-{os.urandom(8).hex()}:"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    try:
-        done = subprocess.run([sys.executable, "-c", _PROBE, token, module], capture_output=True, env=env,
-                              stdin=subprocess.DEVNULL, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return f"did not finish within {seconds:g} s"
-    said = done.stdout.decode("utf-8", "replace").rpartition(token)[2] if token.encode() in done.stdout else None
-    if said == "imported":
-        return None
-    if said:
-        return said
-    if done.returncode < 0:
-        return f"ended its worker with signal {signal.Signals(-done.returncode).name}"
-    return f"ended its worker with exit status {done.returncode}"
