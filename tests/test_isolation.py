@@ -162,8 +162,12 @@ def test_a_module_that_ends_its_process_at_import_is_one_line(tmp_path, capsys, 
 
 
 # ---------------------------------------------------------------------- a user's module that patches numpy
-EIGH = """import numpy as np
+EIGH = """import os
 from fractions import Fraction
+
+import numpy as np
+
+os.chdir("elsewhere")
 
 _true = np.linalg.eigh
 
@@ -186,13 +190,15 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     """sk13.makepsd's built-in make_psd calls numpy.linalg.eigh: in a process where that is shifted by 1, the
     projection is off by far more than the claim's tolerance (FAIL, as the run before this change gave, and cached).
     Run beside a claim whose subject comes from the patching module, sk13.makepsd runs in workers where the module
-    was never imported: PASS; a later run served from that run's cache, eigh restored, is PASS too. (In this
+    was never imported: PASS; a later run served from that run's cache, eigh restored, is PASS too. The module also
+    changes the folder at import: the relative --out is still the one the command was given in. (In this
     process, the command line in it: the test restores eigh and forgets the import at its end.)"""
     import numpy as np
 
     from theorycheck.run import probe
 
     (tmp_path / "patches_eigh.py").write_text(EIGH, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(np.linalg, "eigh", np.linalg.eigh)  # restored at the end of the test
@@ -200,7 +206,7 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     out = tmp_path / "out"
     try:
         status = main(["verify", "sk13.makepsd", CHEAP, "--subject", "subset_average=patches_eigh:average",
-                       "--quiet", "--json", "--out", str(out)])
+                       "--quiet", "--json", "--out", "out"])
         printed = capsys.readouterr().out
         assert np.linalg.eigh.__module__ == "patches_eigh"  # the module did patch this process
     finally:
@@ -209,6 +215,7 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     verdicts = {c["id"]: c["verdict"] for c in json.loads(printed)["claims"]}
     assert verdicts == {"sk13.makepsd": Verdict.PASS, CHEAP: Verdict.PASS}, verdicts
     assert list((out / ".cache" / "sk13.makepsd").rglob("task-*.json"))
+    assert not (tmp_path / "elsewhere" / "out").exists()
     monkeypatch.undo()  # eigh restored, nothing imported
     assert np.linalg.eigh.__module__ != "patches_eigh"
     results = theorycheck.verify("sk13.makepsd", out=out)

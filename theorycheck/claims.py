@@ -479,7 +479,12 @@ def load_claims(modules) -> None:
             if ended is not None:
                 raise ParameterError(f"cannot import the claims module {name!r}: importing it {ended}")
             expose(name)
-        _import_claims(name, f"claims module {name!r}")
+        where = os.getcwd()
+        try:
+            _import_claims(name, f"claims module {name!r}")
+        finally:
+            if os.getcwd() != where:  # a module that changed the folder at import: --out stays where it was meant
+                os.chdir(where)
 
 
 def _import_claims(name: str, what: str) -> None:

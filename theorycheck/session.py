@@ -87,11 +87,15 @@ def load_subject(spec: str):
         if ended is not None:
             raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} {ended}")
         expose(module_name)
+    where = os.getcwd()
     try:
         obj = importlib.import_module(module_name)
     except Exception as err:  # a user's module that fails to import, for whatever reason: one line
         raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} raised "
                              f"{type(err).__name__}: {err}") from None
+    finally:
+        if os.getcwd() != where:  # a module that changed the folder at import: --out stays where the user meant
+            os.chdir(where)
     try:
         for part in attr.split("."):
             obj = getattr(obj, part)
