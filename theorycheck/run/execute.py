@@ -762,7 +762,7 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def _worker_start(parent: int) -> None:
+def worker_start(parent: int) -> None:
     """Each worker's first step: Ctrl-C is the run's to handle (it ends the workers), not a subject's to see; and a
     worker whose parent died (SIGKILL, say) ends itself at once, whatever its task is doing, rather than live on as
     an orphan."""
@@ -801,7 +801,7 @@ def _workers(n: int, code: dict[str, str] | None = None):
         known.clear()
     known.update(code)
     _WORKER_STATE["where"] = where
-    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale, initializer=_worker_start,
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale, initializer=worker_start,
                                  initargs=(os.getpid(),))
 
 
@@ -820,7 +820,7 @@ def _clean_workers(n: int, code: dict[str, str] | None = None):
             or executor._initargs != (os.getpid(),)):
         if executor is not None:
             end_workers(executor)
-        executor = _CLEAN["executor"] = ProcessPoolExecutor(max_workers=n, timeout=60, initializer=_worker_start,
+        executor = _CLEAN["executor"] = ProcessPoolExecutor(max_workers=n, timeout=60, initializer=worker_start,
                                                             initargs=(os.getpid(),))
     return executor
 

@@ -332,9 +332,14 @@ def _map(function, jobs_list: list, jobs: int) -> list:
     if jobs <= 1 or len(jobs_list) <= 1:
         return [function({**job, "isolate": None if job["isolate"] is False else job["isolate"]})
                 for job in jobs_list]
+    import os
+
     from joblib.externals.loky import get_reusable_executor
 
-    executor = get_reusable_executor(max_workers=jobs, reuse=True)
+    from ..run.execute import worker_start
+
+    # the same workers as verify's (the same start, so loky reuses them rather than starting others)
+    executor = get_reusable_executor(max_workers=jobs, reuse=True, initializer=worker_start, initargs=(os.getpid(),))
     return list(executor.map(function, jobs_list))
 
 
