@@ -1,10 +1,11 @@
 """A user's code never runs in theorycheck's own process, and a run that is interrupted ends (issue 57, items 1, 2).
 
 - the matrix: ``verify`` and ``conform`` on the command line and ``theorycheck.verify`` in Python, at ``--jobs`` 1
-  and 2, with a subject that does not pickle, raises a BaseException (its own, or a KeyboardInterrupt), calls
-  os._exit(0) or sleeps past ``--task-timeout``: never exit status 0 or 3, one line naming the subject, nothing
-  cached; and a ``--subject`` or ``--claims`` module that calls os._exit(0) or sys.exit(0) or segfaults at import:
-  one line, exit status 2, no output folder;
+  and 2, with a subject that does not pickle or raises a BaseException (its own, or a KeyboardInterrupt), and in
+  Python one that calls os._exit(0) or sleeps past ``task_timeout`` (the command line's are
+  tests/test_subject_failures.py's): never exit status 0 or 3, one line naming the subject, nothing cached;
+- a ``--subject`` or ``--claims`` module that calls os._exit(0) or sys.exit(0), segfaults or raises
+  KeyboardInterrupt at import: one line, exit status 2, no output folder, the module never imported here;
 - Ctrl-C and SIGTERM while a subject hangs (in a task; in verify's conformance, whose worker conform's checks use
   too): the process ends within 5 s with 130 or 143 and none of its descendants survives; a second Ctrl-C ends it
   at once;
@@ -13,7 +14,7 @@
 
 The subjects are in tests/hostile_subjects.py. The matrix runs the command line in this process (``cli.main``), as
 tests/test_subject_failures.py does, so that the workers are reused from one case to the next: each case that ends
-a worker pays for a fresh one (about 2 s of CPU), which is what most of this file's CPU goes to.
+a worker pays for a fresh one (about 2.5 s of CPU), and each signal test for a process of its own.
 """
 
 from __future__ import annotations
@@ -64,8 +65,14 @@ def _timeout(how: str) -> str:
 
 
 # ---------------------------------------------------------------------- the matrix
+#: a subject that ends its worker (os._exit, a signal, sys.exit, a hang past --task-timeout) at --jobs 1 and 2, on
+#: verify and conform, is tests/test_subject_failures.py's matrix (which checks that nothing is cached too): here
+#: the failures that used to send a task back into this process, and the API's front door
+LIVE = ("locked", "base", "interrupt")
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("how", list(WORDS))
+@pytest.mark.parametrize("how", LIVE)
 def test_verify_a_hostile_subject_is_one_line_and_never_runs_here(tmp_path, capsys, how, jobs):
     out = tmp_path / "out"
     subject = f"{HOSTILE}:{AVERAGE[how]}"
@@ -82,12 +89,8 @@ def test_verify_a_hostile_subject_is_one_line_and_never_runs_here(tmp_path, caps
     _nothing_cached(out)
 
 
-#: conform's --jobs is the claims check's, which a learner that fails in the checks before it never reaches: at
-#: --jobs 2 the cases that keep their worker alive (the others would only pay for fresh workers)
-CONFORM_CASES = [(how, 1) for how in WORDS] + [("locked", 2), ("base", 2), ("interrupt", 2)]
-
-
-@pytest.mark.parametrize(("how", "jobs"), CONFORM_CASES)
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("how", LIVE)
 def test_conform_a_hostile_learner_is_one_line_and_never_runs_here(tmp_path, capsys, how, jobs):
     """``--no-claims``: the claims' time estimate runs the learner in the same kind of worker (:func:`_isolated`)
     before the checks; left out, a learner that ends its worker ends one worker, not two."""
@@ -106,8 +109,8 @@ def test_conform_a_hostile_learner_is_one_line_and_never_runs_here(tmp_path, cap
     _nothing_cached(out)
 
 
-#: the API drives the session the command line drives: at --jobs 2, the cases that keep their workers alive
-API_CASES = [(how, 1) for how in WORDS] + [("locked", 2), ("base", 2), ("interrupt", 2)]
+#: the API drives the session the command line drives: a subject that ends its worker, at --jobs 1
+API_CASES = [(how, jobs) for how in LIVE for jobs in (1, 2)] + [("exit0", 1), ("sleep", 1)]
 
 
 @pytest.mark.parametrize(("how", "jobs"), API_CASES)
