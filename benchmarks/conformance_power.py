@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests import conformance_learners as mine
 from tests import defects_ks15
-from theorycheck import algorithms, estimators
+from theorycheck import algorithms, genest
 from theorycheck.algorithms import sk13
 from theorycheck.conformance import conform
 
@@ -56,7 +56,7 @@ ROWS = [
     ("AdaBoostRS_AC", algorithms.AdaBoostRSAC, None), ("AdaBoostRS_AC", mine.MyAdaBoostRSAC, None),
     ("AdaBoostRS_AC", mine.ACIgnoresCosts, "draws ∝ α, costs ignored"),
     ("AdaBoostRS_AC", mine.ACUnitVotes, "votes ±1, not ±c(h)"),
-    ("GenEst", estimators.genest, None), ("GenEst", mine.my_genest, None),
+    ("GenEst", genest.genest, None), ("GenEst", mine.my_genest, None),
     ("GenEst", mine.genest_uniform_queries, "uniform queries (another law)"),
     ("GenEst", mine.genest_one_draw_per_factor, "no second branch (queries n, not n·N)"),
     ("GenEst", mine.genest_reads_everything, "⟨w, x⟩ from all of x, queries reported"),

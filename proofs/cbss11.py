@@ -20,6 +20,7 @@ from theorycheck.kinds.exact import (
     random_fraction,
 )
 from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator, Output
+from theorycheck.spaces import Int, Space
 from theorycheck.validation import Integer
 
 D = "tests.defects_exact:"
@@ -30,6 +31,10 @@ SMALL_MC = {"mc_samples": "10000", "mc_repetitions": "1"}  # planted samplers ar
 class Lemma7(Exact):
     observed_label = "the largest absolute difference between the lemma's two sides over the cases enumerated"
     id = "cbss11.lemma7"
+    space = Space(
+        dims={"n_max": Int(1, 12), "functions": Int(1, 10), "spread": Int(1, 1000, log=True)},
+        why=("the lemma's ∀ n, k ≤ n and f: every n ≤ n_max is enumerated, the functions are random rationals "
+             "(how many, how spread)"))
     title = "Averaging over a uniform k-subset is unbiased"
     reference = "Lemma 7"
     statement = (
@@ -98,6 +103,13 @@ class Lemma7(Exact):
 @register
 class Lemma11(ExactLaw):
     id = "cbss11.lemma11"
+    space = Space(
+        dims={"d_max": Int(1, 5), "instances": Int(0, 8), "spread": Int(1, 30, log=True)},
+        fixed={"mc_repetitions": "0"},
+        why=("the lemma's ∀ w, x, y, d and even k ≤ 2d: every d ≤ d_max (and every budget) is enumerated in each "
+             "trial, so the space's axes are the enumeration's size and the random rational instances (how many, "
+             "how spread); ranges up to the full profile's; the Monte-Carlo part (a check of the sampler, not of "
+             "the ∀) is off"))
     title = "AER's gradient estimate 2(ŷ − y)v is unbiased"
     reference = "Lemma 11 (Section 6, eqs. (6)–(8), Figure 2)"
     statement = (

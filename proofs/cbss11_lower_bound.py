@@ -26,6 +26,7 @@ from theorycheck.generators.lower_bounds import (
 )
 from theorycheck.kinds.exact import Exact, dyadic_vector, float_close
 from theorycheck.protocols import Contract, Function
+from theorycheck.spaces import Int, Space
 from theorycheck.validation import Grid, Integer, Number, ParameterError
 
 D = "tests.defects_lower_bounds_proofs:"
@@ -37,6 +38,10 @@ class GoodRegressorKnowsJ(Exact):
     observed_label = ("the smallest excess/ε at which a grid point's w first fails to single out j (every "
                       'ε-good w must, so the claim is that this is at least 1)')
     id = "cbss11.A.2"
+    space = Space(
+        dims={"random_w": Int(0, 100), "spread": Int(1, 32, log=True), "grid": Int(1, 6)},
+        why=("the statement's ∀ w, through the random directions w checked (how many, how spread) and the grid of "
+             "w; the d and p grids need two values each and stay the profile's"))
     ratio_at_least = True  # the ratio is the excess (in units of ε) at which the implication first fails
     title = "On P_j, w* = 2p·e_j with L(w*) = 1 − 4p², L(w) = ‖w‖² − 4p·w_j + 1, and an ε-good w reveals j"
     reference = "Appendix A.2 (proof of Theorem 1), on the distribution of Appendix A.1"
@@ -241,6 +246,10 @@ class BanditAlgebra(Exact):
     observed_label = ("the smallest ratio, over the grid, of the proof's chain T(1 − 1/d − √(6Tp²/d)) to "
                       "Theorem 1's bound ½⌊d/(96ε)⌋")
     id = "cbss11.A.5-A.6"
+    space = Space(
+        dims={"cells": Int(8, 4000, log=True), "p_steps": Int(2, 120, log=True), "k_values": Int(2, 400, log=True)},
+        why=("the algebra's ∀ q ∈ [0, ¼], k and T, through the resolution of the grids it is checked on (up to "
+             "the full profile's)"))
     ratio_at_least = True  # the ratio is the chain of inequalities over the bound it must reach
     title = "From the bandit bound to k ≥ ½⌊d/(96ε)⌋: −ln(1 − q) ≤ 3q/2 on [0, ¼], solving for k, choosing T"
     reference = "Appendix A.4 eq. (13), A.5 eq. (14), A.6 (proof of Theorem 1)"

@@ -15,7 +15,8 @@ from theorycheck.claims import Defect, Erratum, Hypothesis, Measurement, Plot, r
 from theorycheck.kinds import exact as kind
 from theorycheck.kinds.exact import LAW_PARAMETERS, MC_PARAMETERS, Exact, ExactLaw, as_fraction, dot, random_rational
 from theorycheck.kinds.pathwise import TRAJECTORY_LEARNER
-from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator
+from theorycheck.protocols import Contract, EstimatorLaw, Function, GradientEstimator, Output
+from theorycheck.spaces import Int, Real, Space
 from theorycheck.validation import Budget, Grid, Integer, Positive
 
 D = "tests.defects_exact:"
@@ -25,6 +26,14 @@ SMALL = {"d_max": "3"}  # the planted laws enumerate every ordered draw, slowly
 @register
 class Lemma3_3(ExactLaw):
     id = "hk12.lemma3.3"
+    space = Space(
+        dims={"d_max": Int(1, 5), "instances": Int(0, 25), "adversarial": Int(0, 4), "spread": Int(1, 12),
+              "B": Real(0.25, 4.0, log=True)},
+        fixed={"mc_repetitions": "0", "learner_runs": "0"},
+        why=("the lemma's ∀ w in the ball of radius B, x, y, d and k ≤ d: every d ≤ d_max (and every budget) is "
+             "enumerated in each trial, so the space's axes are the enumeration's size and the random rational "
+             "instances (how many, how spread); ranges up to the full profile's; the sampler and learner parts "
+             "(checks of an implementation, not of the ∀) are off"))
     title = "AERR's gradient estimate is unbiased and E‖g̃‖₂² ≤ 8B²d/k"
     reference = "Lemma 3.3 (proof in Appendix A.1)"
     statement = (
@@ -151,6 +160,14 @@ class Lemma3_3(ExactLaw):
 @register
 class Lemma3_8(Lemma3_3):
     id = "hk12.lemma3.8"
+    space = Space(
+        dims={"d_max": Int(1, 5), "instances": Int(0, 25), "adversarial": Int(0, 4), "spread": Int(1, 12),
+              "B": Real(0.25, 4.0, log=True)},
+        fixed={"mc_repetitions": "0", "learner_runs": "0"},
+        why=("the lemma's ∀ w in the ball of radius B, x, y, d and k ≤ d: every d ≤ d_max (and every budget) is "
+             "enumerated in each trial, so the space's axes are the enumeration's size and the random rational "
+             "instances (how many, how spread); ranges up to the full profile's; the sampler and learner parts "
+             "(checks of an implementation, not of the ∀) are off"))
     title = "AELR's gradient estimate is unbiased and ‖E g̃²‖∞ ≤ 8B²d/k"
     reference = "Lemma 3.8 (proof in Appendix A.5)"
     statement = (
@@ -277,6 +294,11 @@ def lemma_a2_laws(rng, C: Fraction, p) -> list[tuple[str, list]]:
 class LemmaA2(Exact):
     observed_label = 'the largest |E clip(X, C) − E X| over 2·Var[X]/C, over the cases with |E X| ≤ C/2'
     id = "hk12.lemmaA.2"
+    space = Space(
+        dims={"C": Real(0.375, 7.0, log=True), "random_laws": Int(0, 1000), "max_support": Int(1, 8),
+              "spread": Int(1, 40)},
+        why=("the lemma's ∀ C > 0 and laws with |E X| ≤ C/2 (random rational laws: how many, their support, their "
+             "spread), up to the full profile's"))
     title = "Clipping bias: |E clip(X, C) − E X| ≤ 2·Var[X]/C when |E X| ≤ C/2"
     reference = "Lemma A.2 (Appendix A.4, used for Lemma 3.7); restated in ks15's supplement"
     statement = (
@@ -296,7 +318,8 @@ class LemmaA2(Exact):
     subjects = {"clip": est.clip_distribution, "bias_bound": clipping_bias_bound}
     protocols = {"clip": Contract(Function, call=("distribution", "eta"),
                                   types="distribution is a list of (Fraction probability, tuple of Fraction value); "
-                                        "eta a Fraction; it returns the clipped law in the same form, exactly."),
+                                        "eta a Fraction; it returns the clipped law in the same form, exactly.",
+                                  returns=Output("law")),
                  "bias_bound": Contract(Function, call=("variance", "C"),
                                         types="variance and C are Fractions; the bound is read as a Fraction.")}
     parameters = {"C": Grid(Positive(), distinct=1), "random_laws": Integer(0), "max_support": Integer(1, 20),

@@ -25,7 +25,8 @@ from theorycheck.generators.lower_bounds import (
 )
 from theorycheck.kinds.exact import FLOAT_UNIT as U
 from theorycheck.kinds.exact import Exact, dyadic_vector, float_close
-from theorycheck.protocols import Contract, Function
+from theorycheck.protocols import Contract, Function, Output
+from theorycheck.spaces import Int, Space, at_most
 from theorycheck.validation import Grid, Integer
 
 D = "tests.defects_lower_bounds_proofs:"
@@ -36,6 +37,9 @@ D = "tests.defects_lower_bounds_proofs:"
 class LemmaB4(Exact):
     observed_label = 'the largest |L(w*) − (1 − ε)²| over the instances'
     id = "hk12.lemmaB.4"
+    space = Space(
+        dims={"m_max": Int(1, 20), "seeds": Int(1, 4), "random_w": Int(0, 15), "spread": Int(1, 16)},
+        why=("the lemma's ∀ sizes and sparse-row draws, enumerated up to m_max; up to the full profile's"))
     title = "Sparse rows: w* = ε·Σ_{i∈T} r_i e_i has ‖w*‖₂ = 1 and L(w*) = (1 − ε)², the optimum of the unit ball"
     reference = "Lemma B.4 (Appendix B.2, proof of Theorem B.1 / Theorem 2.2)"
     statement = (
@@ -216,6 +220,10 @@ class LemmaB5(Exact):
     observed_label = ("the largest share of w's weight off T, 1 − Σ_{i∈T} w_i²/‖w‖₂², over the w that meet the "
                       'premise (the bound is 2δ)')
     id = "hk12.lemmaB.5"
+    space = Space(
+        dims={"random_w": Int(0, 100), "small_k": Int(0, 30)},
+        why=("the lemma's ∀ w, through the random w checked and the small k enumerated; its m grid needs two "
+             "values and stays the profile's"))
     title = "Sparse rows: L(w) ≤ 1 − 2(1 − δ)ε puts (1 − 2δ) of w's weight on T, ≥ k/10 coordinates of T above ε/10"
     reference = "Lemma B.5 and the lines after it (Appendix B.2, proof of Theorem B.1)"
     statement = (
@@ -507,6 +515,9 @@ class FactB2(Exact):
     observed_label = ('the largest ratio of the best success probability after q reads to 1/2 + q/(2d) over the '
                       'cases')
     id = "hk12.factB.2"
+    space = Space(
+        dims={"d_max": Int(1, 11)},
+        why=("the fact's ∀ d and q: every d ≤ d_max enumerated; up to the full profile's"))
     title = "One hidden ±1 among d zeros: after q reads its sign is named with probability at most 1/2 + q/(2d)"
     reference = "Fact B.2 (Appendix B.1)"
     statement = (
@@ -529,7 +540,8 @@ class FactB2(Exact):
     )
     subjects = {"process": hidden_signs_law}
     protocols = {"process": Contract(Function, call=("d", "k"),
-                                     types="returns [(probability, rows)]: k rows of d entries in {−1, 0, 1}")}
+                                     types="returns [(probability, rows)]: k rows of d entries in {−1, 0, 1}",
+                                     returns=Output("law"))}
     parameters = {"d_max": Integer(1, 12)}
     profiles = {"quick": {"d_max": 7}, "full": {"d_max": 11}}
     checks = {
@@ -591,6 +603,10 @@ class FactB2(Exact):
 class CorollaryB3(Exact):
     observed_label = 'the largest ratio of E[signs named] to k/2 + E[reads]/(d − k + 2) over the cases'
     id = "hk12.corB.3"
+    space = Space(
+        dims={"d_max": Int(1, 8), "k_max": Int(1, 4)},
+        constraints=(at_most("k_max", "d_max"),),
+        why=("the corollary's ∀ d and k ≤ d, every pair up to (d_max, k_max) enumerated; up to the full profile's"))
     title = "k hidden signs, one per row of a k×d array: E[signs named] ≤ k/2 + E[reads]/(d − k + 2)"
     reference = "Corollary B.3 (Appendix B.1), used in the proof of Theorem B.1"
     statement = (

@@ -10,12 +10,13 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import erf
 
-from theorycheck import estimators as est
+from theorycheck import genest as est
 from theorycheck.algorithms import aesvr
 from theorycheck.bounds.hk12_svr import claim42_bound, claim42_sup, lemma41_second_moment_bound
 from theorycheck.claims import Defect, Erratum, Plot, register
 from theorycheck.kinds.exact import Exact
 from theorycheck.protocols import Contract, Function
+from theorycheck.spaces import Real, Space
 from theorycheck.validation import Grid, Integer, Positive
 
 D = "tests.defects_hk12_svr:"
@@ -26,6 +27,9 @@ U = 2.0**-53  # unit roundoff of float64
 class Claim4_2(Exact):
     observed_label = 'the largest gap sup_x |f_ε(x) − |x|_δ| over ε, on the grid of ε and δ'
     id = "hk12.claim4.2"
+    space = Space(
+        dims={"eps": Real(0.001, 3.0, log=True), "delta": Real(0.001, 2.0, log=True)},
+        why=("the claim's ∀ ε > 0 and δ > 0 (one of each per point), over the full profile's range"))
     title = "The smoothed loss f_ε is convex and within ε of |x|_δ everywhere"
     reference = "Claim 4.2 (§4.2), with the definitions of f_ε and ρ before it"
     statement = ("For every ε > 0, f_ε(x) = (ε/2)ρ((x − δ)/ε) + (ε/2)ρ((x + δ)/ε) − δ with ρ(u) = u·erf(u) + "
@@ -106,6 +110,9 @@ class Claim4_2(Exact):
 class Claim4_3(Exact):
     observed_label = 'the largest number of odd terms K needed over the radii'
     id = "hk12.claim4.3"
+    space = Space(
+        dims={"radius": Real(0.1, 5.0, log=True)},
+        why=("the series identity on |x| ≤ radius, up to the full profile's largest radius"))
     title = "ρ′ = erf is the series Σ a_{2n+1}x^{2n+1} with the coefficients of eq. (7)"
     reference = "Claim 4.3 (§4.2) and eq. (7) (Algorithm 4, line 1)"
     statement = ("ρ′(x) = Σ_{n≥0} a_{2n+1}x^{2n+1} with a_{2n} = 0 and a_{2n+1} = (2/√π)(−1)ⁿ/(n!(2n + 1)).")

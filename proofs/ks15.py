@@ -21,6 +21,7 @@ from theorycheck.generators.decaying import decaying_bounded_design, decaying_de
 from theorycheck.kinds.exact import Exact, dot, fmt, law_moments, random_rational, rational_unit_vector
 from theorycheck.kinds.sampling import SamplingLaw, objective_max, objective_sum
 from theorycheck.protocols import Contract, EstimatorLaw, Function
+from theorycheck.spaces import Int, Real, Space
 from theorycheck.validation import Grid, Integer, Number, ParameterError, Positive
 
 D = "tests.defects_ks15_proofs:"
@@ -30,6 +31,12 @@ ZERO, ONE = Fraction(0), Fraction(1)
 @register
 class Lemma3_2(SamplingLaw):
     id = "ks15.lemma3.2"
+    space = Space(
+        dims={"d_max": Int(1, 4), "designs": Int(1, 4), "atoms": Int(1, 4), "weights": Int(0, 3),
+              "random_q": Int(0, 3), "spread": Int(2, 12), "B": Real(0.25, 4.0, log=True)},
+        why=("the lemma's ∀ q, w in the ball of radius B and discrete laws of x: every d ≤ d_max (and every "
+             "budget) is enumerated in each trial, so the space's axes are the enumeration's size and the random "
+             "rational instances (how many, how spread); ranges up to the full profile's"))
     title = "GAERR's second moment for any q (eq. (1)), Lemma 3.2's bound, and q ∝ √E[x²] minimises it (eq. (2))"
     reference = "Lemma 3.2 (proof in Appendix C.2) with eqs. (1) and (2)"
     statement = (
@@ -125,6 +132,12 @@ class Lemma3_2(SamplingLaw):
 @register
 class Lemma4_2(Lemma3_2):
     id = "ks15.lemma4.2"
+    space = Space(
+        dims={"d_max": Int(1, 4), "designs": Int(1, 4), "atoms": Int(1, 4), "weights": Int(0, 3),
+              "random_q": Int(0, 3), "spread": Int(2, 12), "B": Real(0.25, 4.0, log=True)},
+        why=("the lemma's ∀ q, w in the ball of radius B and discrete laws of x: every d ≤ d_max (and every "
+             "budget) is enumerated in each trial, so the space's axes are the enumeration's size and the random "
+             "rational instances (how many, how spread); ranges up to the full profile's"))
     title = "GAELR's coordinate second moments for any q (eq. (3)) and Lemma 4.2's bound"
     reference = "Lemma 4.2 (proof in Appendix C.11) with eq. (3)"
     statement = (
@@ -186,6 +199,10 @@ class Lemma4_3(Lemma3_2):
     observed_label = ("the smallest relative excess (value/best − 1) of another sampling distribution's second "
                       "moment over the optimum's, over the cases (≥ 0 when the optimum is one)")
     id = "ks15.lemma4.3"
+    space = Space(
+        dims={"vectors": Int(0, 30), "optimum_d": Int(1, 14), "random_q": Int(0, 6), "spread": Int(2, 20)},
+        why=("the lemma's ∀ E[x²] and q in the simplex (random rational vectors: how many, their dimension, their "
+             "spread)"))
     title = "q ∝ E[x²] minimises max_i E[x_i²]/q_i over the simplex, with value ‖E[x²]‖₁"
     reference = "Lemma 4.3 (proof in Appendix C.12)"
     statement = (
@@ -287,6 +304,8 @@ class Rho(Exact):
     observed_label = ('the largest relative error of the computed ρ against its exact value, over the cases '
                       '(the bound is the rounding allowance)')
     id = "ks15.rho"
+    no_space = ("its statement is the value of ρ on the paper's one family (d = 500 and its α), beside the "
+                "published numbers: a fixed instance with no free quantity")
     title = "The improvement ratios ρ_Ridge and ρ_Lasso of the decaying family, exactly, beside the published ones"
     reference = "§5 (definition of the improvement ratios), §5.1 and the captions of Figures 1 and 2"
     statement = (
@@ -519,6 +538,11 @@ class ImprovedInner(Exact):
     observed_label = ("the smallest relative excess (value/best − 1) of another sampling distribution's second "
                       "moment over the optimum's, over the cases (≥ 0 when the optimum is one)")
     id = "ks15.improved-inner"
+    space = Space(
+        dims={"d_max": Int(1, 5), "weights": Int(1, 6), "random_p": Int(1, 6), "spread": Int(2, 16)},
+        why=("the statement's ∀ w and second moments: every d ≤ d_max (and every budget) is enumerated in each "
+             "trial, so the space's axes are the enumeration's size and the random rational instances (how many, "
+             "how spread); ranges up to the full profile's"))
     title = "p_j ∝ |w_j|·√E[x_j²] minimises the inner-product estimate's second moment: (Σ|w_j|√E[x_j²])²"
     reference = "§3, the paragraph after eq. (2) (the 'improved inner product estimation' of §5)"
     statement = (

@@ -22,7 +22,8 @@ from theorycheck.kinds.ensemble import (
     sampled_path,
     unsampled_law,
 )
-from theorycheck.protocols import Contract, Function
+from theorycheck.protocols import Contract, Function, Output
+from theorycheck.spaces import Int, Space
 from theorycheck.validation import Grid, Integer, Number, Positive
 
 D = "tests.defects_reyzin11:"
@@ -50,6 +51,10 @@ def _sign(v) -> int:
 class Thm5(ExactAndSampled):
     observed_label = 'the largest absolute bias of the estimate over the cases enumerated'
     id = "reyzin11.thm5"
+    space = Space(
+        dims={"T_max": Int(1, 5), "tau_max": Int(1, 5), "instances": Int(0, 10), "spread": Int(1, 12)},
+        why=("the theorem's ∀ T, τ and ensembles: every (T, τ) up to (T_max, tau_max) enumerated with random "
+             "rational ensembles"))
     title = "AdaBoostRS_AC's vote is an unbiased estimate of the scaled full vote"
     reference = "Theorem 5 (and its proof), Algorithm 3"
     statement = (
@@ -77,8 +82,9 @@ class Thm5(ExactAndSampled):
         "the number of such tests); a v_τ/τ outside that range is a certain FAIL."
     )
     subjects = {"ac_law": ac_vote_law, "rs_law": rs_vote_law, "ensemble": AdaBoostRSAC}
-    protocols = {"ac_law": Contract(Function, call=("alpha", "votes", "costs", "tau")),
-                 "rs_law": Contract(Function, call=("alpha", "votes", "tau")), "ensemble": SAMPLED_ENSEMBLE}
+    protocols = {"ac_law": Contract(Function, call=("alpha", "votes", "costs", "tau"), returns=Output("law")),
+                 "rs_law": Contract(Function, call=("alpha", "votes", "tau"), returns=Output("law")),
+                 "ensemble": SAMPLED_ENSEMBLE}
     parameters = {"T_max": Integer(1, 6), "tau_max": Integer(1, 6), "instances": Integer(0), "spread": Integer(1),
                   **ExactAndSampled.sampled_parameters, "mc_examples": Integer(1), "mc_samples": Integer(2),
                   "mc_taus": Grid(Integer(1), distinct=1), "cost_low": Number(0.0), "cost_high": Positive()}
@@ -214,6 +220,10 @@ class Thm5(ExactAndSampled):
 @register
 class BallsBins(ExactAndSampled):
     id = "reyzin11.balls-bins"
+    space = Space(
+        dims={"n_max": Int(1, 5), "k_max": Int(0, 8), "instances": Int(0, 6), "spread": Int(1, 10)},
+        why=("the inequality's ∀ n, k and α-weights: every (n, k) up to (n_max, k_max) enumerated with random "
+             "rational weights"))
     title = "Features left unexamined: n(1 − 1/n)^k ≤ n·e^(−k/n), and α-weighted draws leave at least as many"
     reference = "§3.3 (Balls and bins)"
     statement = (
@@ -239,7 +249,8 @@ class BallsBins(ExactAndSampled):
         "of tests. The paper's bound n·e^(−k/n), and the same comparison over all d features of the data, are reported."
     )
     subjects = {"law": unsampled_law, "ensemble": AdaBoostRS}
-    protocols = {"law": Contract(Function, call=("q", "k")), "ensemble": SAMPLED_ENSEMBLE}
+    protocols = {"law": Contract(Function, call=("q", "k"), returns=Output("law")),
+                 "ensemble": SAMPLED_ENSEMBLE}
     parameters = {"n_max": Integer(1, 6), "k_max": Integer(0, 10), "instances": Integer(0), "spread": Integer(1),
                   **ExactAndSampled.sampled_parameters, "runs": Integer(2), "k_points": Integer(2),
                   "k_factor": Positive()}

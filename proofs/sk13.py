@@ -30,7 +30,8 @@ from theorycheck.claims import Defect, Erratum, Plot, register
 from theorycheck.generators.crowds import binary_object_law, crowd, diagonal_crowd, table1_crowd
 from theorycheck.kinds.exact import FLOAT_UNIT, Exact
 from theorycheck.kinds.sampled import SAMPLED_PARAMETERS, ExactWithSampling
-from theorycheck.protocols import Contract, Function, ProjectingSelector
+from theorycheck.protocols import Contract, Function, Output, ProjectingSelector
+from theorycheck.spaces import Int, Space
 from theorycheck.validation import Grid, Integer
 
 D = "tests.defects_sk13:"
@@ -61,6 +62,11 @@ MC_REPEATS = ((1, 1, 1, 1), (3, 0, 2, 1), (0, 5, 1, 4), (2, 2, 0, 0))
 @register
 class Eq1(ExactWithSampling):
     id = "sk13.eq1"
+    space = Space(
+        dims={"d_max": Int(1, 3), "B": Int(1, 5), "instances": Int(1, 10)},
+        why=("eq. (1)'s ∀ diagonal Σ, b, v and budgets r: every d ≤ d_max (and every budget) is enumerated in "
+             "each trial, so the space's axes are the enumeration's size and the random rational instances (how "
+             "many, how spread); ranges up to the full profile's"))
     title = "For diagonal Σ, E[Y²] − ℓ(r) = Σ_{r[a]>0} b[a]²/(σ²[a] + v[a]/r[a]) (eq. 1)"
     reference = "§3.1, eq. (1), with Lemma A.1 (Σ_r = Z_r Σ Z_r + V_r)"
     statement = ("When the external covariance Σ is diagonal, the projected loss of any repeat vector r satisfies "
@@ -216,6 +222,11 @@ def _law_loss(w, law):
 class LemmaA2(Exact):
     observed_label = 'the number of cases where the estimate is biased'
     id = "sk13.lemmaA.2"
+    space = Space(
+        dims={"d_max": Int(1, 3), "B": Int(1, 5), "instances": Int(1, 8)},
+        why=("the lemma's ∀ w and budgets r ≤ B: every d ≤ d_max (and every budget) is enumerated in each trial, "
+             "so the space's axes are the enumeration's size and the random rational instances (how many, how "
+             "spread); ranges up to the full profile's"))
     title = "The r-loss ℓ_r(w, S) is an unbiased estimate of ℓ(w, D_r) (Lemma A.2)"
     reference = "Appendix A.2, Lemma A.2 (with the definitions of ℓ_r before Lemma A.1)"
     statement = ("For any repeat vector r, any w ∈ ℝ^d and training objects judged k[i] ≥ 2 times per feature, the "
@@ -337,6 +348,9 @@ class Theorem32(Exact):
     observed_label = ("the largest gap between the best objective value and Scoring's greedy choice, over the "
                       'instances')
     id = "sk13.thm3.2"
+    space = Space(
+        dims={"d_max": Int(1, 5), "B_max": Int(1, 7), "instances": Int(1, 12)},
+        why=("the theorem's ∀ d, budgets B and instances: every (d, B) up to (d_max, B_max) enumerated"))
     title = "Greedy Scoring returns a maximiser of obĵ_s over R_B (Theorem 3.2)"
     reference = "Theorem 3.2, Lemma 3.3 (proofs in Appendix A.3)"
     statement = ("The greedy procedure of Algorithm 1 (start at r = 0, add B times the judgment that increases the "
@@ -508,6 +522,9 @@ class MakePSD(Exact):
     observed_label = ("the largest distance from MakePSD's output to the exact PSD projection, over its "
                       'rounding allowance τ')
     id = "sk13.makepsd"
+    space = Space(
+        dims={"n_max": Int(1, 6), "instances": Int(1, 10), "starts": Int(1, 4)},
+        why=("MakePSD's ∀ symmetric matrices: every size n ≤ n_max with random rational matrices"))
     title = "MakePSD returns the nearest PSD matrix in Frobenius norm (Higham 1988)"
     reference = "§3.4 (MakePSD), Algorithm 1 line 10; Higham (1988), Theorem 2.1"
     statement = ("For a symmetric A = U D Uᵀ, U max(D, 0) Uᵀ is PSD, no PSD matrix is closer to A in Frobenius norm, "
@@ -524,7 +541,7 @@ class MakePSD(Exact):
         "norm, so the rounding of the input moves P by at most its first term, and a backward-stable "
         "eigensolver plus the reconstruction by the second (a stated allowance, p(n) = 32n²).")
     subjects = {"make_psd": make_psd}
-    protocols = {"make_psd": Contract(Function, call=("A",))}
+    protocols = {"make_psd": Contract(Function, call=("A",), returns=Output("array", ndim=2, like="A"))}
     parameters = {"n_max": Integer(1, 6), "instances": Integer(1), "starts": Integer(1)}
     profiles = {"quick": {"n_max": 4, "instances": 3, "starts": 2},
                 "full": {"n_max": 6, "instances": 10, "starts": 4}}
@@ -645,6 +662,9 @@ class Invariance(Exact):
     observed_label = ("the largest change of Full's objective under the shift, over its rounding allowance, "
                       'across the candidates and instances (centred features)')
     id = "sk13.invariance"
+    space = Space(
+        dims={"m_grid": Int(50, 20000, log=True), "instances": Int(1, 20)},
+        why=("§3.4's ∀ data sets and shifts: the sample size and the number of random instances"))
     title = "With a bias, adding a constant to a feature does not change Full's output (§3.4)"
     reference = "§3.4, last paragraph (the free constant feature), with MakePSD (§3.4) and Algorithm 1"
     statement = ("When the predictor may have a bias, adding a constant c to every judgment of one feature (or of "

@@ -10,6 +10,7 @@ from theorycheck.bounds.cbss11 import thm2_k_active_risk, thm3_k_active_risk
 from theorycheck.claims import Defect, Hypothesis, register
 from theorycheck.generators.hypercube import sparse_l1_instance, uniform_l2_instance
 from theorycheck.kinds.lower_bound import LowerBound
+from theorycheck.spaces import Choice, Constraint, Int, Space, at_most
 from theorycheck.validation import Budget, Integer, Number, ParameterError
 
 _DEFECTS = "tests.defects_bounds:"
@@ -33,6 +34,10 @@ def thm3_instance(params):
 @register
 class Theorem2(LowerBound):
     id = "cbss11.thm2"
+    space = Space(
+        dims={"d": Int(2, 200, log=True), "k": Int(1, 200, log=True)},
+        constraints=(at_most("k", "d"),),
+        why=("the theorem's ∀ d and k ≤ d, bounded by a quick trial's cost"))
     title = "k-active prediction under an L2 constraint: risk ≥ 1 − k/d"
     reference = "Theorem 2"
     statement = (
@@ -73,6 +78,11 @@ class Theorem2(LowerBound):
 @register
 class Theorem3(LowerBound):
     id = "cbss11.thm3"
+    space = Space(
+        dims={"d": Int(2, 200, log=True), "k": Int(1, 64, log=True), "c": Choice(("1.5", "2.0", "3.0", "4.0", "8.0"))},
+        constraints=(Constraint("c·k ≤ d", lambda p: float(p["c"]) * p["k"] <= p["d"]),),
+        why=("the theorem's ∀ d, k and c > 1 with c·k an integer ≤ d (c from a few values, so that c·k is often "
+             "an integer), bounded by a quick trial's cost"))
     title = "k-active prediction under an L1 constraint: risk ≥ (1 − 1/c)/(ck)"
     reference = "Theorem 3"
     statement = (

@@ -37,6 +37,10 @@ def cbss11_instance(d, eps, seed):
 @register
 class Theorem1(AttributesNeeded):
     id = "cbss11.thm1"
+    no_space = ("its decision is the smallest m at which each learner succeeds, found by a sequential search over "
+                "m at every (d, ε) of the grid its slope needs; one point of (d, ε, k) is already a quick "
+                "profile's run (not a trial of a few CPU seconds), so it is searched by its declared grids and "
+                "the full profile, not by `theorycheck search`")
     title = "Learners need at least ½⌊d/(96ε)⌋ attributes on the good-feature distribution P_j"
     reference = "Theorem 1 (proof: Appendix A)"
     statement = (

@@ -207,6 +207,13 @@ class Lemma9(_EstimatesLemma):
 @register
 class Lemma10(_EstimatesLemma):
     id = "cbss11.lemma10"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(2, 64, log=True), "m": Int(100, 20000, log=True),
+              "B": Real(0.25, 4.0, log=True), "delta_lemma": Real(0.01, 0.5, log=True),
+              "designs": Choice(design_names("lasso")), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), even("k")),
+        why=("the lemma's ∀ training sets (the lasso designs), d, even k ≤ d, m, B and δ, bounded by a quick "
+             "trial's cost"))
     lemma = 10
     title = "Baseline's estimated loss is uniformly close to the training loss on the L1 ball"
     reference = "Lemma 10"
@@ -251,6 +258,8 @@ class Lemma10(_EstimatesLemma):
 @register
 class Theorem6(Rate):
     id = "cbss11.thm6"
+    no_space = ("a rate: its statement is a fitted slope over a grid of m, and the search has no margin for a "
+                "slope yet (issue 52 item 2, not built)")
     title = "Baseline's excess risk decays like (dB/k)²√(ln(d/δ)/m)"
     reference = "Theorem 6"
     statement = (
@@ -344,6 +353,13 @@ class Theorem6(Rate):
 @register
 class Theorem12(ViolationFrequency):
     id = "cbss11.thm12"
+    space = Space(
+        dims={"d": Int(2, 32, log=True), "k": Int(2, 32, log=True), "m": Int(1000, 100000, log=True),
+              "B": Real(0.25, 4.0, log=True), "delta_bound": Real(0.01, 0.5, log=True),
+              "designs": Choice(design_names("lasso")), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), even("k")),
+        why=("the theorem's ∀ distributions (the lasso designs), d, even k ≤ d, m, B and δ, bounded by a quick "
+             "trial's cost"))
     title = "AER's excess risk ≤ 16dB²√(ln m/(km)) + 4B²√(2 ln(1/δ)/m)"
     reference = "Theorem 12"
     target = "delta_bound"

@@ -34,6 +34,10 @@ def hk12_instance(d, eps, seed):
 @register
 class Theorem22(AttributesNeeded):
     id = "hk12.thm2.2"
+    no_space = ("its decision is the smallest m at which each learner succeeds, found by a sequential search over "
+                "m at every (d, ε) of the grid its slope needs; one point of (d, ε, k) is already a quick "
+                "profile's run (not a trial of a few CPU seconds), so it is searched by its declared grids and "
+                "the full profile, not by `theorycheck search`")
     title = "On Theorem 2.2's sparse rows AERR's count grows as d/ε² (a check of AERR, not of the lower bound)"
     reference = "Theorem 2.2 (Theorem B.1, Appendix B)"
     statement = (

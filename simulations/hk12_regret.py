@@ -123,6 +123,12 @@ class Lemma32(Pathwise):
 @register
 class Lemma35(Pathwise):
     id = "hk12.lemma3.5"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "m": Int(100, 5000, log=True),
+              "B": Real(0.25, 4.0, log=True), "s": Int(1, 64, log=True), "designs": Choice(design_names("lasso")),
+              "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), at_most("s", "d")),
+        why=("the lemma's ∀ runs, d, k ≤ d, m, B and data (the lasso designs), bounded by a quick trial's cost"))
     title = "AELR: second-order multiplicative-weights regret, on every run"
     reference = "Lemma 3.5 (via Lemma A.1, after Clarkson et al. 2010)"
     statement = ("On every run of AELR, with p_t = (z⁺_t, z⁻_t)/‖(z⁺_t, z⁻_t)‖₁ and ḡ'_t = (ḡ_t, −ḡ_t): Σ_t p_tᵀḡ'_t ≤ "
@@ -176,6 +182,12 @@ class Lemma35(Pathwise):
 @register
 class Lemma36(ExpectedInequality):
     id = "hk12.lemma3.6"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "m": Int(100, 5000, log=True),
+              "B": Real(0.25, 4.0, log=True), "s": Int(1, 64, log=True), "designs": Choice(design_names("lasso")),
+              "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0)},
+        constraints=(at_most("k", "d"), at_most("s", "d")),
+        why=("the lemma's ∀ d, k ≤ d, m, B and data (the lasso designs), bounded by a quick trial's cost"))
     title = "AELR: expected regret on the clipped linear losses ≤ B(log(2d)/η + ηG²m)"
     reference = "Lemma 3.6"
     statement = ("If ‖E_t g̃_t²‖∞ ≤ G² for all t, then for every ‖w*‖₁ ≤ B, AELR's iterates satisfy "
@@ -229,6 +241,13 @@ class Lemma36(ExpectedInequality):
 @register
 class Lemma37(ExpectedInequality):
     id = "hk12.lemma3.7"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "m": Int(100, 5000, log=True),
+              "B": Real(0.25, 4.0, log=True), "s": Int(1, 64, log=True), "designs": Choice(design_names("lasso")),
+              "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0), "eta_factors": Real(0.01, 1.0, log=True)},
+        constraints=(at_most("k", "d"), at_most("s", "d")),
+        why=("the lemma's ∀ d, k ≤ d, m, B, data and 0 < η ≤ 1/(2G) (a factor ≤ 1 of the largest η), bounded by a "
+             "quick trial's cost"))
     title = "AELR: the clipping costs at most 4BηG²m in expectation"
     reference = "Lemma 3.7 (Appendix A.4, Lemma A.2); corrected in Kukliansky & Shamir (2015), supplement"
     statement = ("If ‖E_t g̃_t²‖∞ ≤ G² for all t and 0 < η ≤ 1/(2G), AELR's iterates satisfy E Σ_t g̃_tᵀw_t ≤ "

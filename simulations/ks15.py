@@ -47,6 +47,7 @@ from theorycheck.kinds.pathwise import DESIGN, ExpectedInequality, Path, excess_
 from theorycheck.observe import counted_fit
 from theorycheck.population import constrained_optimum, excess_risk
 from theorycheck.protocols import BudgetedLearner, Contract, coef_vector
+from theorycheck.spaces import Choice, Constraint, Int, Real, Space, at_most
 from theorycheck.validation import Budget, Grid, Integer, Names, Number, ParameterError, Positive, Probability
 
 _DEFECTS = "tests.defects_ks15:"
@@ -87,6 +88,14 @@ def _m_at_least_log(name: str, m: int, d: int) -> Hypothesis:
 @register
 class Theorem31(ExpectedInequality):
     id = "ks15.thm3.1"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "m": Int(500, 20000, log=True),
+              "B": Real(0.25, 4.0, log=True), "designs": Choice(design_names("ridge")), "alphas": Real(-4.0, 0.0),
+              "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0), "q_rules": Choice(("uniform", "sqrt", "rising",
+              "sqrt_improved"))},
+        constraints=(at_most("k", "d"),),
+        why=("the theorem's ∀ q, d, k ≤ d, m, B and distributions (the ridge designs, the decay α), bounded by a "
+             "quick trial's cost"))
     title = "GAERR with any q: E[L(w̄)] − L(w*) ≤ 2B²/(ηm) + (η/2)G², with G² measured on the run"
     reference = "Theorem 3.1 (proof in Appendix C.1: online gradient descent with unbiased estimates)"
     statement = (
@@ -403,6 +412,14 @@ class _AgainstUniform:
 @register
 class Theorem33(_AgainstUniform, RiskBound):
     id = "ks15.thm3.3"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "B": Real(0.25, 4.0, log=True),
+              "alphas": Real(-4.0, 0.0), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0),
+              "m": Int(500, 20000, log=True), "designs": Choice(design_names("ridge"))},
+        constraints=(at_most("k", "d"),),
+        fixed={"rate_repetitions": "0", "dk_repetitions": "0", "paired_repetitions": "0"},
+        why=("the theorem's ∀ d, k ≤ d, m, B and distributions (the ridge designs, the decay α), bounded by a "
+             "quick trial's cost; the rate and paired parts (reports beside the ∀) are off"))
     title = "DDAERR: expected excess risk ≤ (4B²/√m)·√(‖E x²‖_{1/2}/k + 1) over the L2 ball"
     reference = "Theorem 3.3"
     statement = (
@@ -730,6 +747,15 @@ class _TwoPhase(RiskBound):
 @register
 class Theorem34(_TwoPhase):
     id = "ks15.thm3.4"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "B": Real(0.25, 4.0, log=True),
+              "alphas": Real(-4.0, 0.0), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0),
+              "m1": Int(100, 20000, log=True), "m": Int(1000, 30000, log=True),
+              "designs": Choice(design_names("ridge"))},
+        constraints=(at_most("k", "d"), Constraint("m1 < m", lambda p: p["m1"] < p["m"])),
+        fixed={"rate_repetitions": "0", "dk_repetitions": "0", "event_repetitions": "0"},
+        why=("the theorem's ∀ d, k ≤ d, m₁ < m, B and distributions (the decay α), bounded by a quick trial's "
+             "cost; the rate parts and the event part (the w.p. ≥ 1 − δ half, its own frequency) are off"))
     title = "Two-Phased DDAERR: excess risk ≤ (4B²/√m₂)√(6d/k) always, the moment bound w.p. ≥ 1−δ, and the H sandwich"
     reference = "Theorem 3.4 (and the supplement's fact ‖E x²‖_{1/2} ≤ H ≤ 8‖E x²‖_{1/2} + (34/3)d²ε behind its η)"
     statement = (
@@ -864,6 +890,15 @@ class Theorem34(_TwoPhase):
 @register
 class Theorem41(RiskBound):
     id = "ks15.thm4.1"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "B": Real(0.25, 4.0, log=True),
+              "alphas": Real(-4.0, 0.0), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0),
+              "m": Int(500, 20000, log=True), "designs": Choice(design_names("lasso")), "q_rules": Choice(("uniform",
+              "proportional", "rising"))},
+        constraints=(at_most("k", "d"),),
+        fixed={"rate_repetitions": "0", "dk_repetitions": "0"},
+        why=("the theorem's ∀ q, d, k ≤ d, m, B and distributions (the lasso designs, the decay α), bounded by a "
+             "quick trial's cost; the rate parts are off"))
     title = "GAELR with any q: E[L(w̄)] − L(w*) ≤ B(log(2d)/(ηm) + 5ηG²) for η ≤ 1/(2G)"
     reference = "Theorem 4.1, with G² from Lemma 4.2"
     statement = (
@@ -978,6 +1013,14 @@ class Theorem41(RiskBound):
 @register
 class Theorem44(_AgainstUniform, RiskBound):
     id = "ks15.thm4.4"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "B": Real(0.25, 4.0, log=True),
+              "alphas": Real(-4.0, 0.0), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0),
+              "m": Int(500, 30000, log=True), "designs": Choice(design_names("lasso"))},
+        constraints=(at_most("k", "d"),),
+        fixed={"rate_repetitions": "0", "dk_repetitions": "0", "paired_repetitions": "0"},
+        why=("the theorem's ∀ d, k ≤ d, m, B and distributions (the lasso designs, the decay α), bounded by a "
+             "quick trial's cost; the rate and paired parts (reports beside the ∀) are off"))
     title = "DDAELR: expected excess risk ≤ 4B²√(5 log(2d)(‖E x²‖₁ + k)/(km)) over the L1 ball"
     reference = "Theorem 4.4"
     statement = (
@@ -1097,6 +1140,15 @@ def _recorded_draws(model, d: int, m1: int, m2: int):
 @register
 class Theorem45(_TwoPhase):
     id = "ks15.thm4.5"
+    space = Space(
+        dims={"d": Int(2, 64, log=True), "k": Int(1, 64, log=True), "B": Real(0.25, 4.0, log=True),
+              "alphas": Real(-4.0, 0.0), "rho": Real(0.0, 1.0), "noise": Real(0.0, 1.0),
+              "m1": Int(100, 20000, log=True), "m": Int(1000, 60000, log=True),
+              "designs": Choice(design_names("lasso"))},
+        constraints=(at_most("k", "d"), Constraint("m1 < m", lambda p: p["m1"] < p["m"])),
+        fixed={"rate_repetitions": "0", "dk_repetitions": "0", "event_repetitions": "0"},
+        why=("the theorem's ∀ d, k ≤ d, m₁ < m, B and distributions (the decay α), bounded by a quick trial's "
+             "cost; the rate parts and the event part (the w.p. ≥ 1 − δ half, its own frequency) are off"))
     title = "Two-Phased DDAELR: excess risk ≤ 61B²√(d log(2d)/(km₂)) always, and the moment bound w.p. ≥ 1−δ"
     reference = "Theorem 4.5"
     statement = (

@@ -4,6 +4,8 @@ published numbers beside ours (:class:`theorycheck.kinds.reproduction.RealDataEx
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.linear_model import Lasso, Ridge
 
@@ -25,7 +27,7 @@ from theorycheck.bounds.ks15 import rho_lasso, rho_ridge
 from theorycheck.claims import Defect, NonReproduction, register
 from theorycheck.datasets import load_mnist_pair
 from theorycheck.kinds.reproduction import PAIRS, Ordering, RealDataExperiment
-from theorycheck.stats import MAGNITUDE
+from theorycheck.stats import CONVENTION, EQUIVALENT, MAGNITUDE, NON_INFERIOR, PRINTED
 from theorycheck.validation import Flag, Grid, Integer, Positive
 
 _DEFECTS = "tests.defects_mnist:"
@@ -67,6 +69,11 @@ def _grid(**values):
     return {k: list(v) for k, v in values.items()}
 
 
+#: cbss11 §7's table (lines 439–444): the printed gaps in log-ratio, the ε of its findings
+_CBSS11_RIDGE_LASSO = math.log(0.222 / 0.110)
+_CBSS11_AER_LASSO = math.log(0.320 / 0.222)
+_CBSS11_AER_BASELINE = math.log(0.812 / 0.320)
+
 _PAPER_GRIDS = {"prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "decide_partial": True,
                 "aer_B": (3.0, 10.0, 30.0), "aer_lam": (1.0, 3.0, 10.0, 30.0, 100.0), "baseline_B": (0.3, 1.0, 3.0)}
 
@@ -74,6 +81,8 @@ _PAPER_GRIDS = {"prefixes": (62, 250, 1000, 4000, 12108), "source": "pureml", "d
 @register
 class Cbss11Mnist(RealDataExperiment):
     id = "cbss11.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST digit pairs: Ridge < Lasso < AER (4 pixels) < Baseline (4 pixels)"
     reference = "§7, Figure 4 and the table of median test errors over the 45 digit pairs"
     statement = (
@@ -102,11 +111,12 @@ class Cbss11Mnist(RealDataExperiment):
         "with fewer iterations, AER's and Baseline's published entries reported, not decided (900 training "
         "examples per pair, a twelfth of the paper's, so the printed values do not apply), and its curve drawn on "
         "3 vs 7 at 300 and 900 examples (3 vs 5 is not among its pairs; nothing is decided on the curve). The three "
-        "orderings decide on every profile, each a magnitude (the table prints each gap), on the log-ratio of the "
-        "per-pair errors over the pairs: Ridge < Lasso with ε = 0.1 (printed 0.69; the same fact as the printed "
-        "Lasso entry, non-reproduction 'lasso'), Lasso < AER with ε = 0.1 (the text calls AER \"not much worse\" "
-        "than Lasso: a modest gap, printed 0.37), AER < Baseline with ε = 0.25 (\"substantially worse\", printed "
-        "0.93).")
+        "findings decide on every profile, on the median over the pairs of the per-pair log-ratio (the table prints "
+        "medians over pairs), each with ε derived from the table's printed numbers (lines 439–444): Ridge < Lasso a "
+        "magnitude with ε = log(0.222/0.110) = 0.70 (non-reproduction 'lasso'); AER against Lasso a non-inferiority "
+        "(line 446: AER \"not much worse\" than Lasso) with margin log(0.320/0.222) = 0.37, the gap the paper "
+        "prints and calls not much worse; AER < Baseline a magnitude (line 446: \"substantially worse\") with "
+        "ε = log(0.812/0.320) = 0.93. A magnitude reproduces from half its ε (the indifference zone [ε/2, ε]).")
     subjects = {"data": load_mnist_pair, "ridge": Ridge, "lasso": Lasso, "aer": AER, "baseline": Baseline}
     full_information = ("ridge", "lasso")
     contenders = {"ridge": "Ridge", "lasso": "Lasso", "aer": "AER (k = 4)", "baseline": "Baseline (k = 4)"}
@@ -197,18 +207,35 @@ class Cbss11Mnist(RealDataExperiment):
 
     def findings(self, p):
         note = "paired over pairs; err_worse/err_better"
-        return [Ordering("Ridge < Lasso", "ridge", "lasso", "pairs", margin=0.1, question=MAGNITUDE, known="lasso",
-                         paper="the table prints Ridge 0.110 and Lasso 0.222: a gap of 0.69 in log-ratio",
-                         note=note + "; the evidence of 'lasso'",
-                         why="a printed gap, so a magnitude; ε = 0.1 (a 10% difference in error, far below the "
-                             "printed 0.69)"),
-                Ordering("Lasso < AER", "lasso", "aer", "pairs", margin=0.1, question=MAGNITUDE, note=note,
-                         paper="AER \"not much worse than\" Lasso (0.320 against 0.222)",
-                         why="the table orders the two with a printed gap of 0.37 in log-ratio, so a magnitude; "
-                             "ε = 0.1, a modest gap as the words say"),
-                Ordering("AER < Baseline", "aer", "baseline", "pairs", margin=0.25, question=MAGNITUDE, note=note,
-                         paper="Baseline \"substantially worse\" (0.812 against 0.320)",
-                         why="\"substantially\" and a printed gap of 0.93 in log-ratio: a magnitude, ε = 0.25")]
+        table = "§7, the table of median test errors over the 45 pairs (lines 439–444)"
+        median = ("the table prints medians over the 45 pairs (line 437), each pair's error a mean over its splits: "
+                  "the median of the per-pair log-ratios is that statistic's paired form")
+        return [Ordering("Ridge < Lasso", "ridge", "lasso", "pairs", margin=_CBSS11_RIDGE_LASSO, question=MAGNITUDE,
+                         known="lasso", source=PRINTED, sentence=table, statistic="median", estimand=median,
+                         derivation=f"ε = log(0.222/0.110) = {_CBSS11_RIDGE_LASSO:.3f}, the printed gap; the "
+                                    f"indifference zone [ε/2, ε] makes half of it in log-ratio (a factor "
+                                    f"{math.exp(_CBSS11_RIDGE_LASSO / 2):.2f}) enough to reproduce",
+                         paper="the table prints Ridge 0.110 and Lasso 0.222", note=note + "; the evidence of 'lasso'",
+                         why="a printed gap, so a magnitude with ε from the printed numbers"),
+                Ordering("AER not much worse than Lasso", "aer", "lasso", "pairs", relation=NON_INFERIOR,
+                         margin=_CBSS11_AER_LASSO, known="aer-table", source=PRINTED, statistic="median",
+                         sentence="§7, line 446, on the table at lines 439–444", estimand=median,
+                         derivation=f"ε = log(0.320/0.222) = {_CBSS11_AER_LASSO:.3f}: the gap the paper prints and "
+                                    f"calls \"not much worse\"; AER's error may exceed Lasso's by up to that factor "
+                                    f"({math.exp(_CBSS11_AER_LASSO):.2f}), no more",
+                         paper="AER \"not much worse than\" full-information Lasso (0.320 against 0.222)",
+                         note="paired over pairs; err_Lasso/err_AER (a non-inferiority of AER)",
+                         why="\"not much worse\": a non-inferiority of AER against Lasso, its margin the printed "
+                             "gap; REVERSED (AER worse than Lasso by more than the printed gap) reads AER's table "
+                             "entry, so it is the evidence of 'aer-table'"),
+                Ordering("AER < Baseline", "aer", "baseline", "pairs", margin=_CBSS11_AER_BASELINE,
+                         question=MAGNITUDE, known="aer-table", source=PRINTED, statistic="median", estimand=median,
+                         sentence="§7, line 446 (\"substantially worse\"), on the table at lines 439–444",
+                         derivation=f"ε = log(0.812/0.320) = {_CBSS11_AER_BASELINE:.3f}, the printed gap; half of it "
+                                    f"in log-ratio (a factor {math.exp(_CBSS11_AER_BASELINE / 2):.2f}) reproduces",
+                         paper="Baseline \"substantially worse\" than AER (0.812 against 0.320)", note=note,
+                         why="\"substantially\" with a printed gap: a magnitude, ε from the printed numbers; it "
+                             "reads AER's table entry too, so a result against it is the evidence of 'aer-table'")]
 
     def grid(self, p, name):
         return {"ridge": _grid(alpha=p["ridge_alpha"]), "lasso": _grid(alpha=p["lasso_alpha"]),
@@ -275,9 +302,9 @@ class _Curves(RealDataExperiment):
         return _grid(B=p["radius"], eta=p["aerr_eta"] if name == "aerr" else p["eta"])
 
 
-#: the smallest training size on the papers' learning curves (hk12 §5, ks15 §5.2: the full profile's first prefix);
-#: "along the entire execution" and "at every size checked" are decided at the prefixes from here on, on every
-#: profile, and a smaller prefix (quick's 100 and 300 examples of its subset) is reported: the papers say nothing there
+#: the smallest prefix of the full and paper profiles' grid (500, 2 000, 6 000, 12 108 examples; the papers print no
+#: sizes): "along the entire execution" and "at every size checked" are decided at the prefixes from here on, on
+#: every profile, and a smaller prefix (quick's 100 and 300 examples of its subset) is reported
 _PAPER_SMALLEST = 500
 
 
@@ -290,8 +317,14 @@ def _below_paper_sizes(p) -> tuple[int, ...]:
     return tuple(i for i, m in enumerate(p["prefixes"]) if m < _PAPER_SMALLEST)
 
 
-_SMALL_WHY = ("below the smallest training size on the papers' curves (500 examples), where the papers state nothing: "
-              "reported on every profile that runs such a prefix")
+_SMALL_WHY = ("below 500 examples, the smallest prefix of the full and paper profiles (our grid: the papers print no "
+              "sizes): only quick's 1 000-image subset runs such prefixes, where a learner tuned on 900 examples is "
+              "read at 100 and 300; reported on every profile that runs one")
+#: hk12 §5's "almost 10 times better" (line 372): ε = log 10
+_TEN = math.log(10.0)
+_MEAN_WHY = ("the papers plot the mean over random splits (hk12 §5 line 370, ks15 §5 over 100 repeats): the mean "
+             "of the paired log-ratio over splits, Student t interval (each split's error a mean over more than a "
+             "thousand test images and, for a randomised learner, several runs), the median beside it")
 
 
 #: hk12 Figure 1's prefix where AER (k = 4), tuned, beat AELR in a paper-profile run (non-reproduction fig1-start);
@@ -307,6 +340,8 @@ def _fig1_start(p) -> tuple[int, ...]:
 @register
 class Hk12Mnist(_Curves):
     id = "hk12.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST 3 vs 5: AELR below AER at k = 4; AERR against AER at k = 56"
     reference = "§5, Figures 1 and 2"
     statement = (
@@ -317,20 +352,27 @@ class Hk12Mnist(_Curves):
     interpretation = _SETTING + _AXES + (
         "Budgets: AELR reads k + 1 = 4 attributes (k = 3), AER k = 4; AERR reads k + 1 = 56 (k = 55), AER k = 56. "
         "Offline Lasso/Ridge see every pixel of as many examples as the partial learners' attributes allow at each "
-        "prefix (at least 10), as the figures' attribute axis does. Figure 1's ordering is decided at every prefix "
-        "as a superiority (§5: AELR's error is \"significantly lower\" than AER's \"along the entire execution\") "
-        "with ε = 0.1 in log-ratio, a magnitude (a 10% difference in test error: smaller differences are within the "
-        "split-to-split spread of a tuned learner, sd ≈ 0.15–0.2 at 500 examples); Figure 2's ordering (\"the gap "
-        "is large\", a magnitude, ε = 0.1) decides too and does not reproduce (non-reproduction fig2). Quick: the "
-        "1 000-image 3-vs-5 subset, 20 splits. Full and paper: group-sequential over the splits, 20 then 40 "
-        "(full) or 30 then 60 (paper), the second look only while a deciding finding is undecided.")
+        "prefix (at least 10), as the figures' attribute axis does; online Lasso (EG± on every pixel) likewise at "
+        "AELR's budget. Each finding reads one sentence of §5 and decides on the mean over splits of the paired "
+        "log-ratio (line 370: the results are averaged over random splits; Student t interval, the median beside "
+        "it). Figure 1 (line 372: AELR's error \"significantly lower\" than AER's \"along the entire execution\") "
+        "and Figure 2 (line 374: \"the gap between AERR and AER is large\") print no size: each decides its "
+        "direction (Figure 1 at every prefix from 500 examples, Figure 2 at the end of the curve) and reports its "
+        "size against the convention ε = 0.1 (a 10% difference in test error), never decided; Figure 2 does not "
+        "reproduce (non-reproduction fig2). AELR against an online Lasso solver (line 372: \"almost 10 times "
+        "better\") prints its size: a magnitude with ε = log 10 at the end of the curve, which a factor √10 "
+        "reproduces. Quick: the 1 000-image 3-vs-5 subset, 20 splits. Full and paper: group-sequential over the "
+        "splits, 20 then 40 (full) or 30 then 60 (paper), the second look only while a deciding finding is "
+        "undecided.")
     base = {**_Curves.base, "aerr_eta": (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0)}
-    subjects = {"data": load_mnist_pair, "aelr": AELR, "aer": AER, "lasso": Lasso, "aerr": AERR, "ridge": Ridge}
-    full_information = ("lasso", "ridge")
+    subjects = {"data": load_mnist_pair, "aelr": AELR, "aer": AER, "lasso": Lasso, "aerr": AERR, "ridge": Ridge,
+                "online_lasso": ExponentiatedGradient}
+    full_information = ("lasso", "ridge", "online_lasso")
     contenders = {"aelr": "AELR (k+1 = 4)", "aer4": "AER (k = 4)", "lasso": "offline Lasso",
-                  "aerr": "AERR (k+1 = 56)", "aer56": "AER (k = 56)", "ridge": "offline Ridge"}
+                  "online_lasso": "online Lasso (EG±)", "aerr": "AERR (k+1 = 56)", "aer56": "AER (k = 56)",
+                  "ridge": "offline Ridge"}
     subject_for = {"aer4": "aer", "aer56": "aer"}
-    offline = ("lasso", "ridge")
+    offline = ("lasso", "ridge", "online_lasso")
     published = [
         {"label": "Figure 1: AELR at the end of the curve, within the axis", "algorithm": "aelr", "metric": "mse",
          "scope": "curve", "low": 0.5, "high": 0.9, "note": "quick: 900 examples, not 12 000"},
@@ -387,27 +429,50 @@ class Hk12Mnist(_Curves):
         return 56
 
     def findings(self, p):
-        fig1 = {"note": "paired over splits",
-                "paper": "AELR \"significantly lower\" than AER along the entire execution"}
-        return [Ordering("Figure 1: AELR < AER", "aelr", "aer4", at=_paper_sizes(p), margin=0.1, question=MAGNITUDE,
-                         known="fig1-start", why="\"significantly lower\": a magnitude, at every prefix the figure "
-                                             "covers (\"along the entire execution\"); ε = 0.1, a 10% difference in "
-                                             "test error", **fig1),
-                Ordering("Figure 1: AELR < AER", "aelr", "aer4", at=_below_paper_sizes(p), margin=0.1,
-                         question=MAGNITUDE, decides=False, why=_SMALL_WHY, **fig1),
-                Ordering("Figure 2: AERR < AER", "aerr", "aer56", margin=0.1, question=MAGNITUDE, known="fig2",
+        steps, small = _paper_sizes(p), _below_paper_sizes(p)
+        fig1 = {"note": "paired over splits", "sentence": "§5, line 372", "estimand": _MEAN_WHY,
+                "paper": "AELR's error \"significantly lower\" than AER's along the entire execution"}
+        size = {"question": MAGNITUDE, "decides": False, "margin": 0.1, "source": CONVENTION,
+                "derivation": "no size printed: ε = 0.1 (a 10% difference in test error) is this project's convention"}
+        return [Ordering("Figure 1: AELR < AER", "aelr", "aer4", at=steps, margin=0.1, known="fig1-start",
+                         why="\"significantly lower\" with no size printed: the direction decides, at every prefix "
+                             "of the curve (\"along the entire execution\"); its size is reported beside against a "
+                             "stated convention", **fig1),
+                Ordering("Figure 1: AELR < AER, by 10%", "aelr", "aer4", at=steps, **size,
+                         why="the size of \"significantly\": no size is printed, so it is reported against the "
+                             "convention, never decided", **fig1),
+                Ordering("Figure 1: AELR < AER", "aelr", "aer4", at=small, margin=0.1, decides=False, why=_SMALL_WHY,
+                         **fig1),
+                Ordering("Figure 2: AERR < AER", "aerr", "aer56", margin=0.1, known="fig2", sentence="§5, line 374",
                          paper="\"the gap between AERR and AER is large\"", note="the evidence of 'fig2'",
-                         why="\"the gap is large\": a magnitude at the end of the curve; ε = 0.1")]
+                         estimand=_MEAN_WHY,
+                         why="\"the gap is large\" with no size printed: the direction decides, at the end of the "
+                             "curve; its size is reported beside against a stated convention"),
+                Ordering("Figure 2: AERR < AER, by 10%", "aerr", "aer56", sentence="§5, line 374", estimand=_MEAN_WHY,
+                         paper="\"the gap between AERR and AER is large\"", **size,
+                         why="the size of \"large\": no size is printed, so it is reported against the convention"),
+                Ordering("AELR almost 10 times better than online Lasso", "aelr", "online_lasso", margin=_TEN,
+                         question=MAGNITUDE, source=PRINTED, sentence="§5, line 372", estimand=_MEAN_WHY,
+                         derivation=f"\"almost 10 times better\": ε = log 10 = {_TEN:.3f}; the indifference zone "
+                                    f"[ε/2, ε] makes a factor √10 = {math.sqrt(10):.2f} enough to reproduce, which "
+                                    "grants the \"almost\"",
+                         paper="AELR's test error \"almost 10 times better\" than an online Lasso solver's",
+                         note="online Lasso: EG± on every pixel, at AELR's attribute budget (the figure's axis)",
+                         why="a printed size (a factor of almost 10): a magnitude with ε from it, at the end of the "
+                             "curve, the online solver at the same number of attributes (the comparison the figure's "
+                             "axis makes; at equal examples a full-information solver would see 196 times more)")]
 
     def learner(self, p, name, subject, train, random_state):
         if name in ("ridge", "lasso"):
             return subject(fit_intercept=False, **({"precompute": True, "tol": 1e-3} if name == "lasso" else {}))
+        if name == "online_lasso":
+            return subject()
         k = {"aelr": 3, "aer4": 4, "aerr": 55, "aer56": 56}[name]
         return subject(k=k, random_state=random_state)
 
     def sizes(self, p, name, sizes, d):
         if name in self.offline:
-            per = 4 if name == "lasso" else 56
+            per = 4 if name in ("lasso", "online_lasso") else 56
             return sorted({max(10, m * per // d) for m in sizes})
         return sizes
 
@@ -436,6 +501,8 @@ class Hk12Mnist(_Curves):
 @register
 class Ks15Mnist(_Curves):
     id = "ks15.exp-mnist"
+    no_space = ("an experiment on a fixed real data set (MNIST digit pairs), reproduced as the paper ran it: no "
+                "free quantity to search")
     title = "MNIST 3 vs 5: ρ_Ridge ≈ 0.45, ρ_Lasso ≈ 0.2; DD learners at or below AERR/AELR"
     reference = "§5 (ρ), §5.2, Figures 3 and 4"
     statement = (
@@ -456,10 +523,17 @@ class Ks15Mnist(_Curves):
         "against hk12's Figure 2 window (ks15 repeats that experiment and prints no numbers). AERR here draws 29 "
         "inner products, so its η scale differs from hk12's AERR: its grid adds 3·10⁻⁵ below the shared one (a "
         "scan on one split: 0.61 at 3·10⁻⁵, 0.39 at 10⁻⁴, 0.48 at 3·10⁻⁴, B = 3). Splits: 30 in the paper profile, "
-        "group-sequential in full (12, then 24 while a deciding finding is undecided), 20 on quick's subset. The two "
-        "decided orderings are magnitudes (§5.2: \"considerably better\") with ε = 0.1 in log-ratio, decided at "
-        "every prefix (better \"for all the training set sizes checked\"); the two-phase ones (\"between\") are "
-        "orderings (superiorities with ε = 0.05), reported at the end of the curve on every profile.")
+        "group-sequential in full (12, then 24 while a deciding finding is undecided), 20 on quick's subset. Each "
+        "finding reads one sentence of §5.2 and decides on the mean over splits of the paired log-ratio (Student t "
+        "interval, the median beside it). \"Considerably better\" (Figure 3, lines 1834–1837, \"for all the "
+        "training set sizes checked\"; Figure 4, lines 1851–1853, \"similar\") prints no size: the direction "
+        "decides at every prefix from 500 examples and the size is reported against the convention ε = 0.1. "
+        "DDAERR \"even better\" than online Ridge at a small number of attributes (lines 1838–1841) decides its "
+        "direction at the first such prefix; \"similarly\" to online Ridge (an equivalence) and \"comparable with "
+        "the online Lasso algorithm, if not slightly better\" (a non-inferiority, lines 1853–1854) need margins the "
+        "paper does not print, so they are reported against ±0.1; DDAELR's smaller variance (lines 1855–1856) is "
+        "reported (no calibrated interval for a difference of variances at these numbers of splits); the two-phase "
+        "orderings (\"between\", lines 1846–1849 and 1857–1860) are reported at the end of the curve.")
     base = {**_Curves.base, "aerr_eta": (3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)}
     profiles = {**_Curves.profiles, "full": {**_Curves.profiles["full"], "repetitions": 12, "max_repetitions": 24}}
     subjects = {"data": load_mnist_pair, "dd_ridge": DDAERR, "two_ridge": TwoPhaseDDAERR, "aerr": GAERR,
@@ -521,24 +595,78 @@ class Ks15Mnist(_Curves):
 
     def findings(self, p):
         steps, small = _paper_sizes(p), _below_paper_sizes(p)  # "for all the training set sizes checked" (§5.2)
-        between = {"margin": 0.05, "at": (-1,), "decides": False, "paper": "the two-phase learner lies between (§5.2)",
+        first = steps[:1]
+        conv = {"source": CONVENTION, "estimand": _MEAN_WHY}
+        between = {"margin": 0.05, "at": (-1,), "decides": False, **conv,
                    "why": "§5.2 describes where the two-phase curve lies in the figure and states nothing about it "
                           "that a run could contradict at a given size, so it is reported (a direction, ε = 0.05) on "
                           "every profile"}
-        considerably = ("\"considerably better\" at every size checked: a magnitude at every prefix, ε = 0.1 (a 10% "
-                        "difference in test error)")
-        return [Ordering("Figure 3: DDAERR < AERR", "dd_ridge", "aerr", at=steps, margin=0.1, question=MAGNITUDE,
-                         paper="DDAERR \"considerably better\" than AERR at every size checked", why=considerably),
-                Ordering("Figure 3: DDAERR ≤ Two-Phased", "dd_ridge", "two_ridge", **between),
-                Ordering("Figure 3: Two-Phased ≤ AERR", "two_ridge", "aerr", **between),
-                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=steps, margin=0.1, question=MAGNITUDE,
-                         paper="DDAELR \"considerably better\" than AELR", why=considerably, known="fig4-start"),
-                Ordering("Figure 4: DDAELR ≤ Two-Phased", "dd_lasso", "two_lasso", **between),
-                Ordering("Figure 4: Two-Phased ≤ AELR", "two_lasso", "aelr", **between),
-                Ordering("Figure 3: DDAERR < AERR", "dd_ridge", "aerr", at=small, margin=0.1, question=MAGNITUDE,
-                         decides=False, paper="DDAERR \"considerably better\" than AERR", why=_SMALL_WHY),
-                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=small, margin=0.1, question=MAGNITUDE,
-                         decides=False, paper="DDAELR \"considerably better\" than AELR", why=_SMALL_WHY)]
+        size = {"question": MAGNITUDE, "decides": False, "margin": 0.1, "at": steps, **conv,
+                "derivation": "no size printed: ε = 0.1 (a 10% difference in test error) is this project's convention",
+                "why": "the size of \"considerably\": no size is printed, so it is reported against the convention, "
+                       "never decided"}
+        fig3 = {"sentence": "§5.2, lines 1834–1837", "paper": "DDAERR \"considerably better\" than AERR \"for all "
+                                                              "the training set sizes checked\""}
+        fig4 = {"sentence": "§5.2, lines 1851–1853 (\"similar\" to Figure 3's, lines 1834–1837)",
+                "paper": "DDAELR \"considerably better\" than AELR; the results \"similar\" to Figure 3's"}
+        return [Ordering("Figure 3: DDAERR < AERR", "dd_ridge", "aerr", at=steps, margin=0.1, **conv, **fig3,
+                         why="\"considerably better\" with no size printed: the direction decides at every prefix "
+                             "(\"for all the training set sizes checked\"); its size is reported beside"),
+                Ordering("Figure 3: DDAERR < AERR, by 10%", "dd_ridge", "aerr", **size, **fig3),
+                Ordering("Figure 3: DDAERR ≤ Two-Phased", "dd_ridge", "two_ridge", **between,
+                         sentence="§5.2, lines 1846–1849", paper="the two-phase learner lies between (§5.2)"),
+                Ordering("Figure 3: Two-Phased ≤ AERR", "two_ridge", "aerr", **between,
+                         sentence="§5.2, lines 1846–1849", paper="the two-phase learner lies between (§5.2)"),
+                Ordering("Figure 3: DDAERR similar to online Ridge", "dd_ridge", "online_ridge", relation=EQUIVALENT,
+                         margin=0.1, at=steps, decides=False, **conv, sentence="§5.2, lines 1837–1838",
+                         paper="DDAERR \"performs similarly to the online Ridge algorithm\"",
+                         derivation="no size printed: ±0.1 in log-ratio is this project's convention",
+                         why="\"similarly\" needs a margin the paper does not print: an equivalence against a "
+                             "conventional ε, reported (a non-reproduction never rests on a convention alone)"),
+                Ordering("Figure 3: DDAERR < online Ridge at the smallest budget", "dd_ridge", "online_ridge",
+                         at=first, margin=0.1, **conv, sentence="§5.2, lines 1838–1841",
+                         paper="DDAERR \"even better\" than online Ridge \"for a small total number of examined "
+                               "attributes\"",
+                         why="a bare \"better\" at a small number of attributes: the direction decides at the "
+                             "smallest prefix of the paper-scale grid (500 examples, 28 500 attributes)"),
+                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=steps, margin=0.1, known="fig4-start",
+                         **conv, **fig4,
+                         why="\"considerably better\" with no size printed: the direction decides; at every prefix, "
+                             "since the text calls the results \"similar\" to Figure 3's, which holds \"for all "
+                             "the training set sizes checked\"; its size is reported beside"),
+                Ordering("Figure 4: DDAELR < AELR, by 10%", "dd_lasso", "aelr", **size, **fig4),
+                Ordering("Figure 4: DDAELR ≤ Two-Phased", "dd_lasso", "two_lasso", **between,
+                         sentence="§5.2, lines 1857–1860", paper="the two-phase learner converges to DDAELR (§5.2)"),
+                Ordering("Figure 4: Two-Phased ≤ AELR", "two_lasso", "aelr", **between,
+                         sentence="§5.2, lines 1857–1860", paper="the two-phase learner is like AELR at first (§5.2)"),
+                Ordering("Figure 4: DDAELR comparable with online Lasso", "dd_lasso", "online_lasso",
+                         relation=NON_INFERIOR, margin=0.1, at=steps, decides=False, **conv,
+                         sentence="§5.2, lines 1853–1854",
+                         paper="DDAELR \"comparable with the online Lasso algorithm, if not slightly better\"",
+                         derivation="no size printed: a 10% margin in log-ratio is this project's convention",
+                         why="\"comparable, if not slightly better\" is a non-inferiority whose margin the paper "
+                             "does not print: reported against a conventional ε (a non-reproduction never rests on "
+                             "a convention alone)"),
+                *(Ordering(f"Figure 4: DDAELR's variance smaller than {label}'s", "dd_lasso", other, at=(-1,),
+                           margin=1e-3, statistic="variance", decides=False, source=CONVENTION,
+                           sentence="§5.2, lines 1855–1856",
+                           paper="\"the variance in the performance of the DDAELR algorithm is smaller than that of "
+                                 "other algorithms\"",
+                           estimand="the variance over splits of the test squared error at the end of the curve "
+                                    "(the paper's error bars are one sd over repeats)",
+                           derivation="ε = 10⁻³ in squared error² (an sd of about 0.03) only bounds NEGLIGIBLE: a "
+                                      "convention",
+                           why="a bare \"smaller\" would decide its direction, but the interval for a difference "
+                               "of variances (a t interval on centred squared deviations) is heavy-tailed and not "
+                               "calibrated at 12–24 splits and the claim's δ/count ≈ 10⁻⁴: reported")
+                  for other, label in (("aelr", "AELR"), ("two_lasso", "Two-Phased DDAELR"),
+                                       ("online_lasso", "online Lasso"), ("lasso", "offline Lasso"))),
+                Ordering("Figure 3: DDAERR < AERR", "dd_ridge", "aerr", at=small, margin=0.1, **conv,
+                         decides=False, paper="DDAERR \"considerably better\" than AERR", why=_SMALL_WHY,
+                         sentence="§5.2, lines 1834–1837"),
+                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=small, margin=0.1, **conv,
+                         decides=False, paper="DDAELR \"considerably better\" than AELR", why=_SMALL_WHY,
+                         sentence="§5.2, lines 1851–1853")]
 
     def learner(self, p, name, subject, train, random_state):
         if name in ("ridge", "lasso"):

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 from scipy.special import erf
 
-from theorycheck import estimators as est
+from theorycheck import genest as est
 from theorycheck.algorithms import AESVR
 from theorycheck.bounds.hk12_svr import aesvr_eta
 from theorycheck.rng import as_kernel_state, next_index, next_uniform, next_weighted_index

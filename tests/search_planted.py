@@ -5,6 +5,9 @@ the claim's space: what `theorycheck search` must find (tests/test_search.py).
   NumPy, independently of theorycheck's kernels: unbiased for d ≤ 16, but above d = 16 (a branch of the kind a
   fast path for large d brings) the off-diagonal importance weight is applied twice. cbss11.lemma8's default
   instance has d = 8, so it PASSes there.
+* ``planted.lemma3.3-eq9``: hk12's Lemma 3.3 with Appendix A.1's eq. (9) as printed (the recorded erratum
+  ``eq9``), which the search must rediscover and shrink to a counterexample no larger than the erratum's d = 4,
+  k = 2.
 * ``planted.lemma8-d8`` (loaded with ``--claims tests.search_planted``): Lemma 8 with the default instance's d
   written in as a constant, (8/k)²·√((8/m) ln(2d²/δ)) for (d/k)²·√(…): the same at d = 8, smaller by (8/d)²
   above it.
@@ -13,12 +16,15 @@ the claim's space: what `theorycheck search` must find (tests/test_search.py).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 import theorycheck
+from proofs.hk12 import Lemma3_3
 from simulations.cbss11_regression import Lemma8
 from theorycheck.claims import register
+from theorycheck.kinds.exact import dot
 from theorycheck.search import Choice, Int, Real, Space, at_most, even
 
 
@@ -61,3 +67,24 @@ class Lemma8ConstantD(Lemma8):
     def bound(self, p):
         d, k, m, delta = p["d"], p["k"], p["m"], p["delta_lemma"]
         return (8 / k) ** 2 * math.sqrt(8 / m * math.log(2 * d * d / delta))
+
+
+@register
+class Lemma33PrintedEq9(Lemma3_3):
+    """hk12's Lemma 3.3 with its identity taken from Appendix A.1's eq. (9) as printed, E‖x̃‖₂² = (2d + k −
+    1)/(2k)·‖x‖₂²: the recorded erratum ``eq9`` (hk12.lemma3.3), cited at d = 4, k = 2. It agrees with Algorithm
+    1's (d + k − 1)/k at k = 1 only, so the quick default (d_max = 4) fails, and the search must shrink it to d
+    = 2, k = 2."""
+
+    id = "planted.lemma3.3-eq9"
+    title = "Lemma 3.3 with eq. (9) as printed"
+    statement = "Lemma 3.3 with the identity E‖g̃‖₂² = E[φ̃²]·(2d + k − 1)/(2k)·‖x‖₂² (Appendix A.1, eq. (9))."
+    errata = ()
+    defects = ()
+    erratum_checks = {}
+    identities = {"identity": "the subject is Algorithm 1's estimator with eq. (9) as printed: E‖g̃‖₂² = "
+                              "E[φ̃²]·(2d + k − 1)/(2k)·‖x‖₂²"}
+
+    def identity(self, w, x, y, d, k, m, B):
+        base = self.phi_second_moment(w, x, y) * dot(x, x)
+        return {"identity": self.functional(m) == Fraction(2 * d + k - 1, 2 * k) * base}

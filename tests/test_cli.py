@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -524,3 +525,17 @@ def test_a_defect_whose_settings_do_not_fit_the_profile_is_not_run_and_says_why(
     assert "do not fit the full profile" in why_not and "k_grid" in why_not
     [(_, _, subjects, why_not)] = planted_defects([claim], "quick", {}, idea_only=True)
     assert subjects and why_not is None
+
+
+def test_show_and_list_say_where_each_claim_is_declared():
+    """Every claim's ``source`` names a file (from its top-level package's folder) whose line opens its class."""
+    from theorycheck.claims import discover
+
+    for claim in discover().values():
+        path, _, line = claim.describe()["source"].rpartition(":")
+        module = sys.modules[type(claim).__module__]
+        root = Path(module.__file__).resolve()
+        for _ in type(claim).__module__.split("."):
+            root = root.parent
+        text = (root / path).read_text().splitlines()[int(line) - 1]
+        assert text.lstrip().startswith(f"class {type(claim).__name__}"), (claim.id, path, line, text)

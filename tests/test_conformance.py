@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from theorycheck import algorithms, cli, conformance, estimators
+from theorycheck import algorithms, cli, conformance, genest
 from theorycheck.algorithms import AELR, AER, AERR, Baseline
 from theorycheck.claims import discover
 from theorycheck.conformance import ALGORITHMS, claims_for, conform
@@ -643,7 +643,7 @@ def test_the_exact_law_of_the_sampled_vote_matches_a_direct_simulation():
         assert abs(counts.get(key, 0) / n - prob) <= 5 * np.sqrt(prob * (1 - prob) / n) + 1e-9, (key, prob)
 
 
-@pytest.mark.parametrize("function", [estimators.genest, mine.my_genest])
+@pytest.mark.parametrize("function", [genest.genest, mine.my_genest])
 def test_genest_conforms_and_its_reads_are_audited_where_they_can_be_seen(function):
     result = conform("GenEst", function, claims=False)
     audit = next(c for c in result.checks if c.name == "attributes")

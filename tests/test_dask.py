@@ -46,3 +46,18 @@ def test_the_cli_runs_on_a_cluster_and_refuses_a_scheduler_it_cannot_reach(clust
     with pytest.raises(ParameterError, match="exclude each other"):
         cli._cmd_verify(cli.build_parser().parse_args(["verify", CLAIMS[0], "--scheduler", "tcp://a:1",
                                                         "--jobs", "2"]))
+
+
+def test_a_subject_that_kills_its_dask_worker_is_subject_error_naming_it(tmp_path):
+    import dask
+
+    from tests import dying_subjects
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as local:
+        (record,) = run_claims([discover()["cbss11.lemma7"]], subjects={"subset_average": dying_subjects.average_exit1},
+                               out=tmp_path, progress=False, scheduler=local.scheduler_address)
+    first = record["decision"].splitlines()[0]
+    assert record["verdict"] == "SUBJECT-ERROR", record["decision"]
+    assert "subset_average (tests.dying_subjects.average_exit1) killed the Dask workers running task" in first

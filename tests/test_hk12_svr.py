@@ -14,7 +14,7 @@ from sklearn.svm import LinearSVR
 
 from proofs.hk12_svr import capped_example_queries, capped_expected_queries, literal_expected_queries
 from simulations.hk12_svr import smoothed_risk, svr_instance
-from theorycheck import estimators as est
+from theorycheck import genest as est
 from theorycheck.algorithms import AESVR
 from theorycheck.algorithms.aesvr import (
     insensitive_loss,

@@ -337,6 +337,53 @@ def test_time_left_holds_the_actual_time_beside_a_load_and_narrows_as_compilatio
     assert widths[0] > 1.25 and widths[-1] < 1.1  # a range at first, one number once compilation is a small part
 
 
+def _replay(tasks, priced: bool, untimed=frozenset()):
+    """Replay one worker running ``tasks`` (claim, expected seconds, CPU seconds) in order at a full core, with a
+    reading every 2 s and at each return, priced claim by claim as _run_round prices them (or, ``priced`` False,
+    at the run's one measure); yield (elapsed, true time left, words, short end, long end)."""
+    from types import SimpleNamespace
+
+    from theorycheck.run.execute import TimeLeft
+
+    eta, clock, done = TimeLeft(share=1.0), 0.0, 0.0
+    eta.sample(0.0, 0.0)
+    total, finish = sum(e for _, e, _ in tasks), sum(c for _, _, c in tasks)
+    for r, (claim, expected, cpu) in enumerate(tasks):
+        for t in [*np.arange(clock + 2.0, clock + cpu, 2.0), clock + cpu]:
+            returned = t == clock + cpu
+            if returned:
+                eta.task(cpu, 0.0, expected, claim=claim)
+                done += expected
+            work: dict[int, float] = {}
+            for c, e, _ in tasks[r + returned:]:
+                work[c] = work.get(c, 0.0) + e
+            eta.sample(t, t)
+            bar = SimpleNamespace(n=done, total=total, format_dict={"elapsed": t})
+            args = (work, untimed) if priced else ()
+            short, long = eta.range(done, total, t, *args)
+            yield t, finish - t, eta.left(bar, *args), short, long
+        clock += cpu
+
+
+def test_time_left_with_a_slow_replaced_subject_never_tells_under_half_the_truth_after_the_first_minute():
+    """70 one-second tasks of the built-ins, then a replaced subject twenty times slower than the reference's
+    costs (10 tasks), then 20 more built-in tasks: every reading after the first minute either is a range whose
+    long end reaches half the true time left and whose short end is under twice it, or says "at least" a time
+    not longer than the truth (while the subject is not timed). The run's one measure, as before, tells under
+    half the truth for minutes."""
+    tasks = [(0, 1.0, 1.0)] * 70 + [(1, 1.0, 20.0)] * 10 + [(2, 1.0, 1.0)] * 20
+    readings = [r for r in _replay(tasks, priced=True, untimed={1}) if r[0] >= 60]
+    for t, truth, words, short, long in readings:
+        if "not timed yet" in words:
+            assert short <= truth * (1 + 1e-9) and words.startswith("at least"), (t, truth, words)
+        else:
+            assert long >= truth / 2 and short <= 2 * truth, (t, truth, words)
+    lower = [w for *_, w, _, _ in readings if "not timed yet" in w]
+    assert 0 < len(lower) < len(readings) / 5  # until the subject's first task returns
+    unpriced = [r for r in _replay(tasks, priced=False) if r[0] >= 60]
+    assert sum(long < truth / 2 for _, truth, _, _, long in unpriced) > len(unpriced) / 4
+
+
 def test_time_left_formats_a_range_rounded_outwards_or_one_number():
     from theorycheck.run.execute import span
 

@@ -158,3 +158,16 @@ def test_a_frequency_claim_outside_the_papers_setting_is_told_what_to_declare(tm
     run = theorycheck(tmp_path, "verify", "half.x", "--claims", "half", "--out", "r", "--quiet")
     assert run.returncode == 2 and message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_skeleton_declares_the_space_its_statement_quantifies_over(tmp_path, capsys, monkeypatch):
+    """Each skeleton declares a search space (or, for a rate, why it has none) and `theorycheck show` prints it."""
+    for kind in SCAFFOLDS:
+        folder = tmp_path / kind
+        folder.mkdir()
+        assert new(capsys, monkeypatch, folder, kind, "mine.lemma-1")[0] == 0
+        source = (folder / "mine_lemma_1.py").read_text(encoding="utf-8")
+        assert ("    no_space = " if kind == "rate" else "    space = Space(") in source
+    shown = theorycheck(tmp_path / "frequency", "show", "mine.lemma-1", "--claims", "mine_lemma_1", "--out", "r")
+    assert shown.returncode == 0, shown.stderr
+    assert "- m: integer in [10, 1000], log scale" in shown.stdout and "- delta_lemma: real in" in shown.stdout

@@ -33,7 +33,7 @@ def test_the_declared_spaces_are_the_statements_quantifiers():
         assert set(space.dims) == names
         assert "k ≤ d" in [c.statement for c in space.constraints]
         assert space.why
-    assert space_of(registry["cbss11.lemma7"]) is None
+    assert space_of(registry["cbss11.thm6"]) is None and registry["cbss11.thm6"].no_space
 
 
 def test_a_point_maps_to_the_claims_set_overrides_and_a_broken_hypothesis_is_infeasible():
@@ -70,11 +70,11 @@ def test_show_prints_the_space_and_search_refuses_a_claim_without_one(capsys):
     assert main(["show", "cbss11.lemma8", "--out", os.devnull + "-none"]) == 0
     shown = capsys.readouterr().out
     assert "Search space" in shown and "constraint: k ≤ d" in shown and "constraint: k even" in shown
-    assert main(["show", "cbss11.lemma7", "--out", os.devnull + "-none"]) == 0
+    assert main(["show", "cbss11.thm6", "--out", os.devnull + "-none"]) == 0
     assert "Search space: none declared" in capsys.readouterr().out
-    assert main(["search", "cbss11.lemma7"]) == 2
+    assert main(["search", "cbss11.thm6"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "theorycheck: error: cbss11.lemma7 declares no search space (see `theorycheck show cbss11.lemma7`)"]
+        "theorycheck: error: cbss11.thm6 declares no search space (see `theorycheck show cbss11.thm6`)"]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -154,6 +154,10 @@ def test_search_finds_and_confirms_a_learner_wrong_only_above_d_16(tmp_path):
     assert found.seed not in {t.seed for t in result.trials}
     assert f"--seed {found.seed}" in found.command and PLANTED in found.command
     assert result.lines()[0].startswith("cbss11.lemma8: FAIL: a counterexample at d=")
+    # shrunk toward the smallest d, k, m that still fail, and confirmed again: the defect starts above d = 16
+    shrunk = result.shrunk
+    assert shrunk.confirmed and 17 <= shrunk.point["d"] <= found.trial.point["d"]
+    assert shrunk.point["m"] <= found.trial.point["m"] and not space_of(claim).broken(shrunk.point)
     assert (tmp_path / "search" / "cbss11.lemma8.html").read_text().count("FAIL") >= 1
 
 

@@ -241,3 +241,17 @@ def test_draws_law_without_draws_is_undecided_and_shapes_are_checked():
     assert stats.decide_draws_follow(np.zeros((3, 2)), np.full((3, 2), 0.5), 0.1, "law").verdict == stats.INCONCLUSIVE
     with pytest.raises(ParameterError):
         stats.decide_draws_follow(np.zeros((3, 2)), np.full((3, 3), 0.5), 0.1, "law")
+
+
+def test_the_t_interval_of_a_mean_covers_at_its_level_on_normal_values():
+    """stats.mean_t_interval (the estimand of a paper that averages over splits): on normal values it is
+    exact, so over 1 500 samples of 20 its miss rate at δ = 0.05 is within ±2.7 binomial sd of 0.05 (a
+    doubled δ lies far outside); a sample with an infinite value gives the whole line (UNDECIDED), never a
+    decision."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.3, 1.0, size=(1500, 20))
+    misses = sum(not (iv.low <= 0.3 <= iv.high) for iv in (stats.mean_t_interval(row, 0.05) for row in x))
+    assert 0.035 * 1500 < misses < 0.065 * 1500, misses
+    assert stats.mean_t_interval([1.0, np.inf, 2.0], 0.05).high == np.inf
+    res = stats.decide_sequential([0.2, 0.3, np.inf, 0.1], stats.SUPERIOR, 0.1, 0.05, (4,), statistic="t")
+    assert res.outcome == stats.UNDECIDED

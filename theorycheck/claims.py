@@ -18,13 +18,16 @@ outside the five built-in ones is declared once with :func:`declare_paper`.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import importlib
+import inspect
 import os
 import pkgutil
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -290,12 +293,18 @@ class Claim:
     defects: ClassVar[tuple[Defect, ...]] = ()
     #: what the claim can catch and what it cannot, in a sentence or two
     power: ClassVar[str] = ""
+    #: where its power is limited in kind, a short phrase the power atlas prints under the claim (e.g. a bound no
+    #: honest learner comes near: "catches only cheats"); "" when no such limit is declared
+    power_scope: ClassVar[str] = ""
     #: True when the claim's observed/theory ratio must be at least 1 (a lower bound, or the slack of
     #: an implication), so the tightness atlas draws it on the "≥" side of the line
     ratio_at_least: ClassVar[bool] = False
     #: the space its statement quantifies over (a theorycheck.spaces.Space), which `theorycheck search` explores;
     #: None: not declared yet
     space: ClassVar[Any] = None
+    #: why the claim declares no space, in a sentence (a fixed real dataset, a statement with no free quantity,
+    #: a kind the search has no margin for); a claim of the five papers declares a space or this
+    no_space: ClassVar[str] = ""
     #: what the headline number ``observed`` is, as a noun phrase ("the largest ratio of E‖g̃‖₂² to 8B²d/k
     #: over the cases"), so that a page says what is observed, not only its value; a kind whose headline is
     #: always the same quantity declares it for its claims
@@ -358,6 +367,7 @@ class Claim:
             "paper": self.paper,
             "citation": PAPERS.get(self.paper, ""),
             "module": type(self).__module__,
+            "source": declared_at(type(self)),
             "kind": self.kind,
             "title": self.title,
             "reference": self.reference,
@@ -374,8 +384,28 @@ class Claim:
             "power": self.power,
             "ratio_at_least": self.ratio_at_least or self.kind == "lower-bound",
             "space": None if self.space is None else self.space.lines(),
+            "no_space": self.no_space,
             "observed_label": self.observed_label,
         }
+
+
+def declared_at(cls: type) -> str:
+    """Where ``cls`` is declared, as ``path:line`` with the path from the folder that holds its top-level package
+    (``simulations/hk12_regret.py:40``; a user's ``mypackage/claims.py:12``); its module's name where there is
+    no source file."""
+    try:
+        path, (lines, line) = Path(inspect.getsourcefile(cls)), inspect.getsourcelines(cls)
+        line += next((n for n, text in enumerate(lines) if text.lstrip().startswith("class ")), 0)  # past decorators
+    except (OSError, TypeError):
+        return cls.__module__
+    top = sys.modules.get(cls.__module__.partition(".")[0])
+    top_file = getattr(top, "__file__", None)
+    if top_file is not None:
+        root = Path(top_file).resolve().parent
+        root = root.parent if root.name == cls.__module__.partition(".")[0] else root
+        with contextlib.suppress(ValueError):
+            path = path.resolve().relative_to(root)
+    return f"{path.as_posix()}:{line}"
 
 
 def _jsonable(value: Any) -> Any:
@@ -433,6 +463,8 @@ def register(cls: type[Claim]) -> type[Claim]:
         raise TypeError(f"{cls.id}: errata must be Erratum declarations")
     if not all(isinstance(n, NonReproduction) for n in cls.non_reproductions):
         raise TypeError(f"{cls.id}: non_reproductions must be NonReproduction declarations")
+    if cls.space is not None and cls.no_space:
+        raise TypeError(f"{cls.id}: declares both a space and no_space (a reason for having none)")
     if cls.space is not None:
         from .spaces import space_of
 

@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     def claims_option(p):
         p.add_argument("--claims", action="append", default=[], metavar="MODULE", help=claims_help)
 
-    p = command("list", "list the claims", "List the claims: id, kind of evidence, the paper's reference and a title.")
+    p = command("list", "list the claims", "List the claims: id, kind of evidence, the paper's reference, a title and "
+                "where the claim is declared (file:line).")
     p.add_argument("--paper", help="only this paper (cbss11, hk12, ks15, reyzin11, sk13, or a declared one)")
     claims_option(p)
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per claim")
@@ -320,7 +321,7 @@ def _cmd_list(args) -> int:
     else:
         for c in claims:
             reference = c["reference"] if len(c["reference"]) <= 30 else c["reference"][:29] + "…"
-            print(f"{c['id']:<22}  {c['kind']:<12}  {reference:<30}  {c['title']}")
+            print(f"{c['id']:<22}  {c['kind']:<12}  {reference:<30}  {c['title']}  ({c['source']})")
         if not claims:
             print(f"{args.paper} has no claims yet (papers with claims: "
                   + ", ".join(sorted({c["paper"] for c in listing["claims"]})) + ")")
@@ -438,8 +439,10 @@ def _cmd_clean(args) -> int:
         raise ParameterError(f"--out {args.out!r} is not a folder")
     freed = 0
     for folder in (out / ".cache", out / ".power"):
-        if folder.is_dir():
-            freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        if folder.is_symlink():  # removed as the link it is: what it points to is not ours to delete
+            folder.unlink()
+        elif folder.is_dir():
+            freed += sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
             shutil.rmtree(folder)
     print(f"removed {freed / 1e6:.1f} MB of cached tasks from {out} (the next verify recomputes them)")
     return ExitCode.OK
@@ -464,6 +467,7 @@ def _cmd_show(args) -> int:
     (claim,) = select([args.id])
     d = claim.describe()
     print(f"{d['id']}  [{d['kind']}]  {d['reference']}: {d['title']}")
+    print(f"declared in {d['source']}")
     print(_wrap(f"{d['reference']} of {d['citation']}."))
     print(_wrap(d["statement"]))
     if d["interpretation"]:
@@ -514,7 +518,9 @@ def _cmd_show(args) -> int:
         print("Power:")
         print(_wrap(d["power"]))
     if d["space"] is None:
-        print("Search space: none declared (`theorycheck search` cannot run it)")
+        print("Search space: none declared (`theorycheck search` cannot run it)" + (":" if d["no_space"] else ""))
+        if d["no_space"]:
+            print(_wrap(d["no_space"], "    "))
     else:
         print("Search space (what the statement quantifies over; `theorycheck search` explores it):")
         for line in d["space"]:

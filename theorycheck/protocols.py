@@ -154,35 +154,137 @@ def coef_vector(model, subject: str | None = None) -> np.ndarray:
 
 def shown(value) -> str:
     """A returned value in a few words, for :class:`BadOutput`: its repr cut short, and its type (and shape)."""
-    text = repr(value)
+    try:
+        text = " ".join(repr(value).split())
+    except ValueError:  # an int too long to print
+        text = f"an int of about {int(value.bit_length() * 0.30103)} digits"
     text = text if len(text) <= 60 else text[:57] + "..."
     shape = getattr(value, "shape", None)
     kind = type(value).__name__ + (f" of shape {tuple(shape)}" if isinstance(shape, tuple) else "")
     return f"{text} ({kind})"
 
 
+#: the magnitude a number a subject returns must stay below: beyond it no float can hold it (the claims compare in
+#: floats somewhere, and a value this large is no answer to any of their questions)
+_LARGEST = 2 ** 1024
+
+
+def _flaw(value, top: bool = True, depth: int = 0) -> str | None:
+    """Why ``value`` is no value a claim can compute on (None when it is one): None or text in its place, a number
+    that is not finite or too large for a float, an array of objects or text, anywhere in tuples, lists and dicts."""
+    from fractions import Fraction
+
+    if top and value is None:
+        return "no value"
+    if top and isinstance(value, str | bytes):
+        return "text, not numbers"
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, int | Fraction | np.integer):
+        return None if abs(value) < _LARGEST else "a number too large for a float"
+    if isinstance(value, float | complex | np.floating | np.complexfloating):
+        return None if np.isfinite(value) else "a value that is not finite"
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "OUSVM":
+            return f"an array of dtype {value.dtype}"
+        return None if value.dtype.kind not in "fc" or np.isfinite(value).all() else "values that are not finite"
+    if depth < 8 and isinstance(value, tuple | list | dict):
+        for item in value.values() if isinstance(value, dict) else value:
+            flaw = _flaw(item, False, depth + 1)
+            if flaw is not None:
+                return flaw
+    return None
+
+
 @dataclass(frozen=True)
 class Output:
-    """What a function subject must return, checked on every call of a replaced subject (the runner wraps it),
-    so a claim never computes on a value its contract excludes. ``kind``: "exact" (an int or a
-    fractions.Fraction, for claims compared in exact arithmetic) or "real" (a finite real number: int, float,
-    Fraction or a NumPy scalar); ``text`` says it in words for the message."""
+    """What a subject returns (or sets), declared by its contract and checked on every call of a replaced subject
+    (the runner wraps it, :func:`watched`), so a claim never computes on a value the contract excludes.
 
-    kind: str
+    ``kind``: "value" (any value a claim can compute on: not None or text, no number that is not finite or too large
+    for a float, no array of objects, at any depth), "exact" (an int or a fractions.Fraction), "real" (a finite real
+    number), "law" (a non-empty list of (probability, value) pairs, each probability a real number in [0, 1]),
+    "array" (an array of numbers, finite unless ``finite`` is False, of ``ndim`` dimensions when given) or "any"
+    (the return is not read);
+    ``like``: for an array, the argument whose shape it has ("A"), or whose rows ("X.0") or columns ("X.1") its
+    length counts; ``sets``: attributes the call sets on its object, each with its Output (checked when set);
+    ``text`` says it in words for the message."""
+
+    kind: str = "value"
     text: str = ""
+    ndim: int | None = None
+    like: str = ""
+    sets: tuple[tuple[str, Output], ...] = ()
+    finite: bool = True
 
-    def check(self, value, subject: str | None = None):
-        """``value`` when it is what the contract asks, else :class:`BadOutput` naming both."""
+    def asks(self) -> str:
+        """What the contract asks for, in words."""
+        if self.text:
+            return self.text
+        if self.kind == "array":
+            shape = f" of {self.ndim} dimension{'s' * (self.ndim != 1)}" if self.ndim is not None else ""
+            like = self.like.split(".")
+            shape += ("" if not self.like else f" of the shape of {like[0]}" if len(like) == 1 else
+                      f" as long as {like[0]} has {('rows', 'columns')[int(like[1])]}")
+            return f"an array of {'finite ' * self.finite}numbers{shape}"
+        return {"value": "a value without None, text or numbers that are not finite",
+                "exact": "an int or a Fraction", "real": "a finite real number",
+                "law": "a list of (probability, value) pairs", "any": "anything"}[self.kind]
+
+    def flaw(self, value, arguments: dict | None = None) -> str | None:
+        """Why ``value`` is not what this Output asks (None when it is); ``arguments`` are those of the call, by
+        name, for ``like``."""
         from fractions import Fraction
         from numbers import Real
 
-        exact = isinstance(value, int | Fraction) and not isinstance(value, bool)
-        real = isinstance(value, Real | np.floating | np.integer) and not isinstance(value, bool | np.bool_)
-        good = exact if self.kind == "exact" else real and bool(np.isfinite(float(value)))
-        if not good:
-            asked = self.text or ("an int or a Fraction" if self.kind == "exact" else "a finite real number")
-            raise BadOutput(f"returned {shown(value)}; its contract asks for {asked}", subject)
+        if self.kind == "any":
+            return None
+        loose = not self.finite and value is not None and not isinstance(value, str | bytes)
+        flaw = None if loose else _flaw(value)
+        if flaw is not None or self.kind == "value":
+            return flaw
+        if self.kind == "exact":
+            return None if isinstance(value, int | Fraction) and not isinstance(value, bool) else "not exact"
+        if self.kind == "real":
+            real = isinstance(value, Real | np.floating | np.integer) and not isinstance(value, bool | np.bool_)
+            return None if real else "not a real number"
+        if self.kind == "law":
+            if not isinstance(value, list | tuple) or not value:
+                return "not a non-empty list"
+            for pair in value:
+                if not isinstance(pair, tuple | list) or len(pair) != 2:
+                    return f"an entry {shown(pair)} that is not a (probability, value) pair"
+                if Output("real").flaw(pair[0]) is not None:
+                    return f"a probability {shown(pair[0])} that is not a finite real number"
+            return None
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):
+            return "not an array"
+        if array.dtype.kind not in "biuf":
+            return f"an array of dtype {array.dtype}"
+        if self.ndim is not None and array.ndim != self.ndim:
+            return f"an array of {array.ndim} dimensions"
+        name, _, axis = self.like.partition(".")
+        given = np.shape((arguments or {}).get(name)) if name in (arguments or {}) else None
+        if given is not None and not axis and array.shape != given:
+            return f"an array of shape {array.shape} for {name} of shape {given}"
+        if given is not None and axis and len(given) > int(axis) and len(array) != given[int(axis)]:
+            return f"an array of length {len(array)} for {name} of shape {given}"
+        return None
+
+    def check(self, value, subject: str | None = None, arguments: dict | None = None, did: str = "returned"):
+        """``value`` when it is what the contract asks, else :class:`BadOutput` naming both."""
+        flaw = self.flaw(value, arguments)
+        if flaw is not None:
+            raise BadOutput(f"{did} {shown(value)}: {flaw}; its contract asks for {self.asks()}", subject)
         return value
+
+
+_ROWS = Output("array", ndim=1, like="X.0")
+#: what the members of each protocol return (or set), where a contract does not say: member name ("__call__" for
+#: the subject itself) → :class:`Output`
+RETURNS: dict[type, dict[str, Output]] = {}
 
 
 @dataclass(frozen=True)
@@ -194,7 +296,8 @@ class Contract:
     ``each``: the subject is a tuple of objects, each following the protocol;
     ``types``: what the claim passes and expects back when the protocol's annotations do not say
     (e.g. exact subjects that receive and return :class:`fractions.Fraction`), printed by ``show``;
-    ``returns``: what a function subject must return (:class:`Output`), checked on each call of a replaced one.
+    ``returns``: what a function subject must return (:class:`Output`; by default its protocol's, :data:`RETURNS`),
+    checked on each call of a replaced one.
     """
 
     protocol: type
@@ -203,6 +306,14 @@ class Contract:
     each: bool = False
     types: str = ""
     returns: Output | None = None
+
+    @property
+    def outputs(self) -> dict[str, Output]:
+        """What each member of the subject returns or sets (:class:`Output`), by member name."""
+        declared = dict(RETURNS.get(self.protocol, {}))
+        if self.returns is not None:
+            declared["__call__"] = self.returns
+        return declared
 
     @property
     def __name__(self) -> str:  # so that claims.describe() can name it
@@ -347,3 +458,97 @@ def contract_text(contract) -> str:
     if getattr(contract, "call", ()):
         text += " The claim passes the arguments " + ", ".join(contract.call) + "."
     return text
+
+
+#: a fitted learner's w̄ must be an array of numbers; its shape and values are the claim's to judge (a w̄ that is not
+#: finite breaks the theorem's conclusion: FAIL)
+_FITTED = Output("any", sets=(("coef_", Output("array", "a float array of shape (d,)", finite=False)),
+                               ("n_attributes_seen_", Output("real"))))
+_SELECTOR = {"fit": Output("any", sets=(("r_", Output("array", ndim=1, like="J.1")),)),
+             "fit_predictor": Output("any", sets=(("coef_", Output("array", ndim=1)), ("intercept_", Output()))),
+             "predict": Output("array", ndim=1, like="means.0")}
+_ENSEMBLE = {"predict": _ROWS, "examined": Output()}
+RETURNS.update({
+    Function: {"__call__": Output()},
+    EstimatorLaw: {"__call__": Output("law")},
+    GradientEstimator: {"__call__": Output()},
+    KActivePredictor: {"predict": Output()},
+    Design: {"sample": Output()},
+    BudgetedLearner: {"fit": _FITTED},
+    Regressor: {"fit": _FITTED},
+    BudgetedEnsemble: _ENSEMBLE,
+    SampledEnsemble: {**_ENSEMBLE, "margins": _ROWS, "decision_function": _ROWS,
+                      "hypothesis_outputs": Output("array", ndim=2, like="X.0"),
+                      "sampling_probabilities": Output("array", ndim=1), "vote_increments": Output("array", ndim=1),
+                      "hypothesis_costs": Output("array", ndim=1), "sample_path": Output()},
+    MultiSelector: _SELECTOR,
+    ProjectingSelector: {**_SELECTOR, "objective": Output("real")},
+})
+
+
+def watched(subject, contract: Contract | None, name: str):
+    """``subject`` wrapped so that every member its contract declares (:attr:`Contract.outputs`) checks what it returns
+    and sets, raising :class:`BadOutput` naming subject ``name``: a function is wrapped, a class subclassed (same
+    name and module; a class that cannot be subclassed is left as it is), an instance seen through a view, a tuple
+    item by item."""
+    outputs = contract.outputs if contract is not None else {}
+    if not outputs:
+        return subject
+    if isinstance(subject, tuple | list):
+        return type(subject)(watched(one, contract, name) for one in subject)
+    if inspect.isclass(subject):
+        methods = {m: _checking(getattr(subject, m), o, name, method=True) for m, o in outputs.items()
+                   if m != "__call__" and callable(getattr(subject, m, None))}
+        try:
+            return type(subject.__name__, (subject,), {"__module__": subject.__module__, "__doc__": subject.__doc__,
+                                                       "__qualname__": subject.__qualname__, **methods})
+        except TypeError:  # a class that cannot be subclassed (a numba jitclass, a final class)
+            return subject
+    if "__call__" in outputs and callable(subject):
+        return _checking(subject, outputs["__call__"], name)
+    members = {m: o for m, o in outputs.items() if callable(getattr(subject, m, None))}
+    return _Viewed(subject, members, name) if members else subject
+
+
+def _checking(function, output: Output, name: str, method: bool = False):
+    """``function`` checking each value it returns and each attribute it sets on its object (``method``)."""
+    import functools
+
+    named = output.like or any(o.like for _, o in output.sets)
+    signature = []
+
+    def arguments(args, kwargs) -> dict:
+        if not named:
+            return {}
+        try:
+            signature[:] = signature or [inspect.signature(function)]
+            return dict(signature[0].bind_partial(*args, **kwargs).arguments)
+        except (TypeError, ValueError):
+            return {}
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        value = function(*args, **kwargs)
+        given = arguments(args, kwargs)
+        output.check(value, name, given)
+        for attr, out in output.sets if method and args else ():
+            if hasattr(args[0], attr):
+                out.check(getattr(args[0], attr), name, given, did=f"set {attr} to")
+        return value
+
+    return call
+
+
+class _Viewed:
+    """An instance subject seen through its contract: the members it declares check what they return."""
+
+    def __init__(self, subject, members: dict[str, Output], name: str):
+        object.__setattr__(self, "_viewed", (subject, members, name))
+
+    def __getattr__(self, attr):
+        subject, members, name = object.__getattribute__(self, "_viewed")
+        value = getattr(subject, attr)
+        return _checking(value, members[attr], name) if attr in members else value
+
+    def __setattr__(self, attr, value):
+        setattr(object.__getattribute__(self, "_viewed")[0], attr, value)

@@ -1,6 +1,7 @@
 """pytest plugin (registered through the ``pytest11`` entry point): the fixtures ``assert_conforms``
 and ``assert_verifies`` (the functions of :mod:`theorycheck.testing`, which drive the sessions of
-:mod:`theorycheck.session` as the command line does), ``--theorycheck-profile`` to run them on another
+:mod:`theorycheck.session` as the command line does), ``theorycheck_search`` (:func:`theorycheck.search` on a
+claim's declared space, its study in the test's temporary folder), ``--theorycheck-profile`` to run them on another
 profile than the one a test names, and ``--theorycheck-power`` to run every planted defect of the claims
 that ``assert_verifies`` checks (as ``theorycheck verify --power``)."""
 
@@ -47,3 +48,23 @@ def assert_verifies(request):
     return _with_options(testing.assert_verifies,
                          profile=request.config.getoption("--theorycheck-profile"),
                          power=request.config.getoption("--theorycheck-power"))
+
+
+@pytest.fixture
+def theorycheck_search(request, tmp_path):
+    """``theorycheck_search("hk12.thm3.1", learner=MyAERR, budget=8)``: search the claim's declared space with
+    the given subjects (by name, as ``assert_verifies`` takes them) and return the
+    :class:`~theorycheck.search.SearchResult`; ``result.counterexample`` is the confirmed counterexample, if any
+    (``result.shrunk`` its shrunk form), ``result.lines()`` the summary. Keywords ``budget`` (trials, or CPU
+    seconds as "60s"), ``profile``, ``seed``, ``params`` (``--set`` values at every point), ``jobs`` and ``out``
+    (default: the test's temporary folder) are :func:`theorycheck.search`'s."""
+    from . import search
+
+    chosen = request.config.getoption("--theorycheck-profile")
+
+    def run(claim_id: str, *, budget=8, profile: str = "quick", seed: int = 0, params=None, jobs: int = 1,
+            out=None, **subjects):
+        return search.search(claim_id, profile=chosen or profile, seed=seed, budget=budget, params=params,
+                             subjects=subjects or None, jobs=jobs, out=tmp_path / "search" if out is None else out)
+
+    return run

@@ -11,6 +11,7 @@ line naming the next hook to write (:class:`theorycheck.claims.Unfinished`), and
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -36,7 +37,7 @@ import theorycheck
 from theorycheck.claims import Defect, Unfinished, register
 from {kind_module} import {base}
 from theorycheck.protocols import Contract, Function
-{rng}from theorycheck.validation import {rules}
+{rng}{space_import}from theorycheck.validation import {rules}
 
 theorycheck.declare_paper("{paper}", "Authors (Venue Year), Title")  # fill in your paper's citation
 
@@ -65,6 +66,9 @@ _EXACT = _DECLARATION + '''    subjects = {{"subject": subject}}
     protocols = {{"subject": Contract(Function, call=("n",))}}
     parameters = {{"n_max": Integer(1)}}
     profiles = {{"quick": {{"n_max": 10}}, "full": {{"n_max": 100}}}}
+    # what the statement quantifies over, from its hypotheses, decided before any search (`theorycheck search`)
+    space = Space({{"n_max": Int(1, 100, log=True)}}, why="fill in: the statement's ∀ n, up to a trial of a few "
+                  "CPU seconds")
     checks = {{"holds": "fill in: what each row asserts"}}
 
     def cases(self, p):
@@ -96,6 +100,9 @@ class {cls}(ViolationFrequency):
     parameters = {{**ViolationFrequency.parameters, "delta_lemma": Probability(), "designs": Names("uniform")}}
     base = {{"designs": ("uniform",), "delta_lemma": 0.05, "delta": 1e-3, "resolution": 0.02}}
     profiles = {{"quick": {{"m": 100, "repetitions": 200}}, "full": {{"m": 1000, "repetitions": 2000}}}}
+    # what the statement quantifies over, from its hypotheses, decided before any search (`theorycheck search`)
+    space = Space({{"m": Int(10, 1000, log=True), "delta_lemma": Real(0.001, 0.5, log=True)}},
+                  why="fill in: the statement's ∀ m and δ (and your distributions), up to a trial of a few CPU seconds")
     budget = None  # no attribute budget (name the parameter that holds k if the subject has one)
     norm = None  # none of the budgeted-learning papers' hypotheses on x and y
 
@@ -120,6 +127,7 @@ _RATE = _DECLARATION + '''    subjects = {{"subject": subject}}
     base = {{"delta": 1e-3, "resolution": 0.1}}
     profiles = {{"quick": {{"grid": (100, 400, 1600), "repetitions": 20}},
                 "full": {{"grid": (100, 400, 1600, 6400, 25600), "repetitions": 100}}}}
+    no_space = "a rate: `theorycheck search` has no margin for a fitted slope yet"
 
     def paths(self, p):
         # (name, grid points each with its abscissa "x", the largest log-log slope the statement allows)
@@ -169,6 +177,10 @@ if __name__ == "__main__":  # `python -m {test_module}`: the same two tests with
 '''
 
 
+#: the longest claim id `new` takes: the id names the module and test files, whose names a file system limits
+MAX_ID = 100
+
+
 def _package_prefix(folder: Path) -> str:
     """The dotted package ``folder`` is, from the ``__init__.py`` files above it ("" for a plain folder)."""
     parts: list[str] = []
@@ -187,6 +199,9 @@ def new_claim(kind: str, claim_id: str, folder: str | Path = ".") -> tuple[Path,
     if kind not in SCAFFOLDS:
         raise ParameterError(f"no skeleton for kind {kind!r}; `theorycheck new` writes {', '.join(SCAFFOLDS)} "
                              "(the hooks of every kind are on the docs' 'Kinds of claims' page)")
+    if len(claim_id) > MAX_ID:
+        raise ParameterError(f"claim id {claim_id[:40]!r}… is {len(claim_id)} characters long; an id has at most "
+                             f"{MAX_ID} (it names files)")
     match = _ID.match(claim_id)
     if match is None:
         raise ParameterError(f"claim id {claim_id!r} is not of the form <paper>.<item> (paper: lower-case letters, "
@@ -203,16 +218,34 @@ def new_claim(kind: str, claim_id: str, folder: str | Path = ".") -> tuple[Path,
     module = f"{prefix}.{name}" if prefix else name
     path, test = target / f"{name}.py", target / f"test_{name}.py"
     for existing in (path, test):
-        if existing.exists():
-            raise ParameterError(f"{existing} exists; `theorycheck new` never overwrites a file")
+        if existing.exists() or existing.is_symlink():
+            raise ParameterError(f"{existing} exists{' (a link)' * existing.is_symlink()}; `theorycheck new` never "
+                                 "overwrites a file or writes through a link")
     cls = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", item) if part)
     cls = cls if cls[:1].isalpha() else f"Claim{cls}"
     kind_module, base, rules, args, hint, body = SCAFFOLDS[kind]
     values = {"id": claim_id, "kind": kind, "paper": paper, "module": module, "test": test.name, "cls": cls,
               "test_module": f"{prefix}.test_{name}" if prefix else f"test_{name}",
               "kind_module": kind_module, "base": base, "rules": rules, "args": args, "subject_hint": hint,
-              "name": name, "rng": "" if kind == "exact" else "from theorycheck.rng import as_generator\n"}
+              "name": name, "rng": "" if kind == "exact" else "from theorycheck.rng import as_generator\n",
+              "space_import": {"exact": "from theorycheck.search import Int, Space\n",
+                               "frequency": "from theorycheck.search import Int, Real, Space\n"}.get(kind, "")}
     source = _HEAD.format(**values) + "\n" + body.format(**values)
-    path.write_text(source, encoding="utf-8")
-    test.write_text(_TEST.format(**values), encoding="utf-8")
+    _write_new(path, source)
+    try:
+        _write_new(test, _TEST.format(**values))
+    except ParameterError:
+        path.unlink()
+        raise
     return path, test, module
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create ``path`` with ``text``: never over an existing file, never through a link (O_EXCL, O_NOFOLLOW), and a
+    refusal is one line (ParameterError)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError as err:
+        raise ParameterError(f"cannot create {path}: {err.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)

@@ -587,6 +587,10 @@ def _undecided_lines(records: list[dict]) -> list[str]:
     return ["findings whose outcome is not REPRODUCED, in the claims that are not PASS:", *body]
 
 
+#: the keywords of theorycheck.conformance.conform that a Conformation passes through (``**options``)
+_CONFORM_OPTIONS = {"delta", "k", "B", "eta", "require", "isolate"}
+
+
 class Conformation:
     """One conformance session: ``learner`` checked against ``algorithm`` (:func:`theorycheck.conformance.conform`,
     whose keywords ``options`` passes on: ``delta``, ``k``, ``B``, ``eta``, ``isolate``, ``require``).
@@ -612,6 +616,10 @@ class Conformation:
         def name(argument):
             return (names or {}).get(argument, argument)
 
+        unknown = sorted(set(options) - _CONFORM_OPTIONS)
+        if unknown:
+            raise ParameterError(f"conform takes no keyword {', '.join(map(repr, unknown))}; its options are "
+                                 f"{', '.join(sorted(_CONFORM_OPTIONS))}")
         if algorithm not in ALGORITHMS:
             raise ParameterError(f"unknown algorithm {algorithm!r}; conformance knows {', '.join(ALGORITHMS)}")
         if isinstance(optional, str) or not all(isinstance(check, str) for check in optional):

@@ -872,6 +872,21 @@ MEANING = {
 }
 
 
+#: the statistics a comparison finding may decide on (:func:`decide_sequential`), each its estimand
+STATISTICS = ("median", "mean", "sign", "t")
+#: what each statistic estimates, one phrase each (the pages and the results JSON print it)
+ESTIMANDS = {
+    "median": "the median of the paired effect (order-statistic interval, exact for every law)",
+    "mean": "the mean of the paired effect (empirical Bernstein ∩ Anderson on a declared range, exact)",
+    "sign": "P(effect > 0 | effect ≠ 0), as 2p − 1 (conditional sign test, exact)",
+    "t": "the mean of the paired effect (Student t interval, asymptotic)",
+}
+#: where a finding's ε comes from: the paper's printed numbers (with the derivation on the page), or a
+#: stated convention of this project (then a magnitude only reports: a non-reproduction never rests on it)
+PRINTED, CONVENTION = "printed", "convention"
+EPSILON_SOURCES = (PRINTED, CONVENTION)
+
+
 def check_relation(relation: str, margin: float, question: str = DIRECTION) -> None:
     """Raise ParameterError unless ``relation`` is one of :data:`RELATIONS`, ``margin`` > 0 and
     ``question`` one of :data:`QUESTIONS`."""
@@ -1006,7 +1021,10 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
       effect 2p − 1 in [−1, 1] (positive when the paper's ordering wins more of the runs that
       differ). A run where both tie carries no information on the ordering and is left out,
       where a median would sit on the atom at 0. Only a direction question can use it (its ε is
-      not in the effect's units).
+      not in the effect's units);
+    * ``"t"``: the Student t interval of the mean (:func:`mean_t_interval`), the estimand of a paper
+      that averages over splits or trials when the values have no almost-sure range; asymptotic
+      (central limit theorem), so a claim that uses it says on its page why its values allow it.
 
     The outcome is :func:`classify`'s for the relation, margin and ``question``. By the union
     bound the K intervals hold *simultaneously* with probability ≥ 1 − δ, so whatever rule decides
@@ -1018,8 +1036,8 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
     schedule = tuple(int(n) for n in schedule)
     if not schedule or any(b <= a for a, b in itertools.pairwise(schedule)) or schedule[0] < 1:
         raise ParameterError(f"a schedule is an increasing list of positive sizes, got {schedule}")
-    if statistic not in ("median", "mean", "sign"):
-        raise ParameterError(f"statistic must be 'median', 'mean' or 'sign', got {statistic!r}")
+    if statistic not in STATISTICS:
+        raise ParameterError(f"statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
     check_relation(relation, margin, question)
     if statistic == "sign" and (relation != SUPERIOR or question != DIRECTION):
         raise ParameterError("the conditional sign test answers a direction only (relation superior, question "
@@ -1035,6 +1053,8 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
             interval = median_interval(x[:n], level)
         elif statistic == "sign":
             interval = sign_interval(x[:n], level)
+        elif statistic == "t":
+            interval = mean_t_interval(x[:n], level)
         else:
             lo, hi = value_range if value_range is not None else (None, None)
             if lo is None:
@@ -1047,7 +1067,8 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
             break
     look_text = (f"look {reached.index(n) + 1} of {len(schedule)} (n = {n}; looks at {', '.join(map(str, schedule))},"
                  f" δ/{len(schedule)} = {level:.3g} each)")
-    what = {"median": "median", "mean": "mean", "sign": f"2·P(D > 0 | D ≠ 0) − 1 over {interval.n} runs that differ,"}
+    what = {"median": "median", "mean": "mean", "t": "mean (t)",
+            "sign": f"2·P(D > 0 | D ≠ 0) − 1 over {interval.n} runs that differ,"}
     reason = (f"{what[statistic]} {interval.estimate:.4g} in [{interval.low:.4g}, {interval.high:.4g}] at {look_text}; "
               f"claimed {relation} ({question}) with ε = {margin:g}: {outcome}")
     more = outcome == UNDECIDED and n < schedule[-1]
@@ -1055,6 +1076,27 @@ def decide_sequential(values, relation: str, margin: float, delta: float, schedu
     if outcome == UNDECIDED:
         needs = _needs(interval, relation, margin, n, schedule, level, statistic, question)
     return SequentialResult(outcome, OUTCOME_VERDICT[outcome], interval, n, schedule, more, reason, needs, question)
+
+
+def mean_t_interval(values, delta: float) -> Interval:
+    """The Student t interval of a mean at level δ (two-sided): x̄ ± t_{n−1, 1−δ/2}·s/√n. Exact for
+    normal values and asymptotically valid for any law with a finite variance (central limit
+    theorem): the estimand of a paper that averages a paired difference over splits or trials, where
+    the values have no useful almost-sure range for an exact (Bernstein) interval. Needs n ≥ 2; a
+    sample of identical values gives the zero-width interval at their value, an infinite value the
+    whole line."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if np.isnan(x).any():
+        raise ParameterError("observations contain NaN")
+    if x.size < 2:
+        raise ParameterError(f"a t interval needs at least 2 values, got {x.size}")
+    method = "Student t interval of the mean (asymptotic for non-normal values)"
+    if not np.isfinite(x).all():
+        return Interval(float(np.mean(x)) if np.isfinite(np.mean(x)) else math.nan, -math.inf, math.inf, delta,
+                        method, int(x.size))
+    mean, se = float(x.mean()), float(x.std(ddof=1)) / math.sqrt(x.size)
+    half = float(_sps.t.ppf(1.0 - check_delta(delta) / 2.0, x.size - 1)) * se
+    return Interval(mean, mean - half, mean + half, delta, method, int(x.size))
 
 
 def sign_interval(values, delta: float) -> Interval:

@@ -27,7 +27,7 @@ from numba import njit
 from scipy.special import erf
 
 from ..bounds.hk12_svr import aesvr_eta
-from ..estimators import _genest_kernel, genest_threshold, taylor_rho_prime
+from ..genest import _genest_kernel, genest_threshold, taylor_rho_prime
 from ..rng import next_index
 from ..validation import ParameterError, check_int, check_real
 from ._common import (
@@ -125,7 +125,7 @@ class AESVR(BudgetedRegressor):
 
     Reads k + (GenEst's queries, twice) attributes per example: random in number, at most
     k + 6 in expectation (Theorem 4.4; exactly k + 2·E[GenEst queries], see
-    :func:`theorycheck.estimators.genest_expected_queries`).
+    :func:`theorycheck.genest.genest_expected_queries`).
 
     Parameters
     ----------

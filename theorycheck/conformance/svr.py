@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import estimators, stats
+from .. import genest, stats
 from .core import Check, Spec, _not_run
 
 #: Procedure 3's instance: dyadic, ‖x‖₂ ≤ 1, ‖w‖₂ ≤ B = 1 (N = 4, ν₀ = 4), f′ a polynomial of degree 3 ≤ ν₀
@@ -21,9 +21,9 @@ def _genest_law() -> dict[tuple[float, int], float]:
     """{(φ̂, queries): probability} of Procedure 3 on :data:`_GENEST`: the exact law for n ≤ 3, and for n > 3
     (φ̂ = 0, aₙ = 0) the queries the procedure still makes: n up to ν₀, n·N beyond (to n = 63; 2⁻⁶⁴ left)."""
     w, x, y, coefficients, B = _GENEST
-    N, nu = estimators.genest_threshold(B)
+    N, nu = genest.genest_threshold(B)
     law: dict[tuple[float, int], float] = {}
-    for prob, value, queries in estimators.genest_distribution(w, x, y, coefficients, B):
+    for prob, value, queries in genest.genest_distribution(w, x, y, coefficients, B):
         if queries >= 0:  # the lumped tail (−1) is replaced by its parts below
             key = (float(value), int(queries))
             law[key] = law.get(key, 0.0) + float(prob)
@@ -113,7 +113,7 @@ def _genest_audit(over: list[str], defeated: str, audited: int) -> Check:
 
 
 SPECS: dict[str, Spec] = {
-    "GenEst": Spec("theorycheck.estimators:genest", checks=_genest_checks, names=("estimator", "attributes"),
+    "GenEst": Spec("theorycheck.genest:genest", checks=_genest_checks, names=("estimator", "attributes"),
                    function=True),
     "AESVR": Spec("theorycheck.algorithms:AESVR", names=("estimator", "behaviour"),
                   options=lambda d: {"eps": 0.5}, design_options=lambda design: {"eps": 0.5},

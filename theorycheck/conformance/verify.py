@@ -13,10 +13,11 @@ from typing import Any
 
 from .. import stats
 from ..claims import subject_name
+from ..run.depends import with_depends
 from ..run.execute import CONFORMANCE_SECONDS, _isolated
 from ..run.plan import Plan, TaskError
 from ..run.provenance import _subject_fingerprint, code_version
-from ..run.store import write_json
+from ..run.store import sealed, unsealed, write_json
 from ..validation import ParameterError
 from .checks import conform_checks
 from .core import _load, recording_hint
@@ -105,18 +106,19 @@ def check_replaced(plans: list[Plan], *, profile: str, seed: int, out: Path, use
             key = hashlib.sha256(text.encode()).hexdigest()[:20]
             if key not in checked:
                 path = Path(out) / ".cache" / "conformance" / f"{key}.json"
-                record = _read_conformance(path) if use_cache else None
+                record = read_conformance(path) if use_cache else None
                 if record is None:
                     if progress:
                         print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance) "
                               "before the claims that run it", file=sys.stderr)
-                    record = _isolated(in_verify, algorithm, subject, profile, seed,
+                    record = _isolated(with_depends, in_verify, algorithm, subject, profile, seed,
                                        seconds=CONFORMANCE_SECONDS if seconds is None else seconds)
                     if isinstance(record, str):  # the subject ended the process that checked it: not cached
                         record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
                                           f"against {algorithm} (conformance)"}
                     else:
-                        write_json(path, record)
+                        write_json(path, sealed(record))
+                        record.pop("depends", None)
                 checked[key] = record
             if "died" in checked[key]:
                 plan.refused = TaskError("subject", checked[key]["died"], "no Python stack: the worker process ended")
@@ -139,10 +141,11 @@ def _failing(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in record["checks"] if c["ran"] and c["verdict"] == stats.FAIL and not c.get("raised")]
 
 
-def _read_conformance(path: Path) -> dict | None:
-    """A stored conformance record, or None when absent or not of the shape :func:`check_replaced` writes."""
+def read_conformance(path: Path) -> dict | None:
+    """A stored conformance record, or None when absent, not of the shape :func:`check_replaced` writes, its checksum
+    does not match (damaged or edited by hand) or a file or environment variable it depends on changed since."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record, _ = unsealed(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return None
     shaped = (isinstance(record, dict) and isinstance(record.get("checks"), list)

@@ -72,22 +72,33 @@ __all__ = ["Equivalent", "GrowingSample", "Grows", "LearningCurves", "Ordered", 
 
 def finding_record(what: str, result: stats.SequentialResult, relation: str, margin: float, decides: bool, *,
                    paper: str = "", known: str = "", statistic: str = "median", why: str = "",
-                   versus: str = "paper") -> dict:
-    """One finding as :attr:`Evidence.findings` stores it: the relation and question claimed, ε, the
-    estimand, the interval reached, the outcome and, while undecided, what would decide it.
-    ``versus`` is "paper" for a finding the paper states and "reference" for a replaced subject
-    judged against the reference implementation; ``against`` marks an outcome against the paper
-    (TIED, REVERSED, DIFFERENT), ``known`` the key of the claim's recorded non-reproduction, if any."""
+                   versus: str = "paper", sentence: str = "", source: str = stats.CONVENTION,
+                   derivation: str = "", estimand: str = "", beside: stats.Interval | None = None) -> dict:
+    """One finding as :attr:`Evidence.findings` stores it: the paper's sentence it reads (``sentence``:
+    section and line of the text in the papers folder; ``paper``: its words in brief), the relation and
+    question claimed, ε with its source (``source``: "printed" or "convention"; ``derivation``: how ε
+    follows from the printed numbers), the estimand and why (``estimand``; default the statistic's), the
+    interval reached, the outcome and, while undecided, what would decide it; ``beside`` an interval of
+    another estimand reported with it (the median beside a decided mean). ``versus`` is "paper" for a
+    finding the paper states and "reference" for a replaced subject judged against the reference
+    implementation; ``against`` marks an outcome against the paper (TIED, REVERSED, DIFFERENT),
+    ``known`` the key of the claim's recorded non-reproduction, if any."""
     iv = result.interval
     needs = result.needs
     if not decides and result.more:  # a reported finding never asks for runs of its own
         needs = f"reported only: no more runs are drawn for it (width {iv.high - iv.low:.3g} at n = {result.look})"
-    return {"finding": what, "relation": relation, "question": result.question, "margin": float(margin),
-            "statistic": statistic, "estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
-            "outcome": result.outcome, "meaning": stats.MEANING[result.outcome], "decides": bool(decides),
-            "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
-            "known": known, "why": why, "versus": versus,
-            "against": bool(decides and versus == "paper" and result.outcome in stats.AGAINST)}
+    out = {"finding": what, "relation": relation, "question": result.question, "margin": float(margin),
+           "epsilon_source": source, "derivation": derivation, "sentence": sentence,
+           "statistic": statistic, "estimand": estimand or stats.ESTIMANDS.get(statistic, statistic),
+           "estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
+           "outcome": result.outcome, "meaning": stats.MEANING[result.outcome], "decides": bool(decides),
+           "runs": int(result.look), "cap": int(result.schedule[-1]), "needs": needs, "paper": paper,
+           "known": known, "why": why, "versus": versus,
+           "against": bool(decides and versus == "paper" and result.outcome in stats.AGAINST)}
+    if beside is not None:
+        out["beside"] = {"estimand": beside.method, "estimate": float(beside.estimate), "low": float(beside.low),
+                         "high": float(beside.high)}
+    return out
 
 
 def replaced_names(claim: Claim, subjects: dict) -> list[str]:
@@ -180,8 +191,9 @@ class PairedComparison(Claim):
 
     def _assess(self, p, table) -> dict[int, stats.SequentialResult]:
         """Each setting's sequential result, from its repetitions in the order they were drawn."""
-        if self.statistic not in ("mean", "median", "sign"):
-            raise ParameterError(f"{self.id}: statistic must be 'mean', 'median' or 'sign', got {self.statistic!r}")
+        if self.statistic not in stats.STATISTICS:
+            raise ParameterError(f"{self.id}: statistic must be one of {', '.join(stats.STATISTICS)}, got "
+                                 f"{self.statistic!r}")
         declared = self.settings(p)
         _, level = self._levels(p, table)
         upper = float(self.upper(p)) if self.statistic == "mean" else None
@@ -275,7 +287,7 @@ class PairedComparison(Claim):
                 role = " (a simulation finding on an instance of ours, not a non-reproduction of the paper)"
             lines.append(f"- {name}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}"
                          + (f"; needs {res.needs}" if res.needs else ""))
-            agg = "median" if median else "mean"
+            agg = "median" if median or self.statistic == "sign" else "mean"
             iv = res.interval
             records.append({"setting": s, "label": name, "loss_a": float(part["loss_a"].agg(agg)),
                             "loss_b": float(part["loss_b"].agg(agg)), "difference": iv.estimate, "low": iv.low,
@@ -283,8 +295,18 @@ class PairedComparison(Claim):
                             "outcome": res.outcome,
                             "verdict": (stats.NOT_REPRODUCED if verdict == stats.NOT_REPRODUCED else res.outcome)
                             if decides else f"{res.outcome} (reported)"})
+            beside = None
+            if self.statistic != "median":
+                values = part.sort_values("repetition")["difference"].to_numpy(dtype=np.float64)[:res.look]
+                beside = stats.median_interval(values, per_delta / len(res.schedule))
+                lines[-1] += (f"; the median beside it: {beside.estimate:.4g} in [{beside.low:.4g}, "
+                              f"{beside.high:.4g}]")
             found.append(finding_record(name, res, relation, margin, decides, statistic=self.statistic,
-                                        paper=declared[s].get("paper", ""), why=declared[s].get("why", "")))
+                                        paper=declared[s].get("paper", ""), why=declared[s].get("why", ""),
+                                        sentence=declared[s].get("sentence", ""),
+                                        source=declared[s].get("source", stats.CONVENTION),
+                                        derivation=declared[s].get("derivation", ""),
+                                        estimand=declared[s].get("estimand", ""), beside=beside))
             found[-1]["designed"] = self.designed
             found[-1]["against"] = bool(found[-1]["against"] and not self.designed)
             found[-1]["recorded"] = bool(declared[s].get("known") in {n.key for n in self.non_reproductions})
@@ -315,7 +337,9 @@ class PairedComparison(Claim):
                     "sign": "the conditional sign test (Clopper–Pearson on P(D > 0 | D ≠ 0) over the runs where the "
                             "two differ, as 2p − 1: a tie says nothing about which is better), which needs no range",
                     "mean": "the empirical Bernstein ∩ Anderson interval of the mean on the losses' range "
-                            "[−upper, upper]"}[self.statistic]
+                            "[−upper, upper]",
+                    "t": "the Student t interval of the mean (asymptotic; the claim says why its values allow it), "
+                         "the median's exact interval beside it"}[self.statistic]
         rules = sorted({stats.rule_text(d.get("relation", self.relation), float(d.get("margin", p["margin"])),
                                         d.get("question", self.question)) for d in (declared[i] for i in deciding)})
         text = (f"Claim: the paired effect (loss of {b} − loss of {a}) in every setting that decides, in the relation "
@@ -335,7 +359,8 @@ class PairedComparison(Claim):
                                   kind="point", xlabel="setting", ylabel=f"loss of {b} − loss of {a}",
                                   band_label={"median": "order-statistic interval of the median",
                                               "sign": "conditional sign test's interval of 2p − 1",
-                                              "mean": "empirical Bernstein interval"}[self.statistic]
+                                              "mean": "empirical Bernstein interval",
+                                              "t": "Student t interval of the mean"}[self.statistic]
                                   + " at the last look (decides)", theory_label="margin ε"))
 
 
@@ -389,6 +414,13 @@ class Equivalent:
     panel: str
     margin: float
     decides: bool = True
+    #: the paper's sentence (section and lines), its words in brief, ε's source and derivation, and why
+    #: this side, question and ε (see :class:`theorycheck.kinds.reproduction.Ordering`)
+    sentence: str = ""
+    paper: str = ""
+    source: str = stats.CONVENTION
+    derivation: str = ""
+    why: str = ""
 
     def intervals(self) -> int:
         return 1
@@ -408,9 +440,19 @@ class Ordered:
     decides: bool = True
     #: a superiority's question: "direction" (a bare "better") or "magnitude" ("significantly better")
     question: str = stats.DIRECTION
+    #: the paper's sentence (section and lines), its words in brief, ε's source and derivation, and why
+    #: this side, question and ε (see :class:`theorycheck.kinds.reproduction.Ordering`)
+    sentence: str = ""
+    paper: str = ""
+    source: str = stats.CONVENTION
+    derivation: str = ""
+    why: str = ""
 
     def __post_init__(self):
         stats.check_relation(self.relation, self.margin, self.question)
+        if self.decides and self.question == stats.MAGNITUDE and self.source != stats.PRINTED:
+            raise ValueError(f"{self.better} over {self.worse}: a magnitude decides only with an ε derived from the "
+                             "paper's printed numbers")
 
     def intervals(self) -> int:
         return len(self.panels)
@@ -427,6 +469,13 @@ class Grows:
     panels: tuple[str, ...]
     margin: float = 0.05
     decides: bool = True
+    #: the paper's sentence (section and lines), its words in brief, ε's source and derivation, and why
+    #: this side, question and ε (see :class:`theorycheck.kinds.reproduction.Ordering`)
+    sentence: str = ""
+    paper: str = ""
+    source: str = stats.CONVENTION
+    derivation: str = ""
+    why: str = ""
 
     def intervals(self) -> int:
         return len(self.panels) - 1
@@ -501,6 +550,10 @@ class LearningCurves(Claim):
 
     kind = "comparison"
     contenders: dict[str, str] = {}
+    #: the estimand of every finding: "t" (the mean of the paired statistic, Student t interval, where the
+    #: paper plots means over repetitions) or "median" (order statistics, exact); ``estimand`` says why
+    statistic: str = "median"
+    estimand: str = ""
     parameters = {"repetitions": Integer(1), "pilots": Integer(1), "delta": Probability(),
                   "resolution": Resolution(zero=True), "tie": Number(0.0, None), "tie_ratio": Number(0.0, None),
                   "budgets": Grid(Integer(1), distinct=1)}
@@ -639,26 +692,35 @@ class LearningCurves(Claim):
         def show(f, what, values, relation, margin):
             role = "" if f.decides else " (reported, not decided)"
             question = getattr(f, "question", stats.DIRECTION)
-            res = stats.decide_sequential(values, relation, margin, level, (len(values),), question=question)
+            res = stats.decide_sequential(values, relation, margin, level, (len(values),), question=question,
+                                          statistic=self.statistic)
+            beside = stats.median_interval(values, level) if self.statistic != "median" else None
             verdict = res.verdict
             if f.decides and res.outcome in stats.AGAINST:
                 verdict = against_verdict(reference)
             if f.decides:
                 verdicts.append(verdict)
             lines.append(f"- {what}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}"
-                         + (f"; needs {res.needs}" if res.needs else ""))
-            records.append({"finding": what + role, "median": res.interval.estimate, "low": res.interval.low,
-                            "high": res.interval.high, "verdict": res.outcome})
-            results.append(finding_record(what, res, relation, margin, f.decides))
+                         + (f"; the median beside it: {beside.estimate:.4g} in [{beside.low:.4g}, {beside.high:.4g}]"
+                            if beside is not None else "") + (f"; needs {res.needs}" if res.needs else ""))
+            records.append({"finding": what + role, "estimate": res.interval.estimate, "low": res.interval.low,
+                            "high": res.interval.high, "verdict": res.outcome,
+                            "median": beside.estimate if beside is not None else res.interval.estimate})
+            results.append(finding_record(what, res, relation, margin, f.decides, statistic=self.statistic,
+                                          sentence=f.sentence, paper=f.paper, source=f.source,
+                                          derivation=f.derivation, why=f.why, beside=beside,
+                                          estimand=f"{stats.ESTIMANDS[self.statistic]} — {self.estimand}"
+                                          if self.estimand else ""))
             results[-1]["against"] = bool(results[-1]["against"] and reference)
             results[-1]["recorded"] = False
 
+        of = "median of" if self.statistic == "median" else "mean of"
         for f in findings:
             if isinstance(f, Equivalent):
                 with np.errstate(invalid="ignore"):  # ∞ − ∞ (both learners diverged) is a tie
                     diff = self._per_run(table, f.panel, f.b, budget) - self._per_run(table, f.panel, f.a, budget)
                 diff = np.where(np.isnan(diff), 0.0, diff)
-                show(f, f"{f.panel}: {label[f.a]} and {label[f.b]} coincide (median of err({label[f.b]}) − "
+                show(f, f"{f.panel}: {label[f.a]} and {label[f.b]} coincide ({of} err({label[f.b]}) − "
                         f"err({label[f.a]}))", diff, stats.EQUIVALENT, f.margin)
             elif isinstance(f, Ordered):
                 for panel in f.panels:
@@ -666,7 +728,7 @@ class LearningCurves(Claim):
                         self._per_run(table, panel, f.better, budget))
                     adv = np.where(np.isnan(adv), 0.0, adv)
                     word = "beats" if f.relation == stats.SUPERIOR else "is at least as good as"
-                    show(f, f"{panel}: {label[f.better]} {word} {label[f.worse]} (median of "
+                    show(f, f"{panel}: {label[f.better]} {word} {label[f.worse]} ({of} "
                             f"log(err({label[f.worse]})/err({label[f.better]})))", adv, f.relation, f.margin)
             elif isinstance(f, Grows):
                 adv = {panel: _log(self._per_run(table, panel, f.worse, budget))
@@ -675,7 +737,7 @@ class LearningCurves(Claim):
                     n = min(len(adv[prev]), len(adv[nxt]))
                     growth = np.nan_to_num(adv[nxt][:n] - adv[prev][:n], nan=0.0)
                     show(f, f"{label[f.better]}'s advantage over {label[f.worse]} grows from {prev} to {nxt} "
-                            f"(median of the paired difference of log(err({label[f.worse]})/err({label[f.better]})))",
+                            f"({of} the paired difference of log(err({label[f.worse]})/err({label[f.better]})))",
                          growth, stats.SUPERIOR, f.margin)
             else:
                 raise TypeError(f"{self.id}: unknown finding {f!r}")
@@ -702,18 +764,20 @@ class LearningCurves(Claim):
         text = (f"The figure re-run: {len(order)} panels, {p['repetitions']} evaluation repetitions each (each its own "
                 f"instance and sample), hyperparameters tuned per panel, learner and budget by the mean exact error "
                 f"over {p['pilots']} pilot instances. The verdict rests on the findings below at the largest budget "
-                f"({budget} attributes), each decided from an order-statistic (sign-test) interval for a median of "
-                f"paired per-repetition statistics at δ/{count} = {level:.3g} (union bound over the {count} "
-                f"intervals: false-FAIL rate ≤ δ = {p['delta']:g}, exact for every law), each in the relation the "
-                f"paper states with its margin ε (stats.classify): a direction is REPRODUCED (PASS) when the "
-                f"interval lies above 0, REVERSED below 0 and NEGLIGIBLE inside (−ε, ε) (neither for nor against); a "
-                f"magnitude REPRODUCED above ε/2, TIED below ε, REVERSED below 0; a non-inferiority REPRODUCED when "
-                f"its lower end is ≥ −ε; an equivalence REPRODUCED when the interval lies inside [−ε, ε] and "
-                f"DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) otherwise. TIED, REVERSED and DIFFERENT "
-                f"count against the paper: NOT REPRODUCED with the reference implementations, FAIL with a replaced "
-                f"subject (a replaced subject is not yet run beside its reference in this kind).\n"
+                f"({budget} attributes), each decided on {stats.ESTIMANDS[self.statistic]} of paired "
+                f"per-repetition statistics at δ/{count} = {level:.3g} (union bound over the {count} "
+                f"intervals: false-FAIL rate ≤ δ = {p['delta']:g}"
+                + (", exact for every law" if self.statistic == "median" else
+                   f", the median's exact interval beside it; {self.estimand}") + "), each in the relation the "
+                "paper states with its margin ε (stats.classify): a direction is REPRODUCED (PASS) when the "
+                "interval lies above 0, REVERSED below 0 and NEGLIGIBLE inside (−ε, ε) (neither for nor against); a "
+                "magnitude REPRODUCED above ε/2, TIED below ε, REVERSED below 0; a non-inferiority REPRODUCED when "
+                "its lower end is ≥ −ε; an equivalence REPRODUCED when the interval lies inside [−ε, ε] and "
+                "DIFFERENT when wholly outside; UNDECIDED (INCONCLUSIVE) otherwise. TIED, REVERSED and DIFFERENT "
+                "count against the paper: NOT REPRODUCED with the reference implementations, FAIL with a replaced "
+                "subject (a replaced subject is not yet run beside its reference in this kind).\n"
                 + "\n".join(lines))
-        found = "; ".join(f"{r['finding']} → median {r['median']:.4g} in [{r['low']:.4g}, {r['high']:.4g}], "
+        found = "; ".join(f"{r['finding']} → {r['estimate']:.4g} in [{r['low']:.4g}, {r['high']:.4g}], "
                           f"{r['verdict']}" for r in records)
         notes = [*self.notes(p), f"Findings: {found}"]
         if undefined:

@@ -78,7 +78,7 @@ from ..claims import Claim, Evidence, Measurement, Plot
 from ..observe import counted_call
 from ..protocols import BudgetedEnsemble, Contract, SampledEnsemble
 from ..validation import Integer, Names, Number, ParameterError, Positive, Probability, Resolution
-from .comparison import PairedComparison, replaced_names
+from .comparison import PairedComparison, against_verdict, finding_record, replaced_names
 from .exact import Exact
 from .reproduction import Reproduction
 
@@ -493,7 +493,10 @@ class BudgetComparison(PairedComparison):
         raise NotImplementedError
 
     def settings(self, p):
-        return [{"dataset": name, "budget": float(b), "label": f"{name}, B = {b:g}", "decides": False}
+        return [{"dataset": name, "budget": float(b), "label": f"{name}, B = {b:g}", "decides": False,
+                 "sentence": "§6, line 417 (the second open problem)",
+                 "paper": "the deterministic top-α/c rule \"sometimes outperforms\" the sampling approach",
+                 "why": "\"sometimes\" admits either winner in any one setting: reported, never decided"}
                 for name in p["datasets"] for b in self.budgets(p)]
 
     def upper(self, p):
@@ -612,11 +615,19 @@ class BudgetTables(Reproduction):
         """The published points of this run (default: ``published``)."""
         return list(self.published)
 
-    def paired(self, p) -> list[tuple]:
-        """Findings (label, table, column of the better, column of the worse, strict[, decides]) decided
-        by the sign test on paired per-trial values: a median of worse − better ≥ 0 (PASS when the
-        interval's lower end is ≥ 0 if strict, ≥ −resolution otherwise)."""
+    def paired(self, p) -> list[dict]:
+        """Findings decided on paired per-trial values, one dict each: ``label``, ``table``, ``better`` and
+        ``worse`` (columns), ``decides``, ``side`` ("paper": the paper's statement, against it NOT
+        REPRODUCED with the reference implementations on the paper's data; "ours": this project's
+        statement, e.g. an erratum's evidence, against it FAIL), ``relation`` (superior: worse − better
+        above 0, a direction; non-inferior: not below −ε), ``margin`` ε, ``statistic`` ("median" or "t",
+        the mean where the paper averages over trials), ``dataset``, ``sentence``, ``paper``, ``why``."""
         return []
+
+    def designed_data(self, name: str) -> bool:
+        """Whether data set ``name`` is this project's stand-in, not the paper's: a result against the paper
+        there is a simulation finding (INCONCLUSIVE), never a non-reproduction."""
+        return False
 
     def tables(self, p, table) -> tuple[pd.DataFrame, list[str]]:
         return pd.DataFrame(), []
@@ -629,14 +640,23 @@ class BudgetTables(Reproduction):
         replaced = ",".join(replaced_names(self, subjects))
         return Measurement([{**row, "repetition": task["repetition"], "replaced": replaced} for row in rows])
 
+    def outcome_verdict(self, outcome: str, side: str, dataset: str, reference: bool) -> str:
+        """What a finding's outcome makes of the claim: against the paper's statement NOT REPRODUCED with the
+        reference implementations on the paper's data (INCONCLUSIVE on a stand-in, FAIL with a replaced
+        subject); against this project's own statement (an erratum's evidence) FAIL."""
+        if outcome not in stats.AGAINST:
+            return stats.OUTCOME_VERDICT[outcome]
+        return against_verdict(reference, self.designed_data(dataset)) if side == "paper" else stats.FAIL
+
     def decide(self, p, table):
         keys = list(self.keys)
         points = [pt for pt in self.points(p) if all(k in pt for k in keys)]
         deciding = [pt for pt in points if pt.get("decides", True)]
         findings = self.paired(p)
-        count = len(deciding) + sum(1 for f in findings if (f[5] if len(f) > 5 else True))
+        count = len(deciding) + sum(1 for f in findings if f.get("decides", True))
         level = p["delta"] / max(count, 1)
-        verdicts, lines, records = [], [], []
+        reference = self.with_reference(table)
+        verdicts, lines, records, found = [], [], [], []
         if "unavailable" in table:
             for msg in sorted(set(table["unavailable"].dropna())):
                 lines.append(f"- not available: {msg}")
@@ -656,41 +676,79 @@ class BudgetTables(Reproduction):
                 records.append({**{k: point[k] for k in keys}, "published": point["value"], "ours": None,
                                 "verdict": "not run"})
                 continue
-            iv, dec = stats.decide_median_within(values, point["value"] - tol, point["value"] + tol, level)
+            # an equivalence of our median with the published value, within ± the tolerance
+            res = stats.decide_sequential(values - point["value"], stats.EQUIVALENT, tol, level, (values.size,))
+            iv = res.interval
+            verdict = self.outcome_verdict(res.outcome, point.get("side", "paper"), point.get("dataset", ""),
+                                           reference)
             if decides:
-                verdicts.append(dec.verdict)
-            lines.append(f"- {name}{'' if decides else ' (reported, not decided)'}: {dec.verdict}. {dec.reason}")
+                verdicts.append(verdict)
+            shown = (f"median {iv.estimate + point['value']:.4g} in [{iv.low + point['value']:.4g}, "
+                     f"{iv.high + point['value']:.4g}] against published {point['value']:g} ± {tol:g}")
+            lines.append(f"- {name}{'' if decides else ' (reported, not decided)'}: {res.outcome} — "
+                         f"{stats.MEANING[res.outcome]}. {shown}")
             records.append({**{k: point[k] for k in keys}, "published": point["value"], "ours": float(values.mean()),
-                            "median": iv.estimate, "low": iv.low, "high": iv.high, "tolerance": tol,
-                            "verdict": dec.verdict if decides else f"{dec.verdict} (reported)"})
-        for label, name, better, worse, strict, *rest in findings:
-            decides = rest[0] if rest else True
-            part = table[table["table"] == name] if "table" in table else table.iloc[0:0]
-            if not len(part) or better not in part or worse not in part:
+                            "median": iv.estimate + point["value"], "low": iv.low + point["value"],
+                            "high": iv.high + point["value"], "tolerance": tol,
+                            "verdict": verdict if decides else f"{res.outcome} (reported)"})
+            found.append(self._record(f"{name}: within ±{tol:g} of the published {point['value']:g}", res,
+                                      stats.EQUIVALENT, tol, decides,
+                                      {"estimand": "our value − the published one: the median over trials "
+                                                   "(order statistics, exact)", **point}, "median", reference))
+        for f in findings:
+            decides, label = f.get("decides", True), f["label"]
+            part = table[table["table"] == f["table"]] if "table" in table else table.iloc[0:0]
+            if not len(part) or f["better"] not in part or f["worse"] not in part:
                 if decides:
                     verdicts.append(stats.INCONCLUSIVE)
                 lines.append(f"- {label}: INCONCLUSIVE, not run")
                 continue
-            diff = (part[worse] - part[better]).to_numpy(dtype=np.float64)
-            iv, dec, hint = stats.decide_median_at_least(diff, 0.0, level, 0.0 if strict else p["resolution"])
+            part = part.sort_values("repetition")
+            diff = (part[f["worse"]] - part[f["better"]]).to_numpy(dtype=np.float64)
+            relation, statistic = f.get("relation", stats.SUPERIOR), f.get("statistic", "median")
+            res = stats.decide_sequential(diff, relation, f["margin"], level, (diff.size,), statistic=statistic)
+            verdict = self.outcome_verdict(res.outcome, f.get("side", "paper"), f.get("dataset", ""), reference)
             if decides:
-                verdicts.append(dec.verdict)
+                verdicts.append(verdict)
             role = "" if decides else " (reported, not decided)"
-            lines.append(f"- {label}{role}: {dec.verdict}. {dec.reason}" + (f"; {hint}" if hint else ""))
+            lines.append(f"- {label}{role}: {res.outcome} — {stats.MEANING[res.outcome]}. {res.reason}")
+            iv = res.interval
             records.append({"finding": label + role, "median": iv.estimate, "low": iv.low, "high": iv.high,
-                            "verdict": dec.verdict if decides else f"{dec.verdict} (reported)"})
+                            "verdict": verdict if decides else f"{res.outcome} (reported)"})
+            found.append(self._record(label, res, relation, f["margin"], decides, f, statistic, reference, diff))
         summary, notes = self.tables(p, table)
         text = (f"Published points that decide: {len(deciding)}; findings: {len(findings)}; each at δ/{count} = "
-                f"{level:.3g} (union bound). A published point: the order-statistic (sign-test) interval for the "
-                f"median over {p['repetitions']} trials of our per-trial value must lie inside published ± tolerance "
-                f"(FAIL if it lies outside). A finding: a median of the paired per-trial difference ≥ 0 (sign test). "
-                f"Tolerance: "
+                f"{level:.3g} (union bound). A published point: an equivalence of our median over "
+                f"{p['repetitions']} trials (order-statistic interval) with published ± tolerance: REPRODUCED inside, "
+                f"DIFFERENT wholly outside. A finding: the paired per-trial difference worse − better in its relation "
+                f"(a direction: REPRODUCED above 0, REVERSED below 0, NEGLIGIBLE inside (−ε, ε); a non-inferiority: "
+                f"REPRODUCED when not below −ε), on its estimand (the median, or the mean where the paper averages "
+                f"over trials). Against the paper's statement: NOT REPRODUCED with the reference implementations on "
+                f"the paper's data, INCONCLUSIVE on a stand-in (a simulation finding), FAIL with a replaced subject; "
+                f"against this project's own statement (an erratum's evidence): FAIL. Tolerance: "
                 f"{self.tolerance_reason}\n" + "\n".join(lines))
         decided = pd.DataFrame(records)
         return Evidence(verdict=stats.combine(verdicts), observed=None, theory=None, delta=p["delta"], decision=text,
                         summary=summary if len(summary) else decided, notes=[*notes, *self.point_notes(decided)],
-                        errata=self.errata_evidence(p, table),
+                        errata=self.errata_evidence(p, table), findings=found,
                         plot=self.figure(p, table))
+
+    def _record(self, label, res, relation, margin, decides, f, statistic, reference, values=None) -> dict:
+        """One finding's record (:func:`finding_record`) with its data set's side: a stand-in's is designed."""
+        beside = None
+        if statistic != "median" and values is not None:
+            beside = stats.median_interval(values, res.interval.delta)
+        out = finding_record(label, res, relation, margin, decides, statistic=statistic, paper=f.get("paper", ""),
+                             why=f.get("why", ""), sentence=f.get("sentence", ""),
+                             source=f.get("source", stats.CONVENTION), derivation=f.get("derivation", ""),
+                             estimand=f.get("estimand", ""), beside=beside)
+        designed = self.designed_data(f.get("dataset", ""))
+        out["designed"] = designed
+        out["side"] = f.get("side", "paper")
+        out["against"] = bool(out["against"] and reference and not designed and out["side"] == "paper")
+        out["recorded"] = bool(f.get("known")) and f.get("known") in {n.key for n in self.non_reproductions}
+        out["known"] = f.get("known", "")
+        return out
 
     def point_notes(self, decided) -> list[str]:
         if decided.empty:

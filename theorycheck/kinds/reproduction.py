@@ -452,11 +452,16 @@ class RealDataExperiment(Reproduction):
             f = obj
             better, keys = self._values(p, ran, f.scope, f.better, f.metric, at) if len(ran) else (np.zeros(0), [])
             worse, keys_w = self._values(p, ran, f.scope, f.worse, f.metric, at) if len(ran) else (np.zeros(0), [])
-            with np.errstate(all="ignore"):
-                diff = np.log(worse) - np.log(better)
+            with np.errstate(all="ignore"):  # a contender not run (or on other splits): no paired values
+                diff = np.log(worse) - np.log(better) if keys == keys_w else np.zeros(0)
             diff = np.where(np.isnan(diff), 0.0, diff)
+            statistic = f.kind_of_estimate
+            if statistic == "variance" and better.size == worse.size and better.size > 1:
+                n = better.size  # Var(worse) − Var(better) is the mean of these (Pitman–Morgan's form)
+                diff = n / (n - 1) * ((worse - worse.mean()) ** 2 - (better - better.mean()) ** 2)
             item = {"type": "finding", "finding": f, "relation": f.relation, "question": f.question,
-                    "margin": f.margin, "scope": f.scope, "values": diff, "better": better, "worse": worse, **common}
+                    "margin": f.margin, "scope": f.scope, "values": diff, "better": better, "worse": worse,
+                    "statistic": "t" if statistic == "variance" else statistic, **common}
             item["result"] = self._sequential(p, diff, item, level) if better.size and keys == keys_w else None
             items.append(item)
         for c in comparisons.values():
@@ -490,7 +495,7 @@ class RealDataExperiment(Reproduction):
         if len(values) < schedule[0]:
             return None
         return stats.decide_sequential(values, item["relation"], item["margin"], level, schedule,
-                                       question=item["question"])
+                                       question=item["question"], statistic=item.get("statistic", "median"))
 
     def extend(self, p, table, tasks):
         """More splits of the curve pair while a deciding finding or point over splits is undecided
@@ -569,16 +574,31 @@ class RealDataExperiment(Reproduction):
             else:
                 if it["type"] == "finding":
                     f = it["finding"]
-                    text = res.reason + " (paired log(err_worse/err_better), the effect size is the median)"
+                    variance = f.kind_of_estimate == "variance"
+                    beside = None
+                    if not variance and it["statistic"] != "median":
+                        beside = stats.median_interval(it["values"][:res.look], level / len(res.schedule))
+                    effect = ("the difference of the variances over splits of the test error, worse − better"
+                              if variance else "paired log(err_worse/err_better)")
+                    text = (res.reason + f" ({effect}; estimand: {stats.ESTIMANDS[it['statistic']]})"
+                            + (f"; the median beside it: {beside.estimate:.4g} in [{beside.low:.4g}, "
+                               f"{beside.high:.4g}]" if beside is not None else ""))
                     found.append(finding_record(label, res, it["relation"], it["margin"], decides, paper=f.paper,
-                                                known=f.known, why=f.why or f.note))
+                                                known=f.known, why=f.why or f.note, statistic=it["statistic"],
+                                                sentence=f.sentence, source=f.source, derivation=f.derivation,
+                                                estimand=f"{effect}: {stats.ESTIMANDS[it['statistic']]}"
+                                                         + (f" — {f.estimand}" if f.estimand else ""),
+                                                beside=beside))
                 else:
                     text = res.reason + " (paired log(err_reference/err_subject): positive when the subject is better)"
                     found.append(finding_record(label, res, it["relation"], it["margin"], True, versus="reference",
                                                 why="a replaced subject is judged against the reference"))
-                record.update(ours=float(math.exp(iv.estimate)) if math.isfinite(iv.estimate) else None,
-                              low=math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
-                              high=math.exp(iv.high) if np.isfinite(iv.high) else math.inf)
+                if it["type"] == "finding" and it["finding"].kind_of_estimate == "variance":
+                    record.update(ours=float(iv.estimate), low=float(iv.low), high=float(iv.high))
+                else:
+                    record.update(ours=float(math.exp(iv.estimate)) if math.isfinite(iv.estimate) else None,
+                                  low=math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
+                                  high=math.exp(iv.high) if np.isfinite(iv.high) else math.inf)
             if found and found[-1]["finding"] == label:
                 found[-1]["recorded"] = bool(found[-1]["known"] in recorded)
                 found[-1]["against"] = bool(found[-1]["against"] and it["reference"])
@@ -607,8 +627,8 @@ class RealDataExperiment(Reproduction):
         text = (f"{design} ({100 * p['test_fraction']:g}% test), hyperparameters by "
                 f"{p['folds']}-fold cross-validation (GridSearchCV's choice: shuffled KFold, mean squared error) on "
                 f"each training part, used at every prefix. Every finding and point at δ/{count} = {level:.3g} "
-                f"(union bound, false-FAIL rate ≤ δ = {p['delta']:g}), from an order-statistic (sign-test) interval "
-                f"of a median. A published point: the interval of the median of our values must lie inside "
+                f"(union bound, false-FAIL rate ≤ δ = {p['delta']:g}). A published point: the interval of the "
+                f"median of our values must lie inside "
                 f"[paper/F, paper·F], F = {p['factor']:g} (REPRODUCED; DIFFERENT, against the paper, if it lies "
                 f"wholly outside). "
                 f"{self.tolerance_reason} A finding: the paired effect log(err_worse/err_better) (the table shows "
@@ -616,9 +636,16 @@ class RealDataExperiment(Reproduction):
                 f"margin ε: a direction (a bare 'better') is REPRODUCED above 0, REVERSED below 0 and NEGLIGIBLE "
                 f"inside (−ε, ε) (neither for nor against); a magnitude ('significantly', 'considerably', a printed "
                 f"gap) is REPRODUCED above ε/2, TIED below ε and REVERSED below 0 (indifference zone [ε/2, ε]). "
-                f"Estimand: the median of the per-split (or per-pair) log-ratios, i.e. the sign test; the errors "
-                f"are continuous, so no split ties and this is the sign test on the splits where the contenders "
-                f"differ; a mean would need a range the errors do not have. With the paper's reference "
+                f"Estimand, per finding (each line names its own): over splits the papers plot the mean over "
+                f"random splits (cbss11 §7 line 431, hk12 §5 line 370, ks15 §5 on 100 repeats), so a finding over "
+                f"splits decides the mean of the paired log-ratio, with the Student t interval (each split's error "
+                f"is itself a mean over more than a thousand test images, and of several runs for a randomised "
+                f"learner, so the per-split log-ratios are close to normal and the t interval's central-limit "
+                f"approximation is good at 12–60 splits; an exact interval for a mean needs an almost-sure range "
+                f"the log-ratios do not have), the median's exact order-statistic interval reported beside it; "
+                f"over pairs cbss11's table prints medians over the 45 pairs, so a finding over pairs decides the "
+                f"median of the per-pair log-ratios (the sign test). A published point is read on the median of "
+                f"our values (order statistics, exact). With the paper's reference "
                 f"implementations a deciding result against the paper (TIED, REVERSED, DIFFERENT) makes the claim "
                 f"NOT REPRODUCED, a finding about the paper; a replaced subject is judged against the reference on "
                 f"the same splits (non-inferiority of log(err_reference/err_subject) with the finding's ε) and "
@@ -735,11 +762,36 @@ class Ordering:
     question: str = stats.DIRECTION
     #: why it decides or is reported, and why this question and ε (a sentence; required when reported)
     why: str = ""
+    #: the paper's sentence it reads: section and line(s) of the paper's text in the papers folder
+    sentence: str = ""
+    #: where ε comes from: "printed" (derived from the paper's numbers, ``derivation`` says how) or
+    #: "convention" (this project's; a magnitude with a conventional ε is reported, never decides)
+    source: str = stats.CONVENTION
+    derivation: str = ""
+    #: the estimand: "t" (the mean of the paired effect, where the paper averages over splits), "median"
+    #: (where the paper's statistic is a median), or "variance" (the difference of the variances over
+    #: splits of the errors, worse − better, as a mean of centred squared deviations: Pitman–Morgan);
+    #: None: "t" over splits (scope "curve"), "median" over pairs (cbss11's table prints medians)
+    statistic: str | None = None
+    #: why this estimand (a sentence)
+    estimand: str = ""
 
     def __post_init__(self):
         stats.check_relation(self.relation, self.margin, self.question)
         if not self.decides and not self.why.strip():
             raise ValueError(f"finding {self.label!r} is reported, not decided: say why (why=...)")
+        if self.source not in stats.EPSILON_SOURCES:
+            raise ValueError(f"finding {self.label!r}: source is one of {stats.EPSILON_SOURCES}")
+        if self.decides and self.question == stats.MAGNITUDE and self.source != stats.PRINTED:
+            raise ValueError(f"finding {self.label!r} decides a magnitude with a conventional ε: a magnitude "
+                             "decides only with an ε derived from the paper's printed numbers")
+        if self.statistic not in (None, "t", "median", "variance"):
+            raise ValueError(f"finding {self.label!r}: statistic is 't', 'median' or 'variance'")
+
+    @property
+    def kind_of_estimate(self) -> str:
+        """The statistic that decides: the declared one, else by scope."""
+        return self.statistic or ("t" if self.scope == "curve" else "median")
 
 
 def _shown(value) -> str:

@@ -341,13 +341,15 @@ def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
 
 
 def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]], profile: str,
-               code_version: str) -> list[dict[str, Any]]:
+               code_version: str, registry: dict[str, Claim] | None = None) -> list[dict[str, Any]]:
     """The power atlas: one row per claim of the run, with its planted defects' verdicts from the last
     ``verify --power`` stored with its result. A defect counts as run only when that run was on this
     profile and code version; caught means its verdict was FAIL while the reference implementations'
     verdict (the claim's own result) on the same profile and seed was not. Nothing is caught by declaration:
     ``declared`` (the author's expectation, which tests/test_power.py asserts on quick) is shown apart.
-    ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``)."""
+    ``ideas`` are the defects marked as removing the paper's idea (``Defect(idea=True)``); ``scope`` is the
+    claim's :attr:`~theorycheck.claims.Claim.power_scope` (e.g. a bound no honest learner comes near, which
+    catches only cheats), from ``registry``."""
     rows = []
     for row in run_rows:
         record = records.get(row["id"]) or {}
@@ -365,7 +367,9 @@ def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]
                             "status": status, "verdict": None if run is None else run.get("verdict"),
                             "headline": None if run is None else run.get("headline")})
         ran = [d for d in defects if d["status"] != "not run"]
+        claim = (registry or {}).get(row["id"])
         rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR),
+                     "scope": getattr(claim, "power_scope", "") if claim is not None else "",
                      "ideas": [d for d in defects if d["idea"]], "declared": len(defects), "run": len(ran),
                      "caught": sum(d["status"] == "caught" for d in ran),
                      "unlike": sum((d["status"] == "caught") != d["declared"] for d in ran)})
@@ -446,7 +450,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
         groups.setdefault(row["paper"], []).append(row)
     figures = _figures(out)
     atlas = figures.render_atlas(atlas_rows(summary["claims"], earlier, records))
-    power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""))
+    power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""),
+                       registry)
     scaling = _load_scaling(out / "scaling.json")
     scaling_svg = figures.render_scaling(scaling["rows"]) if scaling else None
     index = env.get_template("index.html").render(
@@ -462,12 +467,57 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     return path
 
 
+def private_matplotlib(out: Path | str | None = None) -> None:
+    """Point matplotlib's configuration and font cache (MPLCONFIGDIR, unless the user set it) at a private temporary
+    folder of this process, removed at its exit, before matplotlib is imported: a run writes nothing under $HOME,
+    and nothing through a link planted in the output folder (matplotlib writes its font cache through links). With
+    ``out``, the font cache kept in ``<out>/.cache/matplotlib`` is copied in (regular files only, read without
+    following a link) and copied back at exit (written atomically, replacing a link, never through one), so a
+    later run does not scan the fonts again. A process that imported matplotlib before keeps its own."""
+    if "matplotlib" in sys.modules or os.environ.get("MPLCONFIGDIR"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="theorycheck-matplotlib-"))
+    kept = _kept_fonts(out)
+    for path in kept.glob("fontlist-*.json") if kept is not None else ():
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                (folder / path.name).write_bytes(fh.read())
+        except OSError:  # a link, or unreadable: not copied
+            continue
+
+    def keep() -> None:
+        into = _kept_fonts(out)
+        for path in folder.glob("fontlist-*.json") if into is not None else ():
+            try:
+                write_atomic(into / path.name, path.read_bytes())
+            except OSError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(keep)
+    os.environ["MPLCONFIGDIR"] = str(folder)
+
+
+def _kept_fonts(out) -> Path | None:
+    """``<out>/.cache/matplotlib`` when ``out`` is a folder and neither ``.cache`` nor ``.cache/matplotlib`` is a
+    link or a file (either may not exist yet), else None."""
+    if out is None or not Path(out).is_dir():
+        return None
+    cache = Path(out) / ".cache"
+    kept = cache / "matplotlib"
+    fine = all(not p.is_symlink() and (p.is_dir() or not p.exists()) for p in (cache, kept))
+    return kept if fine else None
+
+
 def _figures(out: Path):
-    """The figures module, imported at the first figure with matplotlib's configuration and font cache in
-    ``<out>/.cache/matplotlib`` (MPLCONFIGDIR, unless the user set it), so that a run writes nothing under
-    $HOME; a process that imported matplotlib before keeps its own."""
-    if "matplotlib" not in sys.modules:
-        os.environ.setdefault("MPLCONFIGDIR", str(Path(out).resolve() / ".cache" / "matplotlib"))
+    """The figures module, imported at the first figure with matplotlib's cache in a private folder
+    (:func:`private_matplotlib`)."""
+    private_matplotlib(out)
     from . import figures
 
     return figures

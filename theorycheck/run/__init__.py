@@ -36,7 +36,7 @@ from .execute import (
     check_sendable,
     isolation_of,
 )
-from .plan import Plan, TaskError, _read_timings, _write_timings, plan_claims
+from .plan import Plan, TaskError, _write_timings, plan_claims, read_timings
 from .provenance import environment
 from .record import _finish
 from .store import (
@@ -108,7 +108,7 @@ def run_claims(
     errors: dict[int, TaskError] = {i: plan.refused for i, plan in enumerate(plans) if plan.refused is not None}
     isolation = isolation_of(plans, TASK_SECONDS.get(profile, TASK_SECONDS["full"]) if task_timeout is None
                              else task_timeout, isolate)
-    history = _read_timings(out)
+    history = read_timings(out)
     ran: set[tuple[int, int]] = set()
     bar = tqdm(
         total=0,

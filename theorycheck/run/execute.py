@@ -16,7 +16,7 @@ Interruption. Ctrl-C or SIGTERM while tasks run in workers ends the workers (SIG
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import inspect
 import json
 import math
@@ -39,12 +39,13 @@ from numba.core import event as numba_event
 from threadpoolctl import threadpool_limits
 
 from ..claims import Claim, Measurement, SubjectFailure, Unfinished, subject_name
-from ..protocols import BadOutput
+from ..protocols import BadOutput, watched
 from ..validation import ParameterError
-from .plan import Plan, TaskError, _expected_seconds, _one_line
+from . import depends
+from .plan import Plan, TaskError, _expected_seconds, _one_line, _timed
 from .probe import exposed
-from .provenance import _json_default, own_code, task_seed, user_modules
-from .store import write_json
+from .provenance import _json_default, _source_hash, own_code, task_seed, user_modules
+from .store import write_task
 
 #: seconds one task of a user's subject may run in its worker before it counts as hanging (SUBJECT-ERROR), by
 #: profile: about a hundred times the costliest built-in task of the profile (theorycheck/costs.json), so a slow
@@ -142,23 +143,10 @@ def _run_task(claim: Claim, params, task, subjects, seed: int, repetition: int):
 
 
 def _watched(claim: Claim, subjects: dict[str, Any]) -> dict[str, Any]:
-    """``subjects``, with each replaced function whose contract says what it returns (``Contract.returns``)
-    wrapped so that every value it returns is checked before the claim uses it (:class:`BadOutput`)."""
-    watched = dict(subjects)
-    for name, subject in subjects.items():
-        returns = getattr(claim.protocols.get(name), "returns", None)
-        if (returns is not None and subject is not claim.subjects.get(name) and callable(subject)
-                and not inspect.isclass(subject)):
-            watched[name] = _checking(subject, returns, name)
-    return watched
-
-
-def _checking(subject: Callable, returns, name: str) -> Callable:
-    @functools.wraps(subject)
-    def call(*args, **kwargs):
-        return returns.check(subject(*args, **kwargs), name)
-
-    return call
+    """``subjects``, each replaced one wrapped so that what it returns and sets is checked against its contract
+    (:func:`~theorycheck.protocols.watched`) before the claim uses it (:class:`BadOutput`)."""
+    return {name: subject if subject is claim.subjects.get(name) else watched(subject, claim.protocols.get(name), name)
+            for name, subject in subjects.items()}
 
 
 def unwritten_hook(err: BaseException, claim: Claim) -> str | None:
@@ -298,6 +286,8 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
     for (i, _), seconds in cost.items():
         total[i] = total.get(i, 0.0) + seconds
     pending = sorted(pending, key=lambda key: (total[key[0]], key))
+    if client is None and not (jobs > 1 and len(pending) > 1):  # _execute runs the isolated plans' tasks last
+        pending.sort(key=lambda key: key[0] in isolation.plans)
     bar.total = round((bar.total or 0) + sum(cost.values()), 1)
     bar.refresh()
     if pending:
@@ -305,28 +295,54 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
     calls = [(i, (plans[i].claim, plans[i].params, plans[i].tasks[r], plans[i].subjects, seed, r))
              for i, r in pending]
     done: set[tuple[int, int]] = set()
-    for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
-        if isinstance(error, ParameterError):
-            raise error
-        finished = {(i, r)}
-        if error is not None and i not in errors:
-            errors[i] = error
-            if error.kind != "harness":  # the subject failed: its other tasks cannot change that
-                finished |= {key for key in pending if key[0] == i}
-        new = finished - done
-        done |= new
-        if payload is not None:
-            eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)])
-        # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
-        bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
-        running = next((plans[j].claim.id for j, q in pending if (j, q) not in done), plans[i].claim.id)
-        bar.set_postfix_str(f"{eta.left(bar)}, running {running}", refresh=False)
-        if error is not None:
-            continue
-        stored[(i, r)] = payload
-        if i not in isolation.uncached:
-            write_json(plans[i].cache_dir / f"task-{r}.json", payload, sort_keys=False)
-        finish(i)
+    lock, ticking = threading.Lock(), threading.Event()
+    # a replaced subject's claim, or one with no time of its own (a user's), is untimed until a task returns
+    untimed = frozenset(i for i, _ in pending if plans[i].replaced or not _timed(history, plans[i], profile))
+
+    def reading() -> str:
+        """The time left, priced claim by claim (:meth:`TimeLeft.range`), and the claim running."""
+        work: dict[int, float] = {}
+        for key in pending:
+            if key not in done:
+                work[key[0]] = work.get(key[0], 0.0) + cost[key]
+        claim = next((plans[i].claim.id for i, r in pending if (i, r) not in done), plans[pending[-1][0]].claim.id)
+        return f"{eta.left(bar, work, untimed)}, running {claim}"
+
+    def tick() -> None:  # a reading every two seconds, so a slow task does not freeze the time left
+        while not ticking.wait(2.0):
+            with lock:
+                bar.set_postfix_str(reading())
+
+    ticker = threading.Thread(target=tick, name="theorycheck-time-left", daemon=True)
+    ticker.start()
+    try:
+        for i, (r, payload, error) in _execute(calls, jobs, skip=errors, client=client, isolation=isolation):
+            if isinstance(error, ParameterError):
+                raise error
+            finished = {(i, r)}
+            if error is not None and i not in errors:
+                errors[i] = error
+                if error.kind != "harness":  # the subject failed: its other tasks cannot change that
+                    finished |= {key for key in pending if key[0] == i}
+            with lock:
+                new = finished - done
+                done |= new
+                if payload is not None:
+                    eta.task(payload["seconds"], payload.get("compile_seconds", 0.0), cost[(i, r)], claim=i)
+                # never past the total: the costs are rounded as they are added, so their sum may pass it by a hair
+                bar.update(min(round(sum(cost[key] for key in new), 1), max(bar.total - bar.n, 0)))
+                bar.set_postfix_str(reading(), refresh=False)
+            if error is not None:
+                continue
+            stored[(i, r)] = payload
+            _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
+            _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
+            if i not in isolation.uncached:  # a built-in run here after a user's module was imported
+                write_task(plans[i].cache_dir / f"task-{r}.json", payload)
+            finish(i)
+    finally:
+        ticking.set()
+        ticker.join()
 
 
 class TimeLeft:
@@ -354,6 +370,7 @@ class TimeLeft:
         self._cpu = cpu
         self.cpu = self.compiling = self.expected = 0.0
         self.samples: list[tuple[float, float]] = []  # (elapsed, CPU seconds of the run)
+        self.claims: dict[int, list] = {}  # claim: [CPU, compiling, expected seconds, tasks] of its returned tasks
         if cpu is not None and (now := cpu()) is not None:
             self.samples.append((0.0, now))
 
@@ -366,11 +383,18 @@ class TimeLeft:
         others = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         return cls(share=workers * cores / max(cores, others + workers), cpu=process_tree_cpu if local else None)
 
-    def task(self, seconds: float, compiling: float, expected: float) -> None:
-        """A task returned: its CPU seconds, the part of them spent compiling, and its expected seconds."""
+    def task(self, seconds: float, compiling: float, expected: float, claim: int | None = None) -> None:
+        """A task returned: its CPU seconds, the part of them spent compiling, its expected seconds, and the
+        claim it belongs to (whose own speed then prices that claim's work left, see :meth:`range`)."""
         self.cpu += seconds
         self.compiling += min(compiling, seconds)
         self.expected += expected
+        if claim is not None:
+            own = self.claims.setdefault(claim, [0.0, 0.0, 0.0, 0])
+            own[0] += seconds
+            own[1] += min(compiling, seconds)
+            own[2] += expected
+            own[3] += 1
 
     def sample(self, elapsed: float, cpu: float) -> None:
         """The run's CPU seconds at ``elapsed`` seconds."""
@@ -387,23 +411,71 @@ class TimeLeft:
             found = [(c1 - c) / (t1 - t) for t, c in (self.samples[0], recent) if t1 - t >= 10]
         return [s for s in found if s > 0] or [self.share]
 
-    def range(self, done: float, total: float, elapsed: float) -> tuple[float, float]:
-        """The shortest and the longest time left, in seconds."""
-        left, shares = max(total - done, 0.0), self.shares(elapsed)
-        if self.expected <= 0:
-            return left / max(shares) / 2, 2 * left / min(shares)
-        weight = min(self.weight_cap, self.weight_fraction * total)
-        work, spent = self.cpu - self.compiling, self.cpu
-        short = min(work / self.expected, (work + weight) / (self.expected + weight))
-        long = max(spent / self.expected, (spent + weight) / (self.expected + weight))
-        return left * short / max(shares), left * long / min(shares)
+    def range(self, done: float, total: float, elapsed: float, work: dict[int, float] | None = None,
+              untimed=frozenset()) -> tuple[float, float]:
+        """The shortest and the longest time left, in seconds.
 
-    def left(self, bar) -> str:
-        """The progress bar's words for the time left, after sampling the run's CPU."""
+        Without ``work`` every expected second left is priced at the run's CPU per expected second. With
+        ``work`` (the expected seconds left of each claim, summing to ``total - done``), a claim with returned
+        tasks is priced at its own measure (a replaced subject ten times slower than the reference makes its
+        claim's work ten times longer, whatever the other claims measured), drawn towards the run's by one of
+        its tasks; a claim without is priced from the fastest claim measured to the run's longest measure. A
+        claim in ``untimed`` (a replaced subject's, or one with no time of its own) has no expected speed until
+        one of its tasks returns: until then its work counts nothing at the short end, which then bounds the
+        time left only from below (:meth:`left` says "at least")."""
+        return self._priced(done, total, elapsed, work, untimed)[:2]
+
+    def _priced(self, done, total, elapsed, work, untimed) -> tuple[float, float, bool]:
+        """:meth:`range`, and whether its short end is only a lower bound (an untimed claim has work left)."""
+        left, shares = max(total - done, 0.0), self.shares(elapsed)
+        spent, compiling, expected = self.cpu, self.compiling, self.expected
+        timed = {claim: own for claim, own in self.claims.items() if claim not in untimed}
+        if work is not None:  # the machine's measure from the claims of known speed only: a slow subject is its own
+            spent, compiling, expected = (sum(own[n] for own in timed.values()) for n in range(3))
+        if expected <= 0:
+            short, long = 0.5, 2.0
+        else:
+            weight = min(self.weight_cap, self.weight_fraction * total)
+            short = min((spent - compiling) / expected, (spent - compiling + weight) / (expected + weight))
+            long = max(spent / expected, (spent + weight) / (expected + weight))
+        if work is None:
+            return left * short / max(shares), left * long / min(shares), False
+        if timed:  # a claim not measured yet may be as fast as the fastest measured
+            short = min(short, min((c - k) / e for c, k, e, _ in timed.values()))
+        low = high = 0.0
+        bound = False
+        for claim, seconds in work.items():
+            own, lo, hi = self.claims.get(claim), short, long
+            if own is not None:
+                cpu, compiling, expected, tasks = own
+                one = expected / tasks  # the prior: one more task at the run's measure
+                lo = (cpu - compiling + one * short) / (expected + one)
+                hi = max(cpu / expected, (cpu + one * long) / (expected + one))
+            elif claim in untimed and seconds > 0:
+                bound, lo = True, 0.0
+            low, high = low + seconds * lo, high + seconds * hi
+        return low / max(shares), high / min(shares), bound
+
+    def left(self, bar, work: dict[int, float] | None = None, untimed=frozenset()) -> str:
+        """The progress bar's words for the time left, after sampling the run's CPU: a range ("about 3–6 min
+        left"), or "at least 4 min left (…)" while an untimed claim (a replaced subject's) has work left and
+        none of its tasks has returned: how much slower or faster than the reference it is, is not known yet."""
         elapsed = bar.format_dict["elapsed"]
         if self._cpu is not None and (now := self._cpu()) is not None:
             self.sample(elapsed, now)
-        return span(*self.range(bar.n, bar.total, elapsed), spread=self.spread)
+        short, long, bound = self._priced(bar.n, bar.total, elapsed, work, untimed)
+        if bound:
+            return ", ".join(filter(None, [at_least(short), "a subject not timed yet"]))
+        return span(short, long, spread=self.spread)
+
+
+def at_least(short: float) -> str:
+    """A lower bound on the time left in words, rounded down ("at least 4 min left"); empty under 5 s."""
+    if short < 90:
+        return f"at least {5 * math.floor(short / 5)} s left" if short >= 5 else ""
+    if short < 5400:
+        return f"at least {math.floor(short / 60)} min left"
+    return f"at least {math.floor(short / 1800) / 2:g} h left"
 
 
 def span(short: float, long: float, *, spread: float = 1.25) -> str:
@@ -476,17 +548,33 @@ def reach_scheduler(address: str) -> None:
 
 
 def _dask_client(address: str):
-    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed or
-    the scheduler cannot be reached (before any task runs)."""
+    """A client of the Dask scheduler at ``address``; ParameterError when Dask is not installed, or the scheduler
+    cannot be reached, does not answer as a Dask scheduler or does not answer at all, within
+    :data:`SCHEDULER_TIMEOUT` seconds in all (before any task runs). The client is made in a thread of its own, so
+    a port that accepts and never speaks cannot hold the run past that time."""
     try:
         from distributed import Client
     except ImportError:
         raise ParameterError("--scheduler needs Dask: pip install 'theorycheck[dask]'") from None
+    deadline = time.monotonic() + SCHEDULER_TIMEOUT
     reach_scheduler(address)
-    try:
-        return Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as err:
-        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(err)}") from None
+    made: dict[str, Any] = {}
+
+    def connect():
+        try:
+            made["client"] = Client(address, timeout=f"{SCHEDULER_TIMEOUT}s", set_as_default=False)
+        except BaseException as err:  # garbage from the port can raise anything, MemoryError included
+            made["error"] = err
+
+    thread = threading.Thread(target=connect, name="theorycheck-dask-connect", daemon=True)
+    thread.start()
+    thread.join(max(deadline - time.monotonic(), 1.0))
+    if thread.is_alive():
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: no Dask answer within "
+                             f"{SCHEDULER_TIMEOUT} s (is a Dask scheduler listening there?)")
+    if "error" in made:
+        raise ParameterError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(made['error'])}") from None
+    return made["client"]
 
 
 def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):
@@ -501,12 +589,19 @@ def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolati
     if client is not None:
         from distributed import as_completed
 
-        futures = {client.submit(_tagged, i, args, pure=False): i for i, args in calls}
+        futures = {client.submit(_tagged, i, args, pure=False): (i, args) for i, args in calls}
         for future in as_completed(list(futures), loop=client.loop):
             if future.cancelled():
                 continue
-            yield future.result()
-            for other, i in futures.items():  # a failed subject: drop its tasks not yet run
+            try:
+                result = future.result()
+            except Exception as err:  # the subject killed the workers it ran on (KilledWorker), and no other error
+                if type(err).__name__ != "KilledWorker":
+                    raise
+                i, args = futures[future]
+                result = i, _ended(i, args, "", f"killed the Dask workers running task {args[5]} ({_one_line(err)})")
+            yield result
+            for other, (i, _) in futures.items():  # a failed subject: drop its tasks not yet run
                 if not wanted(i) and not other.done():
                     other.cancel()
         return
@@ -608,8 +703,10 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
     ``limit`` seconds (then faulthandler ends the worker, with exit status 1). A BaseException that is not an
     Exception (KeyboardInterrupt, GeneratorExit, a subject's own) ends the task as a subject error, never the worker
     nor the run."""
+    depends.start()  # this is a worker: record what the task reads (no-op after the first task)
     if watch is None:
-        return i, _guarded(args)
+        with contextlib.redirect_stdout(sys.stderr):  # what a subject prints is not this run's output (--json)
+            return i, _recorded(_guarded(args))
     import faulthandler
 
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
@@ -618,12 +715,27 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
         if limit is not None:
             faulthandler.dump_traceback_later(limit, exit=True, file=fh)
         try:
-            result = _guarded(args)
+            with contextlib.redirect_stdout(sys.stderr):
+                result = _guarded(args)
         finally:
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
     marker.unlink()
-    return i, result
+    return i, _recorded(result)
+
+
+def _worker_started() -> None:
+    """What a local worker process does first: record what its tasks read (:func:`depends.start`) and send what
+    they print, from Python or from C, to stderr: the run's stdout carries only its own output (``--json``)."""
+    depends.start()
+    sys.stdout.flush()
+    os.dup2(2, 1)
+
+
+def _recorded(result):
+    """A task's result with what its worker has read so far (:func:`depends.recorded`), stored beside it."""
+    r, payload, error = result
+    return r, payload if payload is None else {**payload, "depends": depends.recorded()}, error
 
 
 def _guarded(args):
@@ -709,7 +821,7 @@ def _ended(i, args, watch: str, how: str):
     subjects, ``how`` (what they did, naming the task), and the stack faulthandler wrote."""
     claim, subjects, r = args[0], args[3], args[5]
     marker = Path(watch) / f"{i}-{r}"
-    stack = marker.read_text(encoding="utf-8", errors="replace") if marker.exists() else ""
+    stack = marker.read_text(encoding="utf-8", errors="replace") if watch and marker.exists() else ""
     return r, None, TaskError("subject", f"subject {_replaced(claim, subjects)} {how}",
                               stack or "no Python stack: the process ended without a fatal-signal report")
 
@@ -766,6 +878,7 @@ def worker_start(parent: int) -> None:
     """Each worker's first step: Ctrl-C is the run's to handle (it ends the workers), not a subject's to see; and a
     worker whose parent died (SIGKILL, say) ends itself at once, whatever its task is doing, rather than live on as
     an orphan."""
+    _worker_started()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
@@ -778,14 +891,16 @@ def worker_start(parent: int) -> None:
 
 #: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
 #: user's modules they were sent
-_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}}
+_WORKER_STATE: dict[str, Any] = {"where": None, "code": {}, "environ": {}, "read": set()}
 
 
 def _workers(n: int, code: dict[str, str] | None = None):
     """loky's reusable executor with ``n`` worker processes, started once and reused by every run of this
     process; started afresh when this process's folder or sys.path changed since (a worker would not find the
-    user's modules), or one of the user's modules in ``code`` ({file: source hash}) was edited (a worker would
-    run its old code)."""
+    user's modules), an environment variable a worker has read changed (it would read the old value), or one of
+    the user's modules in ``code`` ({file: source hash}) or a file a worker has read
+    (:mod:`~theorycheck.run.depends`) was edited (a worker would run its old code). Workers record what they read
+    from their start."""
     from joblib.externals.loky import get_reusable_executor
 
     # loky ends a worker between two tasks when its memory has grown by a few hundred MB (its leak guard: a task
@@ -794,9 +909,13 @@ def _workers(n: int, code: dict[str, str] | None = None):
     warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
                             category=UserWarning)
     code, where = code or {}, [os.getcwd(), *sys.path]
-    known = _WORKER_STATE["code"]
+    known, started = _WORKER_STATE["code"], _WORKER_STATE["environ"]
     stale = (_WORKER_STATE["where"] not in (None, where)
-             or any(known.get(path, digest) != digest for path, digest in code.items()))
+             or any(known.get(path, digest) != digest for path, digest in code.items())
+             or any(_source_hash(Path(path)) != digest for path, digest in known.items())
+             or any(os.environ.get(name) != started.get(name) for name in _WORKER_STATE["read"]))
+    if stale or _WORKER_STATE["where"] is None:
+        _WORKER_STATE["environ"] = dict(os.environ)  # what the workers (re)started now inherit
     if stale:
         known.clear()
     known.update(code)

@@ -37,6 +37,11 @@ class Plan:
     #: why the plan's tasks are not run, found before the run (a subject that is not the paper's algorithm)
     refused: TaskError | None = None
 
+    @property
+    def replaced(self) -> list[str]:
+        """The names of the subjects this run puts in place of the claim's own (``--subject``)."""
+        return [name for name, subject in self.subjects.items() if subject is not self.claim.subjects.get(name)]
+
 
 @dataclass(frozen=True)
 class TaskError:
@@ -78,7 +83,7 @@ def plan_claims(
             f"known: {', '.join(sorted(known))}"
         )
     plans = []
-    history = _read_timings(out)
+    history = read_timings(out)
     costs: dict[str, float] = {}  # CPU seconds per task, scaled with the sizes set
     for claim in claims:
         try:
@@ -274,15 +279,20 @@ def _size(n: float) -> str:
 _TIMINGS = "timings.json"
 
 
-def _read_timings(out: Path) -> dict[str, list[float]]:
-    """Seconds per task of earlier runs, keyed "claim|profile" (a damaged file counts as none)."""
+def read_timings(out: Path) -> dict[str, list[float]]:
+    """Seconds per task of earlier runs, keyed "claim|profile" (a damaged file counts as none, and an entry that is
+    not a list of durations between 0 s and a year, NaN and 1e308 among them, as no entry)."""
     try:
         data = json.loads((out / ".cache" / _TIMINGS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, list) and all(isinstance(x, int | float) for x in v)}
+    return {k: v for k, v in data.items() if isinstance(v, list)
+            and all(isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x <= _YEAR for x in v)}
+
+
+_YEAR = 365 * 86400.0
 
 
 #: CPU seconds per task of every built-in claim on the quick and full profiles, measured on the
@@ -312,6 +322,12 @@ def _expected_seconds(history, plan: Plan, r: int, profile: str) -> float:
     if profile == "paper" and "paper" not in plan.claim.profiles:
         profile = "full"
     return max(shipped.get(f"{plan.claim.id}|{profile}", _typical_cost(profile)), 0.01)
+
+
+def _timed(history, plan: Plan, profile: str) -> bool:
+    """Whether :func:`_expected_seconds` knows plan's claim's own time (an earlier run, or a shipped cost)."""
+    shipped = f"{plan.claim.id}|{'full' if profile == 'paper' and 'paper' not in plan.claim.profiles else profile}"
+    return bool(history.get(f"{plan.claim.id}|{profile}")) or shipped in _shipped_costs()
 
 
 @functools.cache

@@ -15,6 +15,7 @@ the defaults. A damaged cached task is recomputed (:func:`_read_cached_task`).
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -151,22 +152,75 @@ def prune_cache(used: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
+def checksum(record: dict[str, Any]) -> str:
+    """The sha256 of ``record`` without its ``checksum`` field, in a canonical JSON: stored with a task or a
+    conformance record and compared on reading, so a record edited by hand is not trusted."""
+    text = json.dumps({k: v for k, v in record.items() if k != "checksum"}, sort_keys=True, default=_json_default)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def sealed(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its ``depends`` settled (:func:`~theorycheck.run.depends.settled`, when a worker recorded
+    them) and its :func:`checksum`: what the cache stores."""
+    from .depends import settled
+
+    record = {k: v for k, v in record.items() if k != "checksum"}
+    if "depends" in record:
+        record["depends"] = settled(record["depends"])
+    return {**record, "checksum": checksum(record)}
+
+
+def unsealed(record: Any) -> tuple[dict[str, Any] | None, str]:
+    """A stored record without its seal, or None and why it cannot be used: it has no seal ("unsealed": written by
+    an earlier version, or by hand), its checksum does not match (damaged or edited), its ``depends`` are
+    malformed, or one of them changed since (then the why starts "changed: ")."""
+    from .depends import changed, well_formed
+
+    if isinstance(record, dict) and "checksum" not in record:
+        return None, "unsealed"
+    if not isinstance(record, dict) or record.get("checksum") != checksum(record):
+        return None, "its checksum does not match (damaged or edited)"
+    depends = record.get("depends")
+    if depends is not None and not well_formed(depends):
+        return None, "its dependencies are malformed"
+    moved = changed(depends) if depends is not None else None
+    if moved is not None:
+        return None, "changed: " + moved
+    return {k: v for k, v in record.items() if k not in ("checksum", "depends")}, ""
+
+
+def write_task(path: Path, payload: dict[str, Any]) -> None:
+    """Store a task's payload in the cache, sealed (:func:`sealed`), in place of whatever is there (the cache is
+    theorycheck's: a folder left at a task's file is removed, a link is replaced, never followed)."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    write_json(path, sealed(payload), sort_keys=False)
+
+
 def _read_cached_task(path: Path) -> dict | None:
-    """A stored task, or None (with a one-line warning) when the file is unreadable or not of the
-    shape the runner writes, so that a damaged cache is recomputed rather than trusted."""
+    """A stored task, or None when it must be recomputed: with a one-line warning when the file is unreadable, not
+    of the shape the runner writes, or its checksum does not match (a damaged or hand-edited file is not trusted);
+    silently when a file or environment variable it depends on changed since (:mod:`~theorycheck.run.depends`), or
+    an earlier version stored it without a seal."""
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # ValueError covers bad JSON and bytes that are not UTF-8
-        payload = None
-    shaped = (isinstance(payload, dict) and isinstance(payload.get("rows"), list)
-              and all(isinstance(row, dict) for row in payload["rows"])
-              and isinstance(payload.get("hypotheses"), list)
-              and all(isinstance(h, dict) and {"statement", "met"} <= set(h) for h in payload["hypotheses"])
-              and isinstance(payload.get("seconds"), int | float))
-    if not shaped:
-        print(f"theorycheck: warning: the cached task {path} is damaged; it is recomputed", file=sys.stderr)
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # ValueError covers bad JSON and bytes that are not UTF-8; OSError a folder
+        raw = None
+    payload, why = unsealed(raw)
+    if why.startswith("changed: "):
         return None
-    return payload
+    candidate = raw if why == "unsealed" else payload
+    shaped = (isinstance(candidate, dict) and isinstance(candidate.get("rows"), list)
+              and all(isinstance(row, dict) for row in candidate["rows"])
+              and isinstance(candidate.get("hypotheses"), list)
+              and all(isinstance(h, dict) and {"statement", "met"} <= set(h) for h in candidate["hypotheses"])
+              and isinstance(candidate.get("seconds"), int | float))
+    if not shaped or why not in ("", "unsealed"):
+        print(f"theorycheck: warning: the cached task {path} is damaged{' or was edited' * shaped}; it is "
+              "recomputed", file=sys.stderr)
+        return None
+    return payload  # None, silently, for a task an earlier version stored without a seal
 
 
 def _store_result(out: Path, plan, record: dict[str, Any]) -> None:

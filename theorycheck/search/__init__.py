@@ -20,6 +20,7 @@ from ..stats import FAIL
 from ..validation import ParameterError
 from .confirm import Confirmation, confirm
 from .engine import DEFAULT_TRIALS, Trial, make_study, margin, parse_budget, run_study, stream_seed
+from .shrink import Shrunk
 
 __all__ = [
     "Choice",
@@ -55,6 +56,9 @@ class SearchResult:
     files: dict[str, Path] = field(default_factory=dict)
     #: for each confirmation (by index) at a point where one of the claim's recorded errata applies, its key
     recorded: dict[int, str] = field(default_factory=dict)
+    #: the confirmed counterexample shrunk toward the smallest integer parameters (:mod:`.shrink`), when one was
+    #: confirmed
+    shrunk: Shrunk | None = None
 
     @property
     def counterexample(self) -> Confirmation | None:
@@ -113,6 +117,7 @@ class SearchResult:
             out = [f"{self.claim_id}: FAIL: a counterexample at {point}, confirmed on a fresh stream "
                    f"(seed {found.seed}, the claim's own decision at δ = {_g(found.delta)}).{known}",
                    f"  {found.headline}", f"  reproduce: {found.command}"]
+            out += self._shrunk_lines()
         elif n["complete"] == 0:
             out = [f"{self.claim_id}: no trial could be run ({tally}); see the page"]
         else:
@@ -120,19 +125,39 @@ class SearchResult:
         best = self.tightest
         if best is not None:
             point = ", ".join(f"{k}={v}" for k, v in best.trial.point.items())
-            which = "largest confirmed discrepancy" if self.kind == "exact" else "tightest confirmed ratio"
-            value = best.observed if self.kind == "exact" else best.ratio
+            # an exact claim's headline number is its own (a bias, a ratio to a bound): its FAIL, not the number, is
+            # the counterexample
+            which = "largest confirmed headline value" if self.kind == "exact" else "tightest confirmed ratio"
+            value = margin(self.kind, vars(best)) if self.kind == "exact" else best.ratio
             interval = (f", interval [{_g(best.interval[0])}, {_g(best.interval[1])}] against theory "
                         f"{_g(best.theory)}" if best.interval else "")
             default = f" (default instance: {_g(self.default_ratio)})" if self.default_ratio is not None else ""
             out.append(f"  {which}: {_g(value)}{default} at {point}{interval}; verdict there {best.verdict}")
         deltas = [c.delta for c in self.confirmations if c.delta]
+        shrunk = self.shrunk
+        if shrunk is not None and shrunk.delta and shrunk.seed not in {c.seed for c in self.confirmations}:
+            deltas.append(shrunk.delta)  # the shrunk point's own confirmation
         rate = (f"≤ {_g(sum(deltas))} (the sum of the {len(deltas)} confirmations' δ, union bound)" if deltas else
                 "0: the confirmations' decisions are exact (no error rate)")
         out.append(f"  false-FAIL rate of this search {rate}; the search's own trials are never counted as evidence")
         for name, path in self.files.items():
             out.append(f"  {name}: {path}")
         return out
+
+
+    def _shrunk_lines(self) -> list[str]:
+        s = self.shrunk
+        if s is None:
+            return []
+        point = ", ".join(f"{k}={v}" for k, v in s.point.items())
+        if s.point == s.start:
+            return [f"  shrunk: no smaller failing point in {s.calls} runs over its integer parameters"]
+        if not s.confirmed:
+            return [f"  shrunk: the smallest failing point found ({point}, {s.calls} runs) was not confirmed on a "
+                    f"fresh stream (verdict {s.verdict}); the counterexample stays as found"]
+        return [f"  shrunk to {point} ({s.calls} runs over its integer parameters), confirmed on a fresh stream "
+                f"(seed {s.seed}):", *(f"    {line}" for line in s.failures or [s.headline]),
+                f"    reproduce: {s.command}"]
 
 
 def _g(value) -> str:
@@ -142,7 +167,7 @@ def _g(value) -> str:
 def search(claim_id: str, *, profile: str = "quick", seed: int = 0, budget: Any = DEFAULT_TRIALS,
            params: dict[str, Any] | None = None, subjects: dict[str, Any] | None = None, jobs: int = 1,
            out: str | Path = "reports", progress: bool = False, conformance: bool = True, claims=(),
-           page: bool = True) -> SearchResult:
+           page: bool = True, shrink: bool = True) -> SearchResult:
     """Search ``claim_id``'s declared space for a counterexample and its worst-case margin.
 
     ``budget``: trials (an int, or "40") or CPU seconds ("600s"); ``params``: ``--set`` values applied at every
@@ -176,6 +201,12 @@ def search(claim_id: str, *, profile: str = "quick", seed: int = 0, budget: Any 
                 if (key := study.space.erratum_at({**study.overrides, **c.trial.point})) is not None}
     result = SearchResult(claim.id, claim.kind, profile, seed, study.trials, confirmations,
                           default_ratio=_default_ratio(Path(out), claim, profile), recorded=recorded)
+    found = result.new_counterexample or result.counterexample
+    if shrink and found is not None:
+        from .confirm import confirmation_seeds
+        from .shrink import shrink as shrink_point
+
+        result.shrunk = shrink_point(study, found, confirm_seed=confirmation_seeds(study, len(confirmations) + 1)[-1])
     if page:
         from .page import write_page
 

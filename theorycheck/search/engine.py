@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..spaces import Choice, Int, Real, Space, space_of
-from ..stats import FAIL
+from ..stats import FAIL, PASS
 from ..validation import ParameterError, check_jobs
 
 #: trials asked together: the parameters of a batch depend only on the batches before it (and the seed)
@@ -54,10 +54,13 @@ def margin(kind: str, record: Mapping[str, Any]) -> float | None:
 
     bound, frequency, pathwise: ``ratio`` = observed / bound (the claim's headline quantity over its right-hand
     side; > 1 where the statement is contradicted). exact: ``observed``, the largest exact discrepancy (any
-    non-zero one is a counterexample). lower-bound: 1 / ``ratio`` (the statement is ratio ≥ 1). A record
-    without the field (ERROR, a FAIL raised by the subject's output) has no margin."""
+    non-zero one is a counterexample), 0 for a PASS of a claim that reports no number. lower-bound: 1 /
+    ``ratio`` (the statement is ratio ≥ 1). A record without the field (ERROR, a FAIL raised by the subject's
+    output) has no margin."""
     if kind == "exact":
         value = record.get("observed")
+        if value is None and record.get("verdict") == PASS:
+            value = 0.0  # an exact claim with no headline number: PASS is no discrepancy on any case enumerated
     elif kind == "lower-bound":
         ratio = record.get("ratio")
         value = None if not ratio else 1.0 / ratio

@@ -27,6 +27,9 @@ def trials_table(trials) -> pd.DataFrame:
 
 def _figure(table: pd.DataFrame, dims: list[str]) -> str:
     """Inline SVG: the margin against the trial number and against each searched parameter."""
+    from ..report import private_matplotlib
+
+    private_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")
@@ -66,6 +69,7 @@ def write_page(study, result) -> dict[str, Path]:
         "space": study.space.lines(), "set": study.overrides,
         "confirmations": [{k: v for k, v in vars(c).items() if k not in ("trial", "decision")}
                           | {"trial": c.trial.number, "point": c.trial.point} for c in result.confirmations],
+        "shrunk": None if result.shrunk is None else vars(result.shrunk),
     }
     write_json(files["json"], payload)
     lines = result.lines()

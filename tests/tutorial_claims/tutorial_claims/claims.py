@@ -20,6 +20,7 @@ from theorycheck.claims import Defect, Hypothesis, register
 from theorycheck.kinds.frequency import ViolationFrequency
 from theorycheck.protocols import Contract, Function
 from theorycheck.rng import as_generator
+from theorycheck.search import Choice, Int, Real, Space
 from theorycheck.validation import Integer, Names, Number, Positive, Probability
 
 from .subjects import importance_weighted_mean, online_gradient_descent
@@ -91,6 +92,11 @@ class ImportanceHoeffding(ViolationFrequency):
                   "designs": Names("shifted", "tilted", "matched")}
     base = {"designs": ("shifted", "tilted"), "W": 2.0, "delta_lemma": 0.05, "delta": 1e-3, "resolution": 0.02}
     profiles = {"quick": {"m": 200, "repetitions": 300}, "full": {"m": 2000, "repetitions": 2000}}
+    # the theorem's ∀ m, δ and W ≥ max p/q (2 on 'shifted', 20/11 on 'tilted'; a smaller W breaks the hypothesis,
+    # and the run says so); m up to the full profile's, so a trial stays a few CPU seconds
+    space = Space(dims={"m": Int(10, 2000, log=True), "W": Real(2.0, 10.0, log=True),
+                        "delta_lemma": Real(0.001, 0.5, log=True), "designs": Choice(("shifted", "tilted"))},
+                  why="Hoeffding's ∀ m, δ and importance weights bounded by W, on the two designs")
     budget = None  # no attribute budget: nothing here reads features
     norm = None  # and none of the papers' ‖x‖ ≤ 1, |y| ≤ B
     ylabel = "|estimate − E_p f|"
@@ -164,6 +170,11 @@ class OGDRegret(ViolationFrequency):
     base = {"designs": ("drift",), "R": 1.0, "G": 1.0, "n": 5, "delta_lemma": 0.0, "delta": 1e-3,
             "resolution": 0.1}
     profiles = {"quick": {"m": 1000, "repetitions": 100}, "full": {"m": 20_000, "repetitions": 400}}
+    # the theorem's ∀ T, radius, G and dimension (a G below the design's gradients breaks the hypothesis, and the
+    # run says so); T up to 5000 rounds keeps a trial to a few CPU seconds
+    space = Space(dims={"m": Int(10, 5000, log=True), "R": Real(0.1, 10.0, log=True), "G": Real(0.1, 10.0, log=True),
+                        "n": Int(1, 50, log=True)},
+                  why="Zinkevich's ∀ T, diameter D = 2R, gradient bound G and dimension, on the drifting losses")
     budget = None
     norm = None
     conclusion = "every iterate lies in the ball of radius R"
