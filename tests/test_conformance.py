@@ -172,13 +172,11 @@ def test_a_biased_inner_product_draw_fails_the_behaviour_check():
 def test_checks_a_learner_cannot_take_are_inconclusive_not_pass():
     """A plain learner (no record of its path): the step check cannot run (a black box's step cannot be told from
     its estimate; its estimator check runs on probed fits, tests below), and what cannot run is never a PASS."""
-    from theorycheck.conformance.estimator import _step_check
-
     class NoPath(mine.MyAERR):
         def __init__(self, k=1, B=1.0, eta=None, random_state=None):
             super().__init__(k, B, eta, random_state)
 
-    check = _step_check(SPEC, NoPath, 2, 1.0, _seed(4))
+    check = conformance._step_check(SPEC, NoPath, 2, 1.0, _seed(4))
     assert check.verdict == "INCONCLUSIVE" and not check.ran and "record_trajectory" in check.decision
     audit = conformance._audit_check(NoPath, 2, 1.0, 0.5, _seed(4))  # its reads are observed, not reported
     assert audit.verdict == "PASS" and audit.details == {"observed": True}, audit.decision
@@ -511,9 +509,7 @@ def test_two_lines_of_recording_let_the_estimator_check_and_the_lemmas_take_a_pl
     # without the two lines the estimator check probes it as a black box (issue 55 item 4); the step check needs them
     probed = conformance._estimator_check(SPEC, mine.PlainAERR, 2, 1.0, 0.5, 300, 1e-3, _seed(13))
     assert probed.verdict == "PASS" and "records no path" in probed.decision, probed.decision
-    from theorycheck.conformance.estimator import _step_check
-
-    assert _step_check(SPEC, mine.PlainAERR, 2, 1.0, _seed(13)).details == {"unrecorded": True}
+    assert conformance._step_check(SPEC, mine.PlainAERR, 2, 1.0, _seed(13)).details == {"unrecorded": True}
 
 
 def test_verify_s_conformance_paragraph_names_the_two_lines_only_when_they_would_help():
@@ -879,9 +875,8 @@ def _probed(check: str, algorithm: str, learner):
     """The estimator check (first two steps read from w̄ on 1, 2 and 3 examples, k = 2, η = 0.5, 1 000 runs) or the
     parameters check (η read from the first step at d = 12, k = 3, m = 2) of a learner that records no path."""
     from theorycheck.conformance.checks import PARAMETERS_K
-    from theorycheck.conformance.core import _defaults
-    from theorycheck.conformance.estimator import _estimator_check
-    from theorycheck.conformance.parameters import _parameters_check
+    _defaults, _estimator_check, _parameters_check = (conformance._defaults, conformance._estimator_check,
+                                                      conformance._parameters_check)
 
     spec = ALGORITHMS[algorithm]
     seed = np.random.SeedSequence(0)

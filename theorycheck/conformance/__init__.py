@@ -84,8 +84,8 @@ from .claims import (  # noqa: F401
     _skipped_text,
     claims_for,
 )
-from .core import BUDGETS, CHECKS, SPECIFICITY, Check, Conformance, Spec, _load, configured  # noqa: F401
-from .estimator import _estimator_check  # noqa: F401
+from .core import BUDGETS, CHECKS, SPECIFICITY, Check, Conformance, Spec, _defaults, _load, configured  # noqa: F401
+from .estimator import _estimator_check, _step_check  # noqa: F401
 from .parameters import _parameters_check  # noqa: F401
 from .registry import ALGORITHMS
 from .svr import _GENEST, _genest_law  # noqa: F401
