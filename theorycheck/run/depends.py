@@ -12,6 +12,7 @@ then fills in the environment variables' values (:func:`settled`) before the rec
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import sysconfig
@@ -60,6 +61,7 @@ def start() -> None:
         os.environ.__class__ = _RecordingEnviron
 
 
+@functools.cache
 def _outside() -> tuple[str, ...]:
     """The folders whose files are not the user's: the Python installation, its libraries and theorycheck's own."""
     import importlib
@@ -74,8 +76,18 @@ def _outside() -> tuple[str, ...]:
     return (*(str(Path(r).resolve()) + os.sep for r in roots if r), "/proc/", "/sys/", "/dev/")
 
 
+_USERS: dict[str, str | None] = {}  # path: what _users found, once per path and process (a task imports hundreds)
+
+
 def _users(path: str, outside: tuple[str, ...]) -> str | None:
-    """``path`` resolved when it is one of the user's files (see the module's text), else None."""
+    """``path`` resolved when it is one of the user's files (see the module's text), else None; remembered, since
+    after each task every imported module's file is asked again (200 ms a task when each was resolved anew)."""
+    if path not in _USERS:
+        _USERS[path] = _classified(path, outside)
+    return _USERS[path]
+
+
+def _classified(path: str, outside: tuple[str, ...]) -> str | None:
     try:
         resolved = Path(path).resolve()
         if not resolved.is_file():
