@@ -41,10 +41,10 @@ def _run(command: list[str], timeout: float) -> subprocess.CompletedProcess:
 @needs_nox
 def test_nox_verify_as_written_runs_every_execution_path_at_jobs_minus_one(tmp_path):
     """``nox -s verify`` presets ``--jobs -1``; one claim per execution path: a built-in in the pool
-    (cbss11.lemma8), a scikit-learn comparator on MNIST (hk12.exp-mnist, loky's executor) and a user's subject
+    (cbss11.lemma8), a scikit-learn comparator on MNIST (ks15.exp-mnist, loky's executor) and a user's subject
     (cbss11.lemma7 with a subset mean written in tests/, isolated in workers). The run must reach its summary
     with every claim decided: no claim's path may reject ``--jobs -1``."""
-    selection = ["cbss11.lemma8", "hk12.exp-mnist", "cbss11.lemma7"]
+    selection = ["cbss11.lemma8", "ks15.exp-mnist", "cbss11.lemma7"]
     done = _run([NOX, "-s", "verify", "--", "--profile", "quick", *selection,
                  "--subject", "subset_average=tests.user_subjects:subset_average", "--out", str(tmp_path)], timeout=900)
     log = done.stdout + done.stderr
