@@ -551,6 +551,36 @@ def test_the_atlas_draws_intervals_and_a_pass_past_the_line_hollow(claim, tmp_pa
     assert "3 [2, 4.5]" in svg
 
 
+def test_the_atlas_puts_the_worst_searched_ratio_beside_the_default_one(tmp_path):
+    """A search of a claim's reference implementations on the run's profile, stored in the folder, adds its worst
+    confirmed ratio to the claim's atlas row (the largest for an upper bound, the smallest for a lower one); one
+    with a replaced subject, on another profile, or damaged, adds nothing."""
+    from theorycheck.report import atlas_rows, searched_worst
+
+    (tmp_path / "search").mkdir()
+
+    def stored(claim, ratios, profile="quick", subjects=None):
+        confirmations = [{"ratio": r, "verdict": "PASS"} for r in ratios] + [{"ratio": 9.0, "verdict": "ERROR"}]
+        (tmp_path / "search" / f"{claim}.json").write_text(json.dumps(
+            {"claim": claim, "profile": profile, "subjects": subjects or {}, "confirmations": confirmations}))
+
+    stored("hk12.thm3.1", [0.139, 0.12, 0.05])
+    stored("cbss11.thm2", [0.999, 1.2])
+    stored("cbss11.lemma8", [0.52], subjects={"estimates": "mine:estimates"})
+    stored("hk12.thm3.4", [0.21], profile="full")
+    (tmp_path / "search" / "ks15.thm3.1.json").write_text("{not json")
+    found = searched_worst(tmp_path, "quick")
+    assert set(found) == {"hk12.thm3.1", "cbss11.thm2"}
+    rows = atlas_rows([{"id": "hk12.thm3.1", "verdict": "PASS", "ratio": 0.094},
+                       {"id": "cbss11.thm2", "verdict": "PASS", "ratio": 1.3, "kind": "lower-bound"},
+                       {"id": "cbss11.lemma8", "verdict": "PASS", "ratio": 0.29}], [], {}, found)
+    assert [r["worst"] for r in rows] == [0.139, 0.999, None]
+    svg = render_atlas(rows)
+    assert "worst searched 0.139" in svg and "worst searched 0.999" in svg
+    assert "worst confirmed ratio of theorycheck search" in svg
+    assert "worst searched" not in render_atlas(atlas_rows(rows[:1], [], {}))
+
+
 def test_the_errata_page_has_one_card_per_entry(claim, tmp_path):
     run_synthetic(claim, tmp_path)
     page = (tmp_path / "errata.html").read_text(encoding="utf-8")

@@ -324,20 +324,51 @@ def _ratio_interval(record: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def atlas_rows(run_rows: list[dict[str, Any]], earlier: list[dict[str, Any]],
-               records: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+               records: dict[str, dict[str, Any]] | None = None,
+               searched: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One row per claim with a ratio: the last run's, then earlier results in the folder; each with
-    the ratio's interval (``low``, ``high``) where its stored result (in ``records``) has one."""
+    the ratio's interval (``low``, ``high``) where its stored result (in ``records``) has one, and the worst
+    confirmed ratio of a search of the claim on the same profile with its reference implementations (``worst``,
+    from ``searched``: :func:`searched_worst`'s {claim: search result})."""
     rows = []
     for row, is_earlier in [*((r, False) for r in run_rows), *((r, True) for r in earlier)]:
         if row.get("ratio") is None:
             continue
         interval = _ratio_interval((records or {}).get(row["id"]) or row)
+        lower = bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound"
+        search = (searched or {}).get(row["id"])
         rows.append({"id": row["id"], "verdict": row.get("verdict", Verdict.ERROR), "ratio": row["ratio"],
                      "trivial_ratio": _trivial_ratio(row), "vacuous": bool(row.get("vacuous")),
-                     "lower": bool(row.get("ratio_at_least")) or row.get("kind") == "lower-bound",
-                     "earlier": is_earlier, "low": interval[0] if interval else None,
-                     "high": interval[1] if interval else None})
+                     "lower": lower, "earlier": is_earlier, "low": interval[0] if interval else None,
+                     "high": interval[1] if interval else None,
+                     "worst": _worst_ratio(search, lower) if search else None})
     return rows
+
+
+def searched_worst(out: Path, profile: str) -> dict[str, dict[str, Any]]:
+    """The stored results of ``theorycheck search`` in ``out/search`` on ``profile`` that ran the claims' reference
+    implementations (no ``--subject``), by claim: what the tightness atlas puts beside each default instance."""
+    found = {}
+    for path in sorted((out / "search").glob("*.json")):
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (isinstance(result, dict) and isinstance(result.get("claim"), str) and result.get("profile") == profile
+                and result.get("subjects") == {}):
+            found[result["claim"]] = result
+    return found
+
+
+def _worst_ratio(search: dict[str, Any], lower: bool) -> float | None:
+    """The worst confirmed ratio of a stored search: the largest observed/bound among its confirmations (the
+    smallest for a lower bound, where PASS is at or above 1)."""
+    ratios = [c["ratio"] for c in search.get("confirmations") or () if isinstance(c, dict)
+              and isinstance(c.get("ratio"), int | float) and math.isfinite(c["ratio"])
+              and c.get("verdict") not in (Verdict.ERROR, Verdict.SUBJECT_ERROR)]
+    if not ratios:
+        return None
+    return min(ratios) if lower else max(ratios)
 
 
 def power_rows(run_rows: list[dict[str, Any]], records: dict[str, dict[str, Any]], profile: str,
@@ -449,7 +480,8 @@ def render(out: Path | str, *, all_pages: bool = True, registry: dict[str, Claim
     for row in summary["claims"]:
         groups.setdefault(row["paper"], []).append(row)
     figures = _figures(out)
-    atlas = figures.render_atlas(atlas_rows(summary["claims"], earlier, records))
+    atlas = figures.render_atlas(atlas_rows(summary["claims"], earlier, records,
+                                                   searched_worst(out, summary.get("profile", ""))))
     power = power_rows(summary["claims"], records, summary.get("profile", ""), summary.get("code_version", ""),
                        registry)
     scaling = _load_scaling(out / "scaling.json")

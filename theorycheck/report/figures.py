@@ -53,6 +53,7 @@ _DASHES = ((0, (6, 2)), (0, (7, 2, 1.5, 2)), (0, (12, 3)), (0, (3.5, 1.8)), (0, 
            (0, (8, 2, 4, 2)), (3, (5, 3.5)), (0, (16, 4)))
 _GREY = "#8c8c8c"
 _HIGHLIGHT = "#d62728"
+_WORST = "#6a3d9a"  # the worst confirmed ratio of a search, beside the default instance's
 _VERDICT_STYLE = {v: (v.marker, v.colour) for v in Verdict}  # marker, colour (the page's verdict colours)
 _AXES = (7.2, 3.9)  # inches of the plotting area; legends add to it
 
@@ -537,7 +538,8 @@ def render_atlas(rows: list[dict]) -> str | None:
     ``rows`` are dicts with ``id``, ``verdict``, ``ratio``, and optionally ``low`` and ``high``
     (the interval that decides, over the bound: drawn as an error bar), ``trivial_ratio`` (the
     trivial learner's value over the bound), ``vacuous``, ``lower`` (the claim is a lower bound, so
-    PASS lies at or above 1) and ``earlier`` (the result is from an earlier run). A PASS on the far
+    PASS lies at or above 1), ``earlier`` (the result is from an earlier run) and ``worst`` (the worst confirmed
+    ratio a search of the claim found, drawn as a diamond joined to the default instance's). A PASS on the far
     side of the line (above 1 for an upper bound, below for a lower one: a point estimate past the
     bound whose interval still reaches it) is drawn hollow, so that no one reads it as a violation.
     Returns None when no row has a ratio.
@@ -545,7 +547,7 @@ def render_atlas(rows: list[dict]) -> str | None:
     rows = [r for r in rows if r.get("ratio") is not None and math.isfinite(r["ratio"])]
     if not rows:
         return None
-    values = [v for r in rows for v in (r["ratio"], r.get("trivial_ratio")) if v is not None and v > 0]
+    values = [v for r in rows for v in (r["ratio"], r.get("trivial_ratio"), r.get("worst")) if v is not None and v > 0]
     lo = min([*values, 1.0]) if values else 1.0
     hi = max([*values, 1.0]) if values else 1.0
     # an interval widens the axis by at most a decade each way; beyond that its bar runs to the edge
@@ -562,6 +564,7 @@ def render_atlas(rows: list[dict]) -> str | None:
     ax.text(1.0, -0.6, " observed = bound", fontsize="small", va="bottom", ha="left")
     right = blended_transform_factory(ax.transAxes, ax.transData)
     seen_verdicts, clipped, any_trivial, any_vacuous, any_interval, any_beyond = [], False, False, False, False, False
+    any_worst = False
     for i, r in enumerate(rows):
         marker, color = _VERDICT_STYLE.get(r["verdict"], ("o", "black"))
         ratio, trivial = r["ratio"], r.get("trivial_ratio")
@@ -573,6 +576,11 @@ def render_atlas(rows: list[dict]) -> str | None:
             ax.plot([x, trivial], [i, i], color=_GREY, linewidth=1.0, zorder=2)
             ax.plot([trivial], [i], marker="s", markersize=7, markerfacecolor="white", markeredgecolor=_GREY,
                     markeredgewidth=1.5, linestyle="none", zorder=3)
+        worst = r.get("worst")
+        if worst is not None and worst > 0:
+            any_worst = True
+            ax.plot([x, worst], [i, i], color=_WORST, linewidth=1.0, linestyle=":", zorder=2)
+            ax.plot([worst], [i], marker="D", markersize=6, color=_WORST, linestyle="none", zorder=3)
         low, high = r.get("low"), r.get("high")
         if low is not None and high is not None:
             any_interval = True
@@ -593,6 +601,8 @@ def render_atlas(rows: list[dict]) -> str | None:
             note += f" [{low:.3g}, {high:.3g}]"
         if trivial is not None:
             note += f"  (trivial {trivial:.3g})"
+        if worst is not None:
+            note += f"  worst searched {worst:.3g}"
         if vacuous:
             note += "  vacuous"
         if beyond:
@@ -616,6 +626,9 @@ def render_atlas(rows: list[dict]) -> str | None:
     if any_vacuous:
         handles.append(Line2D([], [], marker="o", linestyle="none", markersize=8, markerfacecolor="white",
                               markeredgecolor="black", label="vacuous: the trivial learner meets the bound too"))
+    if any_worst:
+        handles.append(Line2D([], [], marker="D", linestyle=":", color=_WORST, markersize=6,
+                              label="worst confirmed ratio of theorycheck search (search/<claim>.html)"))
     if any_trivial:
         handles.append(Line2D([], [], marker="s", linestyle="-", color=_GREY, markerfacecolor="white",
                               markeredgecolor=_GREY, label="trivial learner / bound"))

@@ -67,6 +67,7 @@ def write_page(study, result) -> dict[str, Path]:
         "claim": result.claim_id, "kind": result.kind, "profile": result.profile, "seed": result.seed,
         "verdict": result.verdict, "counts": result.counts(), "default_ratio": result.default_ratio,
         "space": study.space.lines(), "set": study.overrides,
+        "subjects": {name: spec if isinstance(spec, str) else repr(spec) for name, spec in study.subjects.items()},
         "confirmations": [{k: v for k, v in vars(c).items() if k not in ("trial", "decision")}
                           | {"trial": c.trial.number, "point": c.trial.point} for c in result.confirmations],
         "shrunk": None if result.shrunk is None else vars(result.shrunk),
