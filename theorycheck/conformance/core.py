@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ class Spec:
     """What conformance needs to know about one algorithm of the papers."""
 
     builtin: str  # "module:attr"
+    _: KW_ONLY  # every other field by its name
     law: Any = None  # (w, x, y, k, options) -> [(probability, outcome)], or None (then ``no_law`` says why)
     setting: str = "ridge"  # "ridge" or "lasso": the designs of the behaviour check
     params_from: str = "hk12.thm3.1"  # a claim whose quick parameters build the designs
