@@ -198,14 +198,11 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     process, the command line in it: the test restores eigh and forgets the import at its end.)"""
     import numpy as np
 
-    from theorycheck.run import probe
-
     (tmp_path / "patches_eigh.py").write_text(EIGH, encoding="utf-8")
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(np.linalg, "eigh", np.linalg.eigh)  # restored at the end of the test
-    monkeypatch.setattr(probe, "_EXPOSED", set())
     out = tmp_path / "out"
     try:
         status = main(["verify", "sk13.makepsd", CHEAP, "--subject", "subset_average=patches_eigh:average",
@@ -223,6 +220,29 @@ def test_a_subject_module_that_patches_eigh_leaves_the_built_ins_and_their_cache
     assert np.linalg.eigh.__module__ != "patches_eigh"
     results = theorycheck.verify("sk13.makepsd", out=out)
     assert results[0].verdict == Verdict.PASS and results[0].record["tasks_from_cache"] > 0
+
+
+def test_a_users_import_keeps_the_built_ins_apart_for_one_command_only(tmp_path, monkeypatch):
+    """Within a command (or API call) that imported a user's module the built-in claims run apart; after it, and
+    for a module imported by the caller (a test session, a notebook), they run where the caller runs them: the
+    caller's process is the caller's, and the built-in claims run there at --jobs 1 as before."""
+    from theorycheck.run import execute, probe
+    from theorycheck.session import load_subject
+
+    (tmp_path / "mine_once.py").write_text("def average(x):\n    return x\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        load_subject("mine_once:average")  # outside any command: the caller's own import
+        assert probe.exposed() == frozenset()
+        with probe.guarded():
+            probe.expose("mine_twice")
+            with probe.guarded():  # a call within a call (the API inside a command) keeps the outer one's record
+                pass
+            assert probe.exposed() == {"mine_twice"}
+            assert execute.isolation_of([], 1.0).apart
+        assert probe.exposed() == frozenset() and not execute.isolation_of([], 1.0).apart
+    finally:
+        sys.modules.pop("mine_once", None)
 
 
 # ---------------------------------------------------------------------- interruption

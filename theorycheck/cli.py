@@ -704,12 +704,16 @@ def main(argv: list[str] | None = None) -> int:
     while the run stops ends the process at once."""
     import threading
 
+    from .run.probe import guarded
+
     if threading.current_thread() is not threading.main_thread():  # signals can only be caught there
-        return _main(argv)
+        with guarded():
+            return _main(argv)
     caught = [*ENDING_SIGNALS] + [signal.SIGINT] * (signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     earlier = {signum: signal.signal(signum, _terminated) for signum in caught}
     try:
-        return _main(argv)
+        with guarded():
+            return _main(argv)
     finally:
         if not (_STOPPING and argv is None):  # the command itself, stopping: a second signal at exit ends it at once
             for signum, handler in earlier.items():

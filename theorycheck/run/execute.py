@@ -939,7 +939,7 @@ def _clean_workers(n: int, code: dict[str, str] | None = None):
             or executor._initargs != (os.getpid(),)):
         if executor is not None:
             end_workers(executor)
-        executor = _CLEAN["executor"] = ProcessPoolExecutor(max_workers=n, timeout=60, initializer=worker_start,
+        executor = _CLEAN["executor"] = ProcessPoolExecutor(max_workers=n, timeout=300, initializer=worker_start,
                                                             initargs=(os.getpid(),))
     return executor
 

@@ -5,24 +5,44 @@ claims away from them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 
-#: the user's modules that theorycheck imported into this process (``--subject``, ``--claims``): from then on the
-#: built-in claims run in workers of their own, which never load a user's code (:func:`expose`)
+#: the user's modules that theorycheck imported into this process (``--subject``, ``--claims``) during the command or
+#: API call that is running (:func:`guarded`): from then on, until it returns, the built-in claims run in workers of
+#: their own, which never load a user's code (:func:`expose`)
 _EXPOSED: set[str] = set()
+_GUARDS: list[None] = []
+
+
+@contextlib.contextmanager
+def guarded():
+    """The span of one command (``theorycheck verify``, ``conform``, ...) or one API call: a user's module that
+    theorycheck imports within it (:func:`expose`) keeps the built-in claims away from this process until it ends.
+    Outside it, theorycheck imports nothing of the user's by name: the caller's process, with its own imports
+    (a test session, a notebook), runs the built-in claims as it runs everything else."""
+    _GUARDS.append(None)
+    try:
+        yield
+    finally:
+        _GUARDS.pop()
+        if not _GUARDS:
+            _EXPOSED.clear()
 
 
 def expose(module: str) -> None:
     """Note that a user's ``module`` was imported into this process, which it may have patched (numpy.linalg, say):
-    the built-in claims run in workers of their own from then on, and never in this process with the cache."""
-    _EXPOSED.add(module)
+    within the running command (:func:`guarded`), the built-in claims then run in workers of their own, and never in
+    this process with the cache."""
+    if _GUARDS:
+        _EXPOSED.add(module)
 
 
 def exposed() -> frozenset[str]:
-    """The user's modules imported into this process so far (:func:`expose`)."""
+    """The user's modules imported into this process within the running command (:func:`expose`)."""
     return frozenset(_EXPOSED)
 
 
