@@ -18,7 +18,9 @@ INTERRUPT_AT = [-1]
 
 
 class Counting(Claim):
-    """A toy claim: each task draws one uniform number; can be told to break at a task."""
+    """A toy claim: each task draws one uniform number; can be told to break at a task. It counts its calls in
+    this process (CALLS), so the tests run it here (``isolate=False``), as a built-in claim runs at --jobs 1: a
+    claim defined outside theorycheck would otherwise run in a worker process."""
 
     id = "cbss11.toy"
     title = "toy"
@@ -59,7 +61,7 @@ def test_interrupted_run_resumes_from_stored_tasks(tmp_path):
     INTERRUPT_AT[0] = 3  # outside the parameters, so both runs share one cache key
     try:
         with pytest.raises(KeyboardInterrupt):
-            run_claims([claim], out=tmp_path, progress=False)
+            run_claims([claim], out=tmp_path, progress=False, isolate=False)
     finally:
         INTERRUPT_AT[0] = -1
     assert CALLS == [0, 1, 2, 3]
@@ -70,22 +72,22 @@ def test_interrupted_run_resumes_from_stored_tasks(tmp_path):
     assert sorted(p.name for p in key_dir.iterdir()) == ["task-0.json", "task-1.json", "task-2.json"]
 
     CALLS.clear()
-    (record,) = run_claims([claim], out=tmp_path, progress=False)
+    (record,) = run_claims([claim], out=tmp_path, progress=False, isolate=False)
     assert CALLS == [3, 4]  # the stored tasks are not run again
     assert record["tasks_from_cache"] == 3 and record["verdict"] == "PASS"
     assert json.loads((tmp_path / "summary.json").read_text())["claims"][0]["verdict"] == "PASS"
     CALLS.clear()
-    (fresh,) = run_claims([claim], out=tmp_path / "fresh", progress=False)
+    (fresh,) = run_claims([claim], out=tmp_path / "fresh", progress=False, isolate=False)
     assert fresh["observed"] == record["observed"]  # resuming changes nothing
 
 
 def test_failures_are_never_cached(tmp_path):
     claim = Counting()
     CALLS.clear()
-    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False)
+    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False, isolate=False)
     assert record["verdict"] == "ERROR" and "planted crash" in record["decision"]
     CALLS.clear()
-    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False)
+    (record,) = run_claims([claim], overrides={"error_at": "2"}, out=tmp_path, progress=False, isolate=False)
     assert CALLS == [2]  # only the failed task is tried again
     assert record["verdict"] == "ERROR"
 
@@ -93,16 +95,16 @@ def test_failures_are_never_cached(tmp_path):
 def test_cache_hit_recomputes_nothing_and_gives_the_same_result(tmp_path):
     claim = Counting()
     CALLS.clear()
-    (first,) = run_claims([claim], out=tmp_path, progress=False)
+    (first,) = run_claims([claim], out=tmp_path, progress=False, isolate=False)
     assert CALLS == [0, 1, 2, 3, 4]
     CALLS.clear()
-    (second,) = run_claims([claim], out=tmp_path, progress=False)
+    (second,) = run_claims([claim], out=tmp_path, progress=False, isolate=False)
     assert CALLS == [] and second["observed"] == first["observed"]
     CALLS.clear()
-    (third,) = run_claims([claim], out=tmp_path, progress=False, use_cache=False)
+    (third,) = run_claims([claim], out=tmp_path, progress=False, use_cache=False, isolate=False)
     assert len(CALLS) == 5 and third["observed"] == first["observed"]
     CALLS.clear()
-    (other,) = run_claims([claim], out=tmp_path, progress=False, seed=1)
+    (other,) = run_claims([claim], out=tmp_path, progress=False, seed=1, isolate=False)
     assert len(CALLS) == 5 and other["observed"] != first["observed"]
 
 
@@ -122,7 +124,7 @@ def test_cache_key_tracks_subject_source():
 
 
 def test_evidence_tables_are_csv(tmp_path):
-    run_claims([Counting()], out=tmp_path, progress=False)
+    run_claims([Counting()], out=tmp_path, progress=False, isolate=False)
     table = pd.read_csv(tmp_path / "tables" / "cbss11.toy.csv")
     assert list(table.columns) == ["i", "u"] and len(table) == 5
 
@@ -142,7 +144,7 @@ def test_a_parameter_error_inside_measure_is_a_usage_error_not_a_crash(tmp_path)
     from theorycheck.validation import ParameterError
 
     with pytest.raises(ParameterError, match=r"cbss11\.toy-rejecting: k=7 exceeds"):
-        run_claims([Rejecting()], out=tmp_path, progress=False)
+        run_claims([Rejecting()], out=tmp_path, progress=False, isolate=False)
     assert not list(tmp_path.glob(".cache/**/task-*.json"))
 
 
@@ -155,7 +157,7 @@ class Vacuous(Counting):
 
 
 def test_a_vacuous_instance_is_never_pass(tmp_path):
-    (record,) = run_claims([Vacuous()], out=tmp_path, progress=False)
+    (record,) = run_claims([Vacuous()], out=tmp_path, progress=False, isolate=False)
     assert record["verdict"] == stats.INCONCLUSIVE
     assert "vacuous" in record["decision"] and record["vacuous"] and record["trivial"] == 0.5
 
@@ -177,7 +179,7 @@ def test_declared_rules_are_checked_before_any_work(tmp_path, overrides, message
 
     CALLS.clear()
     with pytest.raises(ParameterError, match=message):
-        run_claims([Declared()], overrides=overrides, out=tmp_path, progress=False)
+        run_claims([Declared()], overrides=overrides, out=tmp_path, progress=False, isolate=False)
     assert CALLS == []
 
 
@@ -188,11 +190,11 @@ def test_profiles_list_only_what_differs_from_the_base():
 
 @pytest.mark.parametrize("damage", [b"{}", b"null", b"[1, 2]", b'{"rows": 3}', b"\xff\xfe not utf-8", b"{trunc"])
 def test_a_damaged_cache_entry_is_recomputed_with_a_warning(tmp_path, capsys, damage):
-    (first,) = run_claims([Counting()], out=tmp_path, progress=False)
+    (first,) = run_claims([Counting()], out=tmp_path, progress=False, isolate=False)
     (entry,) = list(tmp_path.glob(".cache/**/task-0.json"))
     entry.write_bytes(damage)
     CALLS.clear()
-    (again,) = run_claims([Counting()], out=tmp_path, progress=False)
+    (again,) = run_claims([Counting()], out=tmp_path, progress=False, isolate=False)
     assert CALLS == [0]  # only the damaged task ran again
     assert again["observed"] == first["observed"]
     err = capsys.readouterr().err
@@ -203,8 +205,8 @@ def test_a_damaged_result_is_left_out_of_the_report(tmp_path, capsys):
     from theorycheck import report
     from theorycheck.run.store import load_result
 
-    run_claims([Counting()], out=tmp_path, progress=False)
-    run_claims([Vacuous()], out=tmp_path, progress=False)
+    run_claims([Counting()], out=tmp_path, progress=False, isolate=False)
+    run_claims([Vacuous()], out=tmp_path, progress=False, isolate=False)
     (tmp_path / "results" / "cbss11.toy.json").write_text('{"id": "cbss11.toy", "verd')
     assert load_result(tmp_path, "cbss11.toy") is None
     report.render(tmp_path, registry={})

@@ -138,6 +138,7 @@ def test_verify_a_subject_that_ends_its_process_is_subject_error(tmp_path, capsy
     assert status == 1 and printed.startswith("SUBJECT-ERROR"), printed + err
     _one_line_naming(err, "the subject failed", f"subset_average ({subject})", "task", *ENDINGS[how])
     assert json.loads((tmp_path / "summary.json").read_text())["claims"][0]["verdict"] == "SUBJECT-ERROR"
+    assert not list(tmp_path.rglob("task-*.json"))  # nothing cached
     assert (tmp_path / f"{CHEAP}.html").exists()
 
 
@@ -155,6 +156,7 @@ def test_conform_a_learner_that_ends_its_process_fails(tmp_path, capsys, how, jo
     _one_line_naming(err, "conform AERR: FAIL", "process FAIL: the learner", f"tests.dying_subjects.AERR_{how}",
                      CONFORM_ENDINGS[how])
     assert json.loads((tmp_path / "conform-AERR.json").read_text())["verdict"] == "FAIL"
+    assert not list(tmp_path.rglob("task-*.json")) and not (tmp_path / ".cache" / "conformance").exists()
 
 
 @pytest.mark.parametrize("command", ["verify", "conform"])

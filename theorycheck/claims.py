@@ -496,15 +496,27 @@ def declare_paper(key: str, citation: str) -> str:
 
 def load_claims(modules) -> None:
     """Import the claims modules named in ``modules`` (dotted names; the current folder is searched
-    too, as ``python -m`` would). A module that cannot be imported, or whose declarations are
-    invalid, is a :class:`ParameterError` naming it."""
+    too, as ``python -m`` would). A module that cannot be imported, that exits, aborts or hangs when a process
+    of its own imports it first, or whose declarations are invalid, is a :class:`ParameterError` naming it."""
     discover()
     for name in modules or ():
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name):
             raise ParameterError(f"--claims {name!r} is not a module name (dotted, like mypkg.claims)")
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
-        _import_claims(name, f"claims module {name!r}")
+        if name not in sys.modules:  # first in a process of its own: one that exits there cannot end this run
+            from .run.probe import expose, import_in_worker
+
+            ended = import_in_worker(name)
+            if ended is not None:
+                raise ParameterError(f"cannot import the claims module {name!r}: importing it {ended}")
+            expose(name)
+        where = os.getcwd()
+        try:
+            _import_claims(name, f"claims module {name!r}")
+        finally:
+            if os.getcwd() != where:  # a module that changed the folder at import: --out stays where it was meant
+                os.chdir(where)
 
 
 def _import_claims(name: str, what: str) -> None:

@@ -684,24 +684,41 @@ class Terminated(KeyboardInterrupt):
 #: the signals that end a run as Ctrl-C does
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
+#: the signal that is stopping the run, once one came: a second one ends the process at once
+_STOPPING: list[int] = []
+
 
 def _terminated(signum, frame):
-    raise Terminated(signum)
+    """The first Ctrl-C, SIGTERM or SIGHUP stops the run where it is (its workers are ended, what was decided is
+    kept); a second one, while it stops, ends the process at once, in one line and without a traceback."""
+    if _STOPPING:
+        os.write(2, f"theorycheck: {signal.Signals(signum).name} again: stopped at once\n".encode())
+        os._exit(128 + signum)
+    _STOPPING.append(signum)
+    raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: run one command and return its exit status. SIGTERM and SIGHUP end a run as
-    Ctrl-C does (:class:`Terminated`), with exit status 128 + the signal's number."""
+    Ctrl-C does (:class:`Terminated`), with exit status 128 + the signal's number; a second one of them
+    while the run stops ends the process at once."""
     import threading
 
+    from .run.probe import guarded
+
     if threading.current_thread() is not threading.main_thread():  # signals can only be caught there
-        return _main(argv)
-    earlier = {signum: signal.signal(signum, _terminated) for signum in ENDING_SIGNALS}
+        with guarded():
+            return _main(argv)
+    caught = [*ENDING_SIGNALS] + [signal.SIGINT] * (signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    earlier = {signum: signal.signal(signum, _terminated) for signum in caught}
     try:
-        return _main(argv)
+        with guarded():
+            return _main(argv)
     finally:
-        for signum, handler in earlier.items():
-            signal.signal(signum, handler)
+        if not (_STOPPING and argv is None):  # the command itself, stopping: a second signal at exit ends it at once
+            for signum, handler in earlier.items():
+                signal.signal(signum, handler)
+            _STOPPING.clear()
 
 
 def _main(argv: list[str] | None) -> int:

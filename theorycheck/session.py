@@ -68,7 +68,8 @@ def vacuous_why(record: dict) -> str:
 def load_subject(spec: str):
     """The object named by ``module:attr``; modules are also looked up in the current folder,
     as ``python -m`` would, so a user's file beside them loads without setting PYTHONPATH. A module
-    of the user's is imported first in a worker process, so one that exits cannot end this run."""
+    of the user's is imported first in a process of its own, so one that exits cannot end this run; once it is
+    imported here, the built-in claims run in workers of their own (:func:`theorycheck.run.execute.expose`)."""
     module_name, sep, attr = spec.partition(":")
     if not sep:
         raise ParameterError(f"subject {spec!r} must be given as module:attribute")
@@ -77,17 +78,24 @@ def load_subject(spec: str):
                              "mypkg.mymodule)")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    if module_name not in sys.modules and module_name.split(".", 1)[0] != "theorycheck":
-        from .run.execute import import_in_worker
+    first = module_name not in sys.modules and module_name.split(".", 1)[0] not in ("theorycheck", "proofs",
+                                                                                      "simulations")
+    if first:
+        from .run.probe import expose, import_in_worker
 
         ended = import_in_worker(module_name)
         if ended is not None:
             raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} {ended}")
+        expose(module_name)
+    where = os.getcwd()
     try:
         obj = importlib.import_module(module_name)
     except Exception as err:  # a user's module that fails to import, for whatever reason: one line
         raise ParameterError(f"cannot load subject {spec!r}: importing {module_name} raised "
                              f"{type(err).__name__}: {err}") from None
+    finally:
+        if os.getcwd() != where:  # a module that changed the folder at import: --out stays where the user meant
+            os.chdir(where)
     try:
         for part in attr.split("."):
             obj = getattr(obj, part)
@@ -244,6 +252,9 @@ class Verification:
         self.params = {k: ",".join(map(str, v)) if isinstance(v, tuple | list) else str(v)
                        for k, v in (params or {}).items()}
         self.subjects = {k: load_subject(v) if isinstance(v, str) else v for k, v in (subjects or {}).items()}
+        from .run.execute import check_sendable
+
+        check_sendable(self.subjects)
         patterns = [ids] if isinstance(ids, str) else None if ids is None else list(ids)
         if patterns == []:  # an empty selection is not "every claim" (None is)
             raise ParameterError(f"{name('ids')} is empty: name at least one claim id or glob, or pass None for "
@@ -621,6 +632,10 @@ class Conformation:
             if not isinstance(value, bool):
                 raise ParameterError(f"{name(argument)} must be true or false; got {value!r}")
         self.learner = load_subject(learner) if isinstance(learner, str) else learner
+        if options.get("isolate") is not False:
+            from .run.execute import check_sendable
+
+            check_sendable({"learner": self.learner})
         configured(self.learner, ALGORITHMS[algorithm].function)  # not clonable: one line, no work
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ParameterError(f"{name('seed')} must be a non-negative integer, got {seed!r}")

@@ -33,6 +33,7 @@ from .execute import (
     _dask_client,
     _extensions,
     _run_round,
+    check_sendable,
     isolation_of,
 )
 from .plan import Plan, TaskError, _write_timings, plan_claims, read_timings
@@ -96,6 +97,8 @@ def run_claims(
     out = Path(out)
     if out.exists():
         remove_orphans(out)
+    if isolate is not False:
+        check_sendable(subjects or {})
     if plans is None:
         plans = plan_claims(
             claims, profile=profile, seed=seed, overrides=overrides or {}, subjects=subjects, out=out, force=force

@@ -1,10 +1,17 @@
 """Running the tasks: in this process, in worker processes or on a Dask cluster, in rounds (a sequential claim
 asks for more tasks after seeing some), with the progress bar and its time left.
 
-Isolation. A claim with a user's subject (one not defined in theorycheck, proofs or simulations) runs
-its tasks in a worker process even at ``--jobs 1`` (loky's, started once and reused), so a subject
-that exits, aborts, segfaults or runs past its time limit (:data:`TASK_SECONDS`) is SUBJECT-ERROR
-naming it and the task, and the run goes on; the built-in subjects run in this process.
+Isolation. A claim with a user's code (a subject, or the claim itself, not defined in theorycheck, proofs or
+simulations) runs its tasks in a worker process even at ``--jobs 1`` (loky's, started once and reused), so a
+subject that exits, aborts, segfaults, raises any BaseException or runs past its time limit (:data:`TASK_SECONDS`)
+is SUBJECT-ERROR naming it and the task, and the run goes on; nothing of it ever runs again in this process (a
+subject that cannot be sent to a worker is refused before any work, :func:`check_sendable`). The built-in claims
+run in this process at ``--jobs 1``, unless a user's module was imported into it
+(:func:`~theorycheck.run.probe.expose`): then they run in workers of their own that never load a user's code, as
+they do at any ``--jobs`` beside a user's claim.
+
+Interruption. Ctrl-C or SIGTERM while tasks run in workers ends the workers (SIGTERM, then SIGKILL after
+:data:`KILL_GRACE` seconds) before the interruption goes on up; a worker whose parent died ends itself.
 """
 
 from __future__ import annotations
@@ -15,13 +22,14 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
 import time
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +43,7 @@ from ..protocols import BadOutput, watched
 from ..validation import ParameterError
 from . import depends
 from .plan import Plan, TaskError, _expected_seconds, _one_line, _timed
+from .probe import exposed
 from .provenance import _json_default, _source_hash, own_code, task_seed, user_modules
 from .store import write_task
 
@@ -47,16 +56,25 @@ TASK_SECONDS = {"quick": 600.0, "full": 3600.0, "paper": 4 * 3600.0}
 #: seconds past a task's limit before this process ends a worker that did not end itself (a hang in C code)
 _GRACE = 30.0
 
+#: seconds a worker has to end after SIGTERM (the run was interrupted) before it gets SIGKILL
+KILL_GRACE = 1.0
 
 @dataclass(frozen=True)
 class Isolation:
     """The plans (by index) whose tasks run in worker processes even at ``--jobs 1`` (those with a user's
-    subject), their tasks' time limit in seconds, and the source hashes of the user's modules the workers
-    import (:func:`user_modules`; an edit since the workers started restarts them)."""
+    code), their tasks' time limit in seconds, and the source hashes of the user's modules the workers
+    import (:func:`user_modules`; an edit since the workers started restarts them). ``clean``: the other plans'
+    workers are a pool of their own, which never loads a user's code; ``apart``: the other plans run there even at
+    ``--jobs 1`` (a user's module was imported into this process, :func:`~theorycheck.run.probe.expose`);
+    ``uncached``: plans whose tasks run in this process after a user's module was imported into it, whose
+    measurements are not stored."""
 
     plans: frozenset[int] = frozenset()
     seconds: float = TASK_SECONDS["quick"]
     code: tuple[tuple[str, str], ...] = ()
+    clean: bool = False
+    apart: bool = False
+    uncached: frozenset[int] = frozenset()
 
 
 class CompileTime(numba_event.Listener):
@@ -199,9 +217,10 @@ def _isolated(function, *args, seconds: float = CONFORMANCE_SECONDS):
     """``function(*args)`` in a worker process of its own (loky's, started once and reused), so that a subject
     that exits, aborts, segfaults or hangs cannot end the run: its result, or a few words saying how the worker
     ended (an exit status, a signal, sys.exit, or not finished within ``seconds``, counted in the worker)."""
+    import pickle
     from concurrent.futures import TimeoutError as Timeout
 
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
 
     executor = _workers(1)
     late = f"did not finish within {seconds:g} s"
@@ -216,9 +235,14 @@ def _isolated(function, *args, seconds: float = CONFORMANCE_SECONDS):
             found = re.search(r"exit codes of the workers are \{(\w+)\((-?\d+)\)", str(err))
             return (f"ended its worker with signal {found.group(1)}" if found and int(found.group(2)) < 0 else
                     f"ended its worker with exit status {found.group(2)}" if found else "ended its worker")
+        except (pickle.PicklingError, BrokenProcessPool) as err:  # never run here instead: user code runs in workers
+            return f"could not be sent to a worker process ({_one_line(err)})"
         except Timeout:
-            executor.shutdown(wait=False, kill_workers=True)
+            end_workers(executor)
             return late
+        except BaseException:  # Ctrl-C or SIGTERM: the worker ends with the run
+            end_workers(executor)
+            raise
     return outcome.text if isinstance(outcome, _Exited) else outcome
 
 
@@ -228,8 +252,9 @@ class _Exited:
 
 
 def _exits_reported(stack: str, seconds: float, function, *args):
-    """``function(*args)`` in a worker, or an :class:`_Exited` when it raised SystemExit (which loky would re-raise
-    in the parent). A fatal signal's report goes to the file ``stack``, not to the terminal the run shares, and so
+    """``function(*args)`` in a worker, or an :class:`_Exited` when it raised SystemExit or another BaseException that
+    is not an Exception (which loky would re-raise in the parent: a KeyboardInterrupt would read as the user's
+    Ctrl-C there). A fatal signal's report goes to the file ``stack``, not to the terminal the run shares, and so
     does the stack after ``seconds``, when faulthandler ends the worker."""
     import faulthandler
 
@@ -241,6 +266,10 @@ def _exits_reported(stack: str, seconds: float, function, *args):
             return function(*args)
         except SystemExit as err:
             return _Exited(f"called sys.exit({err.code!r})")
+        except Exception:
+            raise
+        except BaseException as err:
+            return _Exited(f"raised {_one_line(err)}")
         finally:
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
@@ -308,7 +337,8 @@ def _run_round(plans, pending, stored, errors, history, profile, seed, jobs, cli
             stored[(i, r)] = payload
             _WORKER_STATE["code"].update(payload.get("depends", {}).get("files", {}))  # a worker holds them loaded
             _WORKER_STATE["read"].update(payload.get("depends", {}).get("env", ()))
-            write_task(plans[i].cache_dir / f"task-{r}.json", payload)
+            if i not in isolation.uncached:  # a built-in run here after a user's module was imported
+                write_task(plans[i].cache_dir / f"task-{r}.json", payload)
             finish(i)
     finally:
         ticking.set()
@@ -469,16 +499,7 @@ def process_tree_cpu() -> float | None:
         return None
     now = os.times()
     total, tick = now.user + now.system + now.children_user + now.children_system, os.sysconf("SC_CLK_TCK")
-    pids, todo = [], [os.getpid()]
-    while todo:  # a tree: each process is listed once, by its parent's threads
-        try:
-            children = [int(c) for thread in Path(f"/proc/{todo.pop()}/task").iterdir()
-                        for c in (thread / "children").read_text().split()]
-        except OSError:  # ended meanwhile, or a kernel without the children files
-            continue
-        pids += children
-        todo += children
-    for pid in pids:
+    for pid in descendants(os.getpid()):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
         except OSError:
@@ -559,8 +580,9 @@ def _dask_client(address: str):
 def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolation()):
     """Yield (plan index, task result) as tasks finish: in-process, in worker processes, or on a Dask
     cluster through ``client``. The tasks of the plans in ``isolation`` always run in a worker (one at
-    ``jobs`` 1), the others in-process at ``jobs`` 1. Tasks of a plan whose subject has failed (a
-    non-harness error in ``skip``) are not started."""
+    ``jobs`` 1), the others in-process at ``jobs`` 1 (unless ``isolation.apart``), in a pool of their own when
+    ``isolation.clean``. Tasks of a plan whose subject has failed (a non-harness error in ``skip``) are not
+    started."""
     def wanted(i):
         return i not in skip or skip[i].kind == "harness"
 
@@ -584,95 +606,107 @@ def _execute(calls, jobs: int, skip, client=None, isolation: Isolation = Isolati
                     other.cancel()
         return
 
-    pool = jobs > 1 and len(calls) > 1  # every task in the workers
-    for i, args in [] if pool else [(i, args) for i, args in calls if i not in isolation.plans]:
-        if wanted(i):
-            yield i, _run_task(*args)
-    away = calls if pool else [(i, args) for i, args in calls if i in isolation.plans]
-    if away:
-        yield from _in_workers(away, jobs, wanted, isolation)
+    theirs = [(i, args) for i, args in calls if i in isolation.plans]
+    ours = [(i, args) for i, args in calls if i not in isolation.plans]
+    if ours and (isolation.apart or (jobs > 1 and len(ours) > 1)):
+        yield from _in_workers(ours, jobs, wanted, isolation, _clean_workers if isolation.clean else _workers)
+    else:
+        for i, args in ours:
+            if wanted(i):
+                yield i, _run_task(*args)
+    if theirs:
+        yield from _in_workers(theirs, jobs, wanted, isolation)
 
 
-def _in_workers(calls, jobs: int, wanted, isolation: Isolation):
-    """Yield (plan index, task result) of ``calls`` run in ``jobs`` worker processes, at most ``jobs`` at a time.
+def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
+    """Yield (plan index, task result) of ``calls`` run in ``jobs`` worker processes of ``pool`` (a function of the
+    count of workers and the user's code, :func:`_workers` by default), at most ``jobs`` at a time.
 
     A worker that dies (an exit, a signal, a task of an isolated plan past its time limit, which faulthandler
-    ends after writing its stack) ends only its task: alone in flight, that task is the culprit; else each task
-    that was running runs again alone, and the one whose worker dies again is (:func:`_alone`). A subject that
-    cannot be sent to a worker (it does not pickle) runs in this process, with a warning."""
+    ends after writing its stack), or a task that cannot reach its worker (it does not pickle, or not unpickle
+    there), ends only its task, as a subject error: alone in flight (or with tasks of its own claim alone), that
+    task is the culprit; else each task that was running runs again alone, and the one whose worker dies again is
+    (:func:`_alone`). No task ever runs in this
+    process instead. Whatever ends this generator early (Ctrl-C, SIGTERM, a usage error) ends the workers."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from joblib.externals.loky.process_executor import BrokenProcessPool, TerminatedWorkerError
+    from joblib.externals.loky.process_executor import BrokenProcessPool
 
+    pool = pool or _workers
     queue = list(reversed(calls))
     running: dict[Any, tuple[int, tuple, float]] = {}  # future: (plan index, task arguments, when submitted)
+    executor = None  # started when a task is wanted, and again after a death
     with tempfile.TemporaryDirectory(prefix="theorycheck-running-") as watch:
-        executor = _workers(jobs, dict(isolation.code))
-        while queue or running:
-            while queue and len(running) < jobs:
-                i, args = queue.pop()
-                if not wanted(i):
-                    continue
-                limit = isolation.seconds if i in isolation.plans else None
-                try:
-                    running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
-                except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
-                    queue.append((i, args))
-                    if not running:
-                        executor = _workers(jobs, dict(isolation.code))
-                    break
-            if not running:  # nothing wanted was left, or a fresh pool takes the rest
-                continue
-            limited = [t for _, (i, _, t) in running.items() if i in isolation.plans]
-            patience = min(limited) + isolation.seconds + _GRACE - time.monotonic() if limited else None
-            done, _ = wait(running, timeout=None if patience is None else max(patience, 0.0),
-                           return_when=FIRST_COMPLETED)
-            if not done:  # a worker past its limit that faulthandler could not end: end every worker
-                executor.shutdown(wait=False, kill_workers=True)
-                for i, args, started in running.values():
-                    if i in isolation.plans and time.monotonic() - started > isolation.seconds:
-                        yield i, _ended(i, args, watch, _late(args, isolation.seconds))
-                    else:
+        try:
+            while queue or running:
+                while queue and len(running) < jobs:
+                    i, args = queue.pop()
+                    if not wanted(i):
+                        continue
+                    limit = isolation.seconds if i in isolation.plans else None
+                    executor = executor or pool(jobs, dict(isolation.code))
+                    try:
+                        running[executor.submit(_tagged, i, args, watch, limit)] = (i, args, time.monotonic())
+                    except BrokenProcessPool:  # a worker died since the last wait: the tasks in flight end with it
                         queue.append((i, args))
-                running.clear()
-                executor = _workers(jobs, dict(isolation.code))
-                continue
-            if any(isinstance(f.exception(), TerminatedWorkerError) for f in done):
-                done, _ = wait(running, timeout=60)  # the pool is broken: every task in flight ends with it
-            dead, lost = [], []
-            for future in done:
-                i, args, _ = running.pop(future)
-                err = future.exception()
-                if err is None:
-                    yield future.result()
-                else:
-                    (dead if isinstance(err, TerminatedWorkerError) else lost).append((i, args, err))
-            for i, args, err in lost:  # never ran in the worker (a subject it cannot unpickle): here, unprotected
-                if not wanted(i):
+                        if not running:
+                            executor = None
+                        break
+                if not running:  # nothing wanted was left, or a fresh pool takes the rest
                     continue
-                print(f"theorycheck: warning: task {args[5]} of {args[0].id} cannot run in a worker process "
-                      f"({_one_line(err)}); it runs in this process", file=sys.stderr)
-                yield i, _run_task(*args)
-            for i, args, err in dead:
-                if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
+                limited = [t for _, (i, _, t) in running.items() if i in isolation.plans]
+                patience = min(limited) + isolation.seconds + _GRACE - time.monotonic() if limited else None
+                done, _ = wait(running, timeout=None if patience is None else max(patience, 0.0),
+                               return_when=FIRST_COMPLETED)
+                if not done:  # a worker past its limit that faulthandler could not end: end every worker
+                    end_workers(executor)
+                    for i, args, started in running.values():
+                        if i in isolation.plans and time.monotonic() - started > isolation.seconds:
+                            yield i, _ended(i, args, watch, _late(args, isolation.seconds))
+                        else:
+                            queue.append((i, args))
+                    running.clear()
+                    executor = None
                     continue
-                limit = isolation.seconds if i in isolation.plans else None
-                yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(dead) == 1 or
-                          _timed_out(watch, i, args) else _alone(i, args, watch, limit))
-            if dead or lost:  # the pool is broken: the tasks still in flight run again in a fresh one
-                queue.extend((i, args) for i, args, _ in running.values())
-                running.clear()
-                executor = _workers(jobs, dict(isolation.code))
+                if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
+                    done, _ = wait(running, timeout=60)  # the pool is broken: every task in flight ends with it
+                failed = []
+                for future in done:
+                    i, args, _ = running.pop(future)
+                    err = future.exception()
+                    if err is None:
+                        yield future.result()
+                    else:
+                        failed.append((i, args, err))
+                culprits = {i for i, _, _ in failed}  # tasks of one claim only: its subject is the culprit
+                failed.sort(key=lambda f: not _timed_out(watch, f[0], f[1]))  # the task that ran out of time, first
+                for i, args, err in failed:
+                    if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
+                        continue
+                    limit = isolation.seconds if i in isolation.plans else None
+                    yield i, (_ended(i, args, watch, _how(err, watch, i, args, limit)) if len(culprits) == 1 or
+                              _timed_out(watch, i, args) else _alone(i, args, watch, limit, pool))
+                if failed:  # the pool may be broken: the tasks still in flight run again in a fresh one
+                    queue.extend((i, args) for i, args, _ in running.values())
+                    running.clear()
+                    end_workers(executor)
+                    executor = None
+        except BaseException:
+            if executor is not None and (running or queue):  # interrupted: no worker outlives the run
+                end_workers(executor)
+            raise
 
 
 def _tagged(i, args, watch: str | None = None, limit: float | None = None):
     """Run task ``args`` of claim ``i`` in a worker. With ``watch`` (a folder), a file ``<i>-<r>`` there marks the
     task as running and receives its Python stack if a fatal signal ends the worker, or when the task runs past
-    ``limit`` seconds (then faulthandler ends the worker, with exit status 1)."""
+    ``limit`` seconds (then faulthandler ends the worker, with exit status 1). A BaseException that is not an
+    Exception (KeyboardInterrupt, GeneratorExit, a subject's own) ends the task as a subject error, never the worker
+    nor the run."""
     depends.start()  # this is a worker: record what the task reads (no-op after the first task)
     if watch is None:
         with contextlib.redirect_stdout(sys.stderr):  # what a subject prints is not this run's output (--json)
-            return i, _recorded(_run_task(*args))
+            return i, _recorded(_guarded(args))
     import faulthandler
 
     marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
@@ -682,7 +716,7 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
             faulthandler.dump_traceback_later(limit, exit=True, file=fh)
         try:
             with contextlib.redirect_stdout(sys.stderr):
-                result = _run_task(*args)
+                result = _guarded(args)
         finally:
             faulthandler.cancel_dump_traceback_later()
             faulthandler.enable() if enabled else faulthandler.disable()
@@ -704,23 +738,47 @@ def _recorded(result):
     return r, payload if payload is None else {**payload, "depends": depends.recorded()}, error
 
 
-def _alone(i, args, watch: str, limit: float | None):
-    """Task ``args`` of claim ``i`` run alone in a worker: its result, or when its worker dies again a subject error
-    naming how the worker ended (signal, exit status or time limit) and the stack it was in."""
+def _guarded(args):
+    """:func:`_run_task` in a worker, where any BaseException it lets through ends its task as a subject error."""
+    try:
+        return _run_task(*args)
+    except BaseException as err:
+        claim, subjects, r = args[0], args[3], args[5]
+        trace = traceback.format_exc(limit=8)
+        culprit = _culprit(err, subjects)
+        if culprit is not None:
+            return r, None, TaskError("subject", f"{culprit} {_one_line(err)} (task {r})", trace)
+        who = _replaced(claim, subjects)
+        return r, None, TaskError("subject", f"subject {who} raised {_one_line(err)} in task {r}", trace)
+
+
+def _replaced(claim: Claim, subjects: dict[str, Any]) -> str:
+    """The subjects that replace the claim's own (all of them when none does), as "name (module.qualname), ..."."""
+    replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
+    return ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
+
+
+def _alone(i, args, watch: str, limit: float | None, pool=None):
+    """Task ``args`` of claim ``i`` run alone in a worker (of ``pool``): its result, or when its worker dies again
+    (or the task cannot reach it) a subject error naming how the worker ended (signal, exit status or time limit)
+    and the stack it was in."""
     from concurrent.futures import TimeoutError as Timeout
 
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    executor = _workers(1)
+    executor = (pool or _workers)(1, None)
     try:
         _, result = executor.submit(_tagged, i, args, watch, limit).result(
             timeout=None if limit is None else limit + _GRACE)
         return result
-    except TerminatedWorkerError as err:
-        return _ended(i, args, watch, _how(err, watch, i, args, limit))
     except Timeout:
-        executor.shutdown(wait=False, kill_workers=True)
+        end_workers(executor)
         return _ended(i, args, watch, _late(args, limit))
+    except (BrokenProcessPool, Exception) as err:  # a death, or a task that never reached its worker
+        return _ended(i, args, watch, _how(err, watch, i, args, limit))
+    except BaseException:
+        end_workers(executor)
+        raise
 
 
 def _timed_out(watch: str, i, args) -> bool:
@@ -730,11 +788,17 @@ def _timed_out(watch: str, i, args) -> bool:
 
 
 def _how(err: BaseException, watch: str, i, args, limit: float | None) -> str:
-    """What the subject of task ``args`` of claim ``i`` did to its worker: ran past its time limit, or ended it
-    (a signal or an exit status)."""
+    """What the subject of task ``args`` of claim ``i`` did to its worker: ran past its time limit, ended it
+    (a signal or an exit status), or could not reach it (it does not pickle, or not unpickle there)."""
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
     if limit is not None and _timed_out(watch, i, args):
         return _late(args, limit)
-    return f"killed the worker running task {args[5]}: {_ending(err)}"
+    if isinstance(err, TerminatedWorkerError):
+        return f"killed the worker running task {args[5]}: {_ending(err)}"
+    cause = err.__cause__ if err.__cause__ is not None and "un-serialize" in str(err) else err
+    return (f"could not be sent to a worker process for task {args[5]} ({_one_line(cause)}); a user's subject runs "
+            "only in workers, so the task did not run")
 
 
 def _late(args, limit: float) -> str:
@@ -758,10 +822,71 @@ def _ended(i, args, watch: str, how: str):
     claim, subjects, r = args[0], args[3], args[5]
     marker = Path(watch) / f"{i}-{r}"
     stack = marker.read_text(encoding="utf-8", errors="replace") if watch and marker.exists() else ""
-    replaced = {n: s for n, s in subjects.items() if s is not claim.subjects.get(n)} or subjects
-    who = ", ".join(f"{n} ({subject_name(s)})" for n, s in replaced.items())
-    return r, None, TaskError("subject", f"subject {who} {how}",
+    return r, None, TaskError("subject", f"subject {_replaced(claim, subjects)} {how}",
                               stack or "no Python stack: the process ended without a fatal-signal report")
+
+
+def end_workers(executor) -> None:
+    """End ``executor``'s worker processes and the processes they started: SIGTERM, then SIGKILL to those still
+    alive after :data:`KILL_GRACE` seconds (a subject may ignore SIGTERM); then shut the executor down."""
+    pids = [process.pid for process in list(getattr(executor, "_processes", {}).values())]
+    pids += [child for pid in pids for child in descendants(pid)]
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sent)
+            except OSError:
+                pass
+        deadline = time.monotonic() + KILL_GRACE
+        while time.monotonic() < deadline and any(map(_alive, pids)):
+            time.sleep(0.02)
+        if not any(map(_alive, pids)):
+            break
+    try:
+        executor.shutdown(wait=False, kill_workers=True)
+    except Exception:  # a pool already broken or shut down
+        pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, which only waits for its parent to read its status, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return not Path("/proc").exists()
+
+
+def descendants(pid: int) -> list[int]:
+    """The live descendants of process ``pid``, read from ``/proc`` (none where there is no ``/proc``)."""
+    found, todo = [], [pid]
+    while todo:  # a tree: each process is listed once, by its parent's threads
+        try:
+            children = [int(c) for thread in Path(f"/proc/{todo.pop()}/task").iterdir()
+                        for c in (thread / "children").read_text().split()]
+        except OSError:  # ended meanwhile, or a kernel without the children files
+            continue
+        found += children
+        todo += children
+    return found
+
+
+def worker_start(parent: int) -> None:
+    """Each worker's first step: Ctrl-C is the run's to handle (it ends the workers), not a subject's to see; and a
+    worker whose parent died (SIGKILL, say) ends itself at once, whatever its task is doing, rather than live on as
+    an orphan."""
+    _worker_started()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="theorycheck-parent", daemon=True).start()
 
 
 #: what the reusable workers started with: this process's folder and sys.path, and the source hashes of the
@@ -795,37 +920,58 @@ def _workers(n: int, code: dict[str, str] | None = None):
         known.clear()
     known.update(code)
     _WORKER_STATE["where"] = where
-    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale,
-                                 initializer=_worker_started)
+    return get_reusable_executor(max_workers=n, reuse=not stale, kill_workers=stale, initializer=worker_start,
+                                 initargs=(os.getpid(),))
+
+
+#: the pool of the built-in claims' tasks, apart from the user's code (:func:`_clean_workers`)
+_CLEAN: dict[str, Any] = {"executor": None}
+
+
+def _clean_workers(n: int, code: dict[str, str] | None = None):
+    """A pool of ``n`` worker processes for the built-in claims alone, kept for the next run of this process: its
+    workers never unpickle a user's subject, so whatever a user's module patches at import (numpy.linalg.eigh,
+    say) never reaches a built-in claim. ``code`` is ignored (no user's code runs there)."""
+    from joblib.externals.loky.process_executor import ProcessPoolExecutor
+
+    executor = _CLEAN["executor"]
+    if (executor is None or executor._flags.broken or executor._flags.shutdown or executor._max_workers != n
+            or executor._initargs != (os.getpid(),)):
+        if executor is not None:
+            end_workers(executor)
+        executor = _CLEAN["executor"] = ProcessPoolExecutor(max_workers=n, timeout=300, initializer=worker_start,
+                                                            initargs=(os.getpid(),))
+    return executor
 
 
 def isolation_of(plans: list[Plan], seconds: float, isolate: bool | None = None) -> Isolation:
-    """The :class:`Isolation` of ``plans``: those with a subject not defined in theorycheck, proofs or
+    """The :class:`Isolation` of ``plans``: those with a claim or a subject not defined in theorycheck, proofs or
     simulations (:func:`own_code`) run in workers, with ``seconds`` per task (``isolate`` True: every plan,
-    False: none)."""
-    foreign = [i for i, plan in enumerate(plans)
-               if (isolate if isolate is not None else not all(own_code(s) for s in plan.subjects.values()))]
-    code = {path: digest for i in foreign for s in plans[i].subjects.values() for path, digest in
-            user_modules(s).items()}
-    return Isolation(frozenset(foreign), seconds, tuple(sorted(code.items())))
+    False: none); the others in a pool of their own, and there even at ``--jobs 1`` once a user's module was
+    imported into this process (:func:`~theorycheck.run.probe.expose`). ``isolate`` False runs everything as told,
+    but a built-in plan run in this process after such an import is not cached."""
+    def users(plan):
+        return not (own_code(plan.claim) and all(own_code(s) for s in plan.subjects.values()))
+
+    foreign = [i for i, plan in enumerate(plans) if (isolate if isolate is not None else users(plan))]
+    code = {path: digest for i in foreign for s in (plans[i].claim, *plans[i].subjects.values())
+            for path, digest in user_modules(s).items()}
+    uncached = frozenset(i for i, plan in enumerate(plans) if isolate is False and exposed() and not users(plan))
+    return Isolation(frozenset(foreign), seconds, tuple(sorted(code.items())), clean=isolate is not False,
+                     apart=isolate is not False and bool(exposed()), uncached=uncached)
 
 
-#: seconds a user's module may take to import in its worker before it counts as hanging
-IMPORT_SECONDS = 600.0
+def check_sendable(subjects: Mapping[str, Any]) -> None:
+    """:class:`ParameterError`, in one line, for a user's subject that cannot be sent to a worker process (it does
+    not pickle, as loky pickles it): a user's subject runs only there, never in this process."""
+    from joblib.externals.loky.backend.reduction import dumps
 
-
-def import_in_worker(module: str, seconds: float = IMPORT_SECONDS) -> str | None:
-    """Import ``module`` in a worker process first (:func:`_isolated`), so a module that exits, aborts or hangs
-    at import cannot end this process: None when the import returned (or raised, which the caller's own
-    import reports), else how it ended the worker, in a few words."""
-    outcome = _isolated(_imports, module, seconds=seconds)
-    return outcome if isinstance(outcome, str) else None
-
-
-def _imports(module: str) -> None:
-    import importlib
-
-    try:
-        importlib.import_module(module)
-    except Exception:  # reported by the caller's own import, in one line
-        pass
+    for name, subject in subjects.items():
+        if own_code(subject):
+            continue
+        try:
+            dumps(subject)
+        except Exception as err:
+            raise ParameterError(f"subject {name} ({subject_name(subject)}) cannot be sent to a worker process, where "
+                                 f"a user's subject runs: it does not pickle ({_one_line(err)}); pass its class, or "
+                                 "an instance or function that pickles") from None

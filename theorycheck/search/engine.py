@@ -330,12 +330,19 @@ def _run_batch(study: Study, optuna_study, pending, jobs: int) -> None:
 
 def _map(function, jobs_list: list, jobs: int) -> list:
     """``function`` over ``jobs_list``, in this process at ``jobs`` 1, else in loky's reusable pool (kept warm
-    across batches, so compiled kernels are reused)."""
+    across batches, so compiled kernels are reused). A point run in this process runs a user's code in workers
+    (``isolate`` None), never here; one run in the pool runs it in that worker."""
     if jobs <= 1 or len(jobs_list) <= 1:
-        return [function(job) for job in jobs_list]
+        return [function({**job, "isolate": None if job["isolate"] is False else job["isolate"]})
+                for job in jobs_list]
+    import os
+
     from joblib.externals.loky import get_reusable_executor
 
-    executor = get_reusable_executor(max_workers=jobs, reuse=True)
+    from ..run.execute import worker_start
+
+    # the same workers as verify's (the same start, so loky reuses them rather than starting others)
+    executor = get_reusable_executor(max_workers=jobs, reuse=True, initializer=worker_start, initargs=(os.getpid(),))
     return list(executor.map(function, jobs_list))
 
 
