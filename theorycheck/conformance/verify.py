@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -153,48 +154,46 @@ class _Cached:
         self.records: dict[str, dict[str, Any]] = {}
 
     def record(self, algorithm: str, subject, name: str, point: dict[str, Any] | None) -> dict[str, Any]:
-        identity = [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version()]
-        key = hashlib.sha256(json.dumps(identity + ([point] if point else [])).encode()).hexdigest()[:20]
-        if key not in self.records:
-            path = self.out / ".cache" / "conformance" / f"{key}.json"
-            record = read_conformance(path) if self.use_cache else None
-            if record is None:
-                if self.progress:
-                    where = f" at the claim's {_point_text(point)}" if point else ""
-                    print(f"theorycheck: checking {subject_name(subject)} against {algorithm} (conformance){where} "
-                          "before the claims that run it", file=sys.stderr)
-                record = _isolated(with_depends, in_verify, algorithm, subject, self.profile, self.seed, 1e-3,
-                                   point, seconds=self.seconds)
-                if isinstance(record, str):  # the subject ended the process that checked it: not cached
-                    record = {"died": f"subject {name} ({subject_name(subject)}) {record} while it was checked "
-                                      f"against {algorithm} (conformance)"}
-                else:
-                    write_json(path, sealed(record))
-                    record.pop("depends", None)
-            self.records[key] = record
-        return self.records[key]
-
+        """The conformance record of ``subject`` in ``algorithm``'s place (:func:`in_verify`), at the claim's
+        ``point`` when given, or {"died": why}."""
+        where = f" at the claim's {_point_text(point)}" if point else ""
+        return self._computed(
+            [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version()]
+            + ([point] if point else []), read_conformance,
+            f"checking {subject_name(subject)} against {algorithm} (conformance){where} before the claims that run it",
+            f"subject {name} ({subject_name(subject)}) {{how}} while it was checked against {algorithm} (conformance)",
+            in_verify, algorithm, subject, self.profile, self.seed, 1e-3, point)
 
     def path(self, algorithm: str, subject, name: str, plan: Plan) -> dict[str, Any]:
         """The path check of ``subject`` on ``plan``'s own fits (:func:`~.path.path_record`), cached per claim and
         parameters: a check's record, {} when the algorithm has no gradient step, or {"died": why}."""
         from .path import path_record
 
-        identity = [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version(), "path",
-                    plan.claim.id, json.dumps(plan.params, sort_keys=True, default=repr)]
+        return self._computed(
+            [algorithm, _subject_fingerprint(subject), self.profile, self.seed, code_version(), "path",
+             plan.claim.id, json.dumps(plan.params, sort_keys=True, default=repr)], _read_json,
+            f"checking {subject_name(subject)} against {algorithm} on {plan.claim.id}'s own fits (conformance: "
+            "every step)",
+            f"subject {name} ({subject_name(subject)}) {{how}} while its fits in {plan.claim.id} were checked against "
+            f"{algorithm} (conformance: path)",
+            path_record, algorithm, subject, plan.claim, plan.params, plan.subjects, name, self.seed)
+
+    def _computed(self, identity: list, read: Callable[[Path], dict | None], announce: str, died: str, function,
+                  *args) -> dict[str, Any]:
+        """``function(*args)`` run once per ``identity`` in a worker of its own (:func:`_isolated`) and stored under
+        ``out/.cache/conformance``, or read back from there with ``read``; ``announce`` is printed before it runs
+        (with progress) and ``died`` (its ``{how}`` filled in) is the record of a subject that ended its worker,
+        which is not stored."""
         key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:20]
         if key not in self.records:
             file = self.out / ".cache" / "conformance" / f"{key}.json"
-            record = _read_json(file) if self.use_cache else None
+            record = read(file) if self.use_cache else None
             if record is None:
                 if self.progress:
-                    print(f"theorycheck: checking {subject_name(subject)} against {algorithm} on {plan.claim.id}'s own "
-                          "fits (conformance: every step)", file=sys.stderr)
-                record = _isolated(with_depends, path_record, algorithm, subject, plan.claim, plan.params,
-                                   plan.subjects, name, self.seed, seconds=self.seconds)
-                if isinstance(record, str):
-                    record = {"died": f"subject {name} ({subject_name(subject)}) {record} while its fits in "
-                                      f"{plan.claim.id} were checked against {algorithm} (conformance: path)"}
+                    print(f"theorycheck: {announce}", file=sys.stderr)
+                record = _isolated(with_depends, function, *args, seconds=self.seconds)
+                if isinstance(record, str):  # the subject ended the process that checked it: not cached
+                    record = {"died": died.replace("{how}", record, 1)}
                 else:
                     write_json(file, sealed(record))
                     record.pop("depends", None)
