@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import theorycheck
+from tests.search_campaign import CAMPAIGN
 from theorycheck.claims import discover
 from theorycheck.cli import main
 from theorycheck.search import Choice, Int, Real, Space, at_most, even, space_of, stream_seed
@@ -215,3 +216,17 @@ def test_a_counterexample_where_a_recorded_erratum_applies_is_that_erratum_and_e
     assert recorded.verdict == "FAIL" and recorded.exit_status == 0 and "recorded erratum [eta]" in recorded.lines()[0]
     new = SearchResult("hk12.thm3.4", "bound", "quick", 0, [trial], [fail])
     assert new.exit_status == 1 and "recorded erratum" not in new.lines()[0]
+
+
+@pytest.mark.parametrize("planted", [p for p in CAMPAIGN if p.claims is None and discover()[p.claim].kind == "exact"],
+                         ids=lambda p: p.claim)
+def test_the_campaigns_exact_defects_pass_the_default_and_fail_in_their_region(planted, tmp_path):
+    """benchmarks/search_power.py's premise, on its cheap (exact) defects: each PASSes verify at the claim's default
+    quick instance, where a search starts blind, and FAILs at a point of the region where it is written wrong."""
+    from theorycheck.session import load_subject
+
+    subjects = {name: load_subject(spec) for name, spec in planted.subjects.items()}
+    default, wrong = (theorycheck.verify(planted.claim, subjects=subjects, params={**planted.overrides, **at},
+                                         out=tmp_path / str(i))[0] for i, at in enumerate(({}, planted.fails_at)))
+    assert default.verdict == "PASS", default.record["decision"][:1500]
+    assert wrong.verdict == "FAIL", wrong.record["decision"][:1500]
