@@ -1,6 +1,6 @@
 """Subjects that try to reach theorycheck's own process, for tests/test_isolation.py: a subset average of
 cbss11.lemma7 and an AERR learner (for ``conform AERR``) that does not pickle, raises a BaseException, exits
-with status 0 or sleeps; importable without pytest."""
+with status 0 or sleeps, raises KeyboardInterrupt or GeneratorExit; importable without pytest."""
 
 import os
 import threading
@@ -19,6 +19,8 @@ def _does(how: str) -> None:
         raise Planted("planted BaseException")
     if how == "interrupt":
         raise KeyboardInterrupt("the subject's own, not the user's")
+    if how == "genexit":
+        raise GeneratorExit("a generator's own ending, raised by hand")
     if how == "exit0":
         os._exit(0)
     if how == "sleep":
@@ -44,7 +46,7 @@ def _learner_that(how):
     return Learner
 
 
-HOWS = ("base", "interrupt", "exit0", "sleep")
+HOWS = ("base", "interrupt", "genexit", "exit0", "sleep")
 for _how in HOWS:
     globals()[f"average_{_how}"] = _average_that(_how)
     globals()[f"AERR_{_how}"] = _learner_that(_how)

@@ -20,6 +20,7 @@ a worker pays for a fresh one (about 2.5 s of CPU), and each signal test for a p
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -34,17 +35,20 @@ from theorycheck.cli import main
 from theorycheck.validation import ParameterError
 from theorycheck.verdicts import ExitCode, Verdict
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CHEAP = "cbss11.lemma7"
 HOSTILE = "tests.hostile_subjects"
 
 #: what each subject does, and the words its one line must hold
 WORDS = {"locked": "does not pickle", "base": "Planted: planted BaseException",
-         "interrupt": "KeyboardInterrupt: the subject's own", "exit0": "exit status 0", "sleep": "within 1 s"}
+         "interrupt": "KeyboardInterrupt: the subject's own", "genexit": "GeneratorExit: a generator's own",
+         "exit0": "exit status 0", "sleep": "within 1 s"}
 AVERAGE = {"locked": "locked_average", "base": "average_base", "interrupt": "average_interrupt",
-           "exit0": "average_exit0", "sleep": "average_sleep"}
-LEARNER = {"locked": "locked_aerr", "base": "AERR_base", "interrupt": "AERR_interrupt", "exit0": "AERR_exit0",
-           "sleep": "AERR_sleep"}
+           "genexit": "average_genexit", "exit0": "average_exit0", "sleep": "average_sleep"}
+LEARNER = {"locked": "locked_aerr", "base": "AERR_base", "interrupt": "AERR_interrupt", "genexit": "AERR_genexit",
+           "exit0": "AERR_exit0", "sleep": "AERR_sleep"}
 
 
 def _one_line(err: str, *words: str) -> str:
@@ -68,7 +72,7 @@ def _timeout(how: str) -> str:
 #: a subject that ends its worker (os._exit, a signal, sys.exit, a hang past --task-timeout) at --jobs 1 and 2, on
 #: verify and conform, is tests/test_subject_failures.py's matrix (which checks that nothing is cached too): here
 #: the failures that used to send a task back into this process, and the API's front door
-LIVE = ("locked", "base", "interrupt")
+LIVE = ("locked", "base", "interrupt", "genexit")
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -131,6 +135,33 @@ def test_the_api_a_hostile_subject_is_subject_error_and_never_runs_here(tmp_path
     assert f"subset_average ({HOSTILE}.average_{how})" in results.messages[0] and "task" in results.messages[0]
     assert WORDS[how] in results.messages[0], results.messages
     _nothing_cached(out)
+
+
+#: the pytest plugin: each hostile subject at --jobs 1 and 2 (one of them at each for the slower ones)
+PLUGIN_CASES = [(how, jobs) for how in ("base", "interrupt", "genexit", "exit0") for jobs in (1, 2)] + [
+    ("sleep", 2), ("locked", 1)]
+
+
+def test_the_pytest_plugin_a_hostile_subject_fails_its_test_and_the_session_goes_on(pytester, monkeypatch):
+    """Under the plugin's assert_verifies, in a pytest session of the user's own: each hostile subject fails its
+    own test with the one-line cause (never exit 0 mid-session, never the user's Ctrl-C), and the test after them
+    still runs and passes."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    lines = ["from tests import hostile_subjects as h", ""]
+    for how, jobs in PLUGIN_CASES:
+        lines += [f"def test_{how}_at_{jobs}(assert_verifies, tmp_path):",
+                  f"    assert_verifies({CHEAP!r}, subset_average=h.{AVERAGE[how]}, jobs={jobs}, "
+                  f"task_timeout={_timeout(how)}, out=tmp_path)", ""]
+    lines += ["def test_after_them():", "    assert True", ""]
+    pytester.makepyfile(test_hostile="\n".join(lines))
+    outcome = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    outcome.assert_outcomes(passed=1, failed=len(PLUGIN_CASES))
+    assert outcome.ret == pytest.ExitCode.TESTS_FAILED
+    text = outcome.stdout.str()
+    for how, jobs in PLUGIN_CASES:
+        assert f"FAILED test_hostile.py::test_{how}_at_{jobs}" in text, text[-3000:]
+        assert WORDS[how] in text, (how, text[-3000:])
+    assert text.count(f"{Verdict.SUBJECT_ERROR} {CHEAP}") == len(PLUGIN_CASES) - 1, text[-3000:]
 
 
 AT_IMPORT = {"os._exit(0)": ("import os\nos._exit(0)\n", "ended its worker with exit status 0"),

@@ -37,13 +37,14 @@ def assert_conforms(algorithm: str, *, learner, profile: str = "quick", seed: in
 
 def assert_verifies(ids, *, profile: str = "quick", seed: int = 0, params: dict | None = None,
                     power: bool = False, power_idea: bool = False, out=None, jobs: int = 1,
-                    scheduler: str | None = None, **subjects: Any) -> None:
+                    scheduler: str | None = None, task_timeout: float | None = None, **subjects: Any) -> None:
     """Fail unless every claim in ``ids`` is PASS with the given subjects (``learner=MyAERR``); with ``power``
     (or ``power_idea``), also unless each planted defect run gets the verdict its claim declares. ``out``,
-    ``jobs`` and ``scheduler`` are those of :func:`theorycheck.verify`."""
+    ``jobs``, ``scheduler`` and ``task_timeout`` (seconds one task of your subject may take) are those of
+    :func:`theorycheck.verify`."""
     __tracebackhide__ = True
     results = api.verify(ids, profile=profile, seed=seed, params=params, subjects=subjects or None, power=power,
-                         power_idea=power_idea, out=out, jobs=jobs, scheduler=scheduler)
+                         power_idea=power_idea, out=out, jobs=jobs, scheduler=scheduler, task_timeout=task_timeout)
     failed = [f"{r.verdict} {r.id}:\n{r.decision}" for r in results if r.verdict != Verdict.PASS]
     if results.power_unlike:
         failed.append("planted defects not caught as their claims declare: " + "; ".join(results.power_unlike))
