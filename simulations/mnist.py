@@ -385,19 +385,34 @@ class Hk12Mnist(_Curves):
     ]
     tolerance_reason = "F = 1.25 on the plotted axis ranges (see the interpretation)."
     non_reproductions = (
-        NonReproduction("fig1-start", "§5, Figure 1 and its text",
-                        "with 4 attributes per training image AELR's test error (k + 1 = 4) is well below AER's "
-                        "(k = 4) along the entire curve",
-                        f"not 'significantly' (10%) lower at {_FIG1_START} and 6 000 examples: at {_FIG1_START} AER is "
-                        "slightly better (median log(AER/AELR) −0.033, sign-test interval [−0.057, −0.010] over 30 "
-                        "splits of 5 runs in the paper profile; AELR below AER in 6 of 30), and at 6 000 AELR is "
-                        "about 5% better (full profile, 40 splits: 0.052 in [0.020, 0.099] at seed 0, 0.053 in "
-                        "[0.028, 0.088] at seed 1: TIED against the magnitude ε = 0.1); at 12 108 examples the gain "
-                        "is 0.065 to 0.092, UNDECIDED",
-                        "both tuned by cross-validation (10 folds in the paper profile, 5 in full): AELR over "
-                        "B ∈ {3, 10, 30} and η from 10⁻⁴ to 0.1, AER over B and λ from 0.3 to 100 (λ widened after "
-                        "cross-validation chose the old edge); B = 1 added in one run, chosen by no split",
-                        seeds="full profile, seeds 0 and 1 (δ = 0.004): TIED at 2 000 and 6 000 examples on both"),
+        NonReproduction("fig1-start", "§5, Figure 1 and its text (line 372)",
+                        "with 4 attributes per training image AELR's test error (k + 1 = 4) is \"significantly "
+                        "lower\" than AER's (k = 4) along the entire execution",
+                        f"at {_FIG1_START} examples AELR is not shown lower on either seed: mean log(err_AER/err_AELR) "
+                        "−0.016 in [−0.079, 0.047] (seed 0) and −0.032 in [−0.081, 0.017] (seed 1), Student t over 20 "
+                        "splits, NEGLIGIBLE (any advantage is below 10%, so a bare 'lower' is neither shown nor "
+                        "contradicted, and the run does not count it against the paper); lower at 6 000 and "
+                        "12 108 examples on both seeds (0.054 in [0.016, 0.092] and 0.065 in [0.017, 0.114] at seed "
+                        "0), and at 500 on seed 0 (0.105 in [0.001, 0.209]; seed 1 UNDECIDED)",
+                        "both tuned by cross-validation (5 folds in full): AELR over B ∈ {3, 10, 30} and η from 10⁻⁴ "
+                        "to 0.1, AER over B and λ from 0.3 to 100 (λ widened after cross-validation chose the old "
+                        "edge); the direction decides at every prefix of the paper-scale grid (500, 2 000, 6 000, "
+                        "12 108 examples); the earlier reading (TIED against ε = 0.1 at 2 000 and 6 000) rested on "
+                        "an ε the paper does not print and is withdrawn",
+                        seeds="full profile, seeds 0 and 1 (δ = 0.004): NEGLIGIBLE at 2 000 examples on both, at "
+                              "869f014 and 1bba587"),
+        NonReproduction("online-lasso", "§5, line 372",
+                        "AELR's test error is \"almost 10 times better\" than an online Lasso solver's",
+                        "online Lasso is the better of the two at the end of the curve (12 108 examples, the solver "
+                        "at AELR's attribute budget): mean log(err_online/err_AELR) −0.147 in [−0.237, −0.058] (seed "
+                        "0) and −0.138 in [−0.209, −0.066] (seed 1), Student t over 20 splits: AELR's error about "
+                        "15% above the online solver's, where the paper prints a factor of almost 10 (ε = log 10, "
+                        "reproduced from a factor √10 on): REVERSED on both seeds",
+                        "AELR (k + 1 = 4) and the online Lasso (EG± on every pixel, the examples it sees cut to "
+                        "AELR's number of attributes, as Figure 1's attribute axis does) both tuned by 5-fold "
+                        "cross-validation over B ∈ {3, 10, 30} and η from 10⁻⁴ to 0.1; on quick's 1 000-image subset "
+                        "AELR is ahead (0.078 in [0.023, 0.133] at seed 0), far from a factor 10",
+                        seeds="full profile, seeds 0 and 1 (δ = 0.004): REVERSED on both, at 869f014 and 1bba587"),
         NonReproduction("fig2", "§5, Figure 2 and its text",
                         "with 56 attributes per training image AERR's test error (k + 1 = 56) stays well below AER's "
                         "(k = 56), by a large gap",
@@ -452,7 +467,8 @@ class Hk12Mnist(_Curves):
                          paper="\"the gap between AERR and AER is large\"", **size,
                          why="the size of \"large\": no size is printed, so it is reported against the convention"),
                 Ordering("AELR almost 10 times better than online Lasso", "aelr", "online_lasso", margin=_TEN,
-                         question=MAGNITUDE, source=PRINTED, sentence="§5, line 372", estimand=_MEAN_WHY,
+                         known="online-lasso", question=MAGNITUDE, source=PRINTED, sentence="§5, line 372",
+                         estimand=_MEAN_WHY,
                          derivation=f"\"almost 10 times better\": ε = log 10 = {_TEN:.3f}; the indifference zone "
                                     f"[ε/2, ε] makes a factor √10 = {math.sqrt(10):.2f} enough to reproduce, which "
                                     "grants the \"almost\"",
@@ -555,17 +571,18 @@ class Ks15Mnist(_Curves):
     ]
     tolerance_reason = "F = 1.25 on axis windows, 1.05 on the printed ρ (see the interpretation)."
     non_reproductions = (
-        NonReproduction("fig4-start", "§5.2, Figure 4 and its text",
-                        "DDAELR (k + 1 = 5) is considerably better than AELR at every training set size checked",
-                        "at 500 examples DDAELR is only 2.5-3% better than AELR: median log(err(AELR)/err(DDAELR)) "
-                        "0.025 in [0.014, 0.039] (seed 0) and 0.029 in [0.019, 0.038] (seed 1) over 24 splits of 5 "
-                        "runs each, TIED against the magnitude ε = 0.1; from 6 000 examples on it is about 20% better "
-                        "(REPRODUCED), and at 2 000 and 12 108 UNDECIDED",
-                        "both with the experiments' improvements (improved inner products, the budget split evenly "
-                        "between the data-point and inner-product estimates, 5 = 3 + 2), DDAELR given E[x²] of the "
-                        "training part, both tuned by 5-fold cross-validation over B ∈ {3, 10, 30} and η from 10⁻⁴ "
-                        "to 0.1",
-                        seeds="full profile, seeds 0 and 1 (δ = 0.004): TIED at 500 examples on both"),
+        NonReproduction("fig3-online", "§5.2, Figure 3 and its text (lines 1838–1841)",
+                        "for a small total number of examined attributes DDAERR is \"even better\" than the online "
+                        "Ridge algorithm",
+                        "at the smallest prefix of the paper-scale grid (500 examples, 28 500 attributes) online Ridge "
+                        "is the better: mean log(err_online/err_DDAERR) −0.148 in [−0.257, −0.038] (seed 0, 24 "
+                        "splits) and −0.190 in [−0.305, −0.074] (seed 1, 12 splits), Student t: REVERSED on both "
+                        "seeds (the sign test beside it: −0.160 in [−0.312, 0.041] at seed 0)",
+                        "DDAERR (k + 1 = 57, with the experiments' improvements: improved inner products, the budget "
+                        "split evenly) given E[x²] of the training part, online Ridge (projected gradient on every "
+                        "pixel, the examples it sees cut to DDAERR's number of attributes, as Figure 3's attribute "
+                        "axis does), both tuned by 5-fold cross-validation over B ∈ {3, 10, 30} and η from 10⁻⁴ to 0.1",
+                        seeds="full profile, seeds 0 and 1 (δ = 0.004): REVERSED on both, at 869f014 and 1bba587"),
     )
     defects = (_SHUFFLED,
                Defect("DDAERR given uniform moments (its q uniform), the improved inner product kept: ks15's idea "
@@ -624,12 +641,12 @@ class Ks15Mnist(_Curves):
                          why="\"similarly\" needs a margin the paper does not print: an equivalence against a "
                              "conventional ε, reported (a non-reproduction never rests on a convention alone)"),
                 Ordering("Figure 3: DDAERR < online Ridge at the smallest budget", "dd_ridge", "online_ridge",
-                         at=first, margin=0.1, **conv, sentence="§5.2, lines 1838–1841",
+                         at=first, margin=0.1, known="fig3-online", **conv, sentence="§5.2, lines 1838–1841",
                          paper="DDAERR \"even better\" than online Ridge \"for a small total number of examined "
                                "attributes\"",
                          why="a bare \"better\" at a small number of attributes: the direction decides at the "
                              "smallest prefix of the paper-scale grid (500 examples, 28 500 attributes)"),
-                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=steps, margin=0.1, known="fig4-start",
+                Ordering("Figure 4: DDAELR < AELR", "dd_lasso", "aelr", at=steps, margin=0.1,
                          **conv, **fig4,
                          why="\"considerably better\" with no size printed: the direction decides; at every prefix, "
                              "since the text calls the results \"similar\" to Figure 3's, which holds \"for all "
