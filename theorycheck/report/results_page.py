@@ -131,9 +131,27 @@ def results_markdown(runs: list[dict[str, Any]], command: str) -> str:
         lines += [f"None: no deciding finding goes against the paper in every {profile} run that ran it (at least "
                   "two runs are needed).", ""]
     for item in found:
-        known = f" (registry key `{item['known']}`)" if item["known"] else " (not in the registry: new)"
+        key = item["known"] or registered(item["claim"], item["finding"], profile)
+        known = (f" (registry key `{key}`" + ("" if item["known"] else ", recorded after these runs") + ")" if key
+                 else " (not in the registry: new)")
         lines.append(f"- `{item['claim']}`: {item['finding']}{known}: " + "; ".join(item["runs"]))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def registered(claim_id: str, finding: str, profile: str) -> str:
+    """The registry key the claim's current declaration gives ``finding`` (a stored finding's name, with its
+    " (prefix i)"), or "": a run made before the non-reproduction was recorded stores none."""
+    from ..claims import discover
+
+    claim = discover().get(claim_id)
+    if claim is None or not hasattr(claim, "findings"):
+        return ""
+    try:
+        declared = claim.findings(claim.params_for(profile))
+    except Exception:  # a claim whose findings need its data: nothing to say
+        return ""
+    label = finding.rsplit(" (prefix ", 1)[0]
+    return next((getattr(f, "known", "") or "" for f in declared if getattr(f, "label", None) == label), "")
 
 
 def main(argv: list[str] | None = None) -> int:
