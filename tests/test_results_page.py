@@ -58,3 +58,14 @@ def test_a_folder_without_a_summary_is_refused(tmp_path):
     assert main([str(tmp_path)]) == 2
     with pytest.raises(Exception, match="no run folder"):
         results_markdown([], "cmd")
+
+
+def test_a_finding_recorded_after_the_runs_gets_the_key_its_declaration_now_gives():
+    from theorycheck.report.results_page import registered
+
+    assert registered("hk12.exp-mnist", "AELR almost 10 times better than online Lasso (prefix -1)", "full") == \
+        "online-lasso"
+    assert registered("ks15.exp-mnist", "Figure 3: DDAERR < online Ridge at the smallest budget (prefix 0)",
+                      "full") == "fig3-online"
+    assert registered("ks15.exp-mnist", "Figure 4: DDAELR < AELR (prefix 0)", "full") == ""  # fig4-start withdrawn
+    assert registered("no.such-claim", "anything", "full") == ""
