@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from .conformance import Conformance
-from .run.probe import guarded
 from .session import Conformation, Verification
 from .verdicts import ExitCode, Verdict
 
@@ -96,6 +95,8 @@ def verify(ids: str | list[str] | None = None, *, profile: str = "quick", subjec
     machine holds (unless ``force``), raise :class:`theorycheck.validation.ParameterError` before anything runs.
     Claims of your own are found once the module that declares them is imported (or named by an installed
     package's ``theorycheck.claims`` entry point)."""
+    from .run.probe import guarded
+
     with guarded(), Verification(ids, profile=profile, subjects=subjects, params=params, seed=seed, jobs=jobs,
                       scheduler=scheduler, out=out, power=power, power_idea=power_idea, cache=cache, scaling=scaling,
                       force=force, task_timeout=task_timeout, progress=progress) as session:
@@ -115,6 +116,8 @@ def conform(algorithm: str, learner, *, profile: str = "quick", seed: int = 0, c
     ``isolate`` pass through ``options``); ``learner`` may also be a ``"module:attr"`` string. With ``out``,
     ``conform-<ALGORITHM>.json`` and ``.html`` and the claims' report are written there, as the command line
     writes them. Bad arguments raise :class:`theorycheck.validation.ParameterError` before any work."""
+    from .run.probe import guarded
+
     with guarded():
         session = Conformation(algorithm, learner, profile=profile, seed=seed, claims=claims, out=out, jobs=jobs,
                                progress=progress, optional=optional, force=force, task_timeout=task_timeout,

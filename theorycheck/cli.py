@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import json
 import os
 import signal
@@ -704,21 +705,27 @@ def main(argv: list[str] | None = None) -> int:
     while the run stops ends the process at once."""
     import threading
 
-    from .run.probe import guarded
-
     if threading.current_thread() is not threading.main_thread():  # signals can only be caught there
-        with guarded():
-            return _main(argv)
+        return _main(argv)
     caught = [*ENDING_SIGNALS] + [signal.SIGINT] * (signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     earlier = {signum: signal.signal(signum, _terminated) for signum in caught}
     try:
-        with guarded():
-            return _main(argv)
+        return _main(argv)
     finally:
         if not (_STOPPING and argv is None):  # the command itself, stopping: a second signal at exit ends it at once
             for signum, handler in earlier.items():
                 signal.signal(signum, handler)
             _STOPPING.clear()
+
+
+def _guarded(command: str):
+    """The commands that run claims keep the built-in ones away from a user's module they import, for as long as
+    they run (:func:`theorycheck.run.probe.guarded`); the others import nothing heavy (``list`` stays fast)."""
+    if command not in ("verify", "conform", "search"):
+        return contextlib.nullcontext()
+    from .run.probe import guarded
+
+    return guarded()
 
 
 def _main(argv: list[str] | None) -> int:
@@ -727,15 +734,16 @@ def _main(argv: list[str] | None) -> int:
             stream.reconfigure(errors="theorycheck-ascii")
     try:
         args = build_parser().parse_args(argv)
-        if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
-            from .claims import load_claims
-
-            load_claims(args.claims)
         commands = {"list": _cmd_list, "verify": _cmd_verify, "search": _cmd_search, "report": _cmd_report,
                     "show": _cmd_show,
                     "clean": _cmd_clean,
                     "errata": _cmd_errata, "conform": _cmd_conform, "new": _cmd_new}
-        return commands[args.command](args)
+        with _guarded(args.command):
+            if getattr(args, "claims", None) and args.command != "list":  # list loads them itself
+                from .claims import load_claims
+
+                load_claims(args.claims)
+            return commands[args.command](args)
     except ParameterError as err:
         print(f"theorycheck: error: {str(err).splitlines()[0]}", file=sys.stderr)
         return ExitCode.USAGE

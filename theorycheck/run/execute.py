@@ -679,7 +679,9 @@ def _in_workers(calls, jobs: int, wanted, isolation: Isolation, pool=None):
                     else:
                         failed.append((i, args, err))
                 culprits = {i for i, _, _ in failed}  # tasks of one claim only: its subject is the culprit
-                failed.sort(key=lambda f: not _timed_out(watch, f[0], f[1]))  # the task that ran out of time, first
+                # the task that ran out of time first, then one whose worker wrote a fatal signal's report: of two
+                # tasks of one claim in flight, loky ends the second worker when the first dies, with no report
+                failed.sort(key=lambda f: (not _timed_out(watch, f[0], f[1]), not _reported(watch, f[0], f[1])))
                 for i, args, err in failed:
                     if not wanted(i):  # its claim has failed already (another of its tasks, just yielded)
                         continue
@@ -779,6 +781,15 @@ def _alone(i, args, watch: str, limit: float | None, pool=None):
     except BaseException:
         end_workers(executor)
         raise
+
+
+def _reported(watch: str, i, args) -> bool:
+    """Whether the worker of task ``args`` of claim ``i`` wrote a report (a fatal signal's stack, or a time limit's)
+    before it ended."""
+    try:
+        return (Path(watch) / f"{i}-{args[5]}").stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _timed_out(watch: str, i, args) -> bool:
