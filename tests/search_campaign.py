@@ -1,6 +1,7 @@
 """Planted defects for the power of `theorycheck search` (issue 52): subjects written as users write them, in
 NumPy, plain Python or numba, independently of theorycheck's kernels and random streams, each right on the claim's
-default quick instance (so `theorycheck verify` PASSes it) and wrong in a region of the claim's space, as code
+default quick instance (so `theorycheck verify` PASSes it; the plain numba AERR is the exception: with no
+recorded path, verify caps it at INCONCLUSIVE) and wrong in a region of the claim's space, as code
 with a fast path or a size-dependent branch is. ``CAMPAIGN`` lists them with the claim each is searched on;
 benchmarks/search_power.py runs the verification and the search of each and prints the table docs/search.md
 shows. Five kinds: exact (cbss11.lemma7, sk13.makepsd, sk13.varest), frequency (cbss11.lemma9, and
