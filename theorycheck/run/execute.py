@@ -711,7 +711,7 @@ def _tagged(i, args, watch: str | None = None, limit: float | None = None):
             return i, _recorded(_guarded(args))
     import faulthandler
 
-    marker, enabled = Path(watch) / f"{i}-{args[5]}", faulthandler.is_enabled()
+    marker, enabled = _marker(watch, i, args), faulthandler.is_enabled()
     with open(marker, "w", encoding="utf-8") as fh:
         faulthandler.enable(file=fh)
         if limit is not None:
@@ -783,18 +783,23 @@ def _alone(i, args, watch: str, limit: float | None, pool=None):
         raise
 
 
+def _marker(watch: str, i, args) -> Path:
+    """The file in ``watch`` that marks task ``args`` of claim ``i`` as running and receives its worker's report."""
+    return Path(watch) / f"{i}-{args[5]}"
+
+
 def _reported(watch: str, i, args) -> bool:
     """Whether the worker of task ``args`` of claim ``i`` wrote a report (a fatal signal's stack, or a time limit's)
     before it ended."""
     try:
-        return (Path(watch) / f"{i}-{args[5]}").stat().st_size > 0
+        return _marker(watch, i, args).stat().st_size > 0
     except OSError:
         return False
 
 
 def _timed_out(watch: str, i, args) -> bool:
     """Whether faulthandler ended the worker of task ``args`` of claim ``i`` at its time limit."""
-    marker = Path(watch) / f"{i}-{args[5]}"
+    marker = _marker(watch, i, args)
     return marker.exists() and marker.read_text(encoding="utf-8", errors="replace").startswith("Timeout (")
 
 
